@@ -1,0 +1,53 @@
+# softbots: `make test` and `make demo` bootstrap everything they need (see README.md).
+SHELL := /bin/bash
+.SHELLFLAGS := -eo pipefail -c
+.DEFAULT_GOAL := help
+
+VENV     ?= .venv
+MODE     := $(if $(filter jazzy,$(ROS_DISTRO)),ros,wheels)
+ENV_OK   := $(VENV)/.ready-$(MODE)
+BUILT    := install/.built
+ENV_SH   := source $(VENV)/env.sh
+SOURCES  := $(shell find src -type f -not -path '*/__pycache__/*' -not -name '*.pyc' 2>/dev/null) colcon.meta
+PYTEST   ?= -q
+
+.PHONY: help env build test bench lock clean
+
+help:
+	@echo "make test    build the pinned environment and the workspace, then run every test (what CI runs)"
+	@echo "make bench   run the benchmarks in bench/ (JSON on stdout)"
+	@echo "make env     only the environment ($(VENV)); make build: only the workspace (install/)"
+	@echo "make lock    re-resolve tools/env/*.txt from tools/env/*.in (needs the package registry)"
+	@echo "make clean   remove build/, install/, log/ and $(VENV)"
+
+env: $(ENV_OK)
+$(ENV_OK): tools/env/bootstrap.sh tools/env/base.txt tools/env/ros.txt tools/env/nodeps.txt
+	tools/env/bootstrap.sh $(VENV)
+	touch $@
+
+build: $(BUILT)
+$(BUILT): $(ENV_OK) $(SOURCES)
+	@mkdir -p build && $(ENV_SH) && colcon --log-base build/log build --base-paths src --build-base build --install-base install \
+	    --event-handlers console_cohesion- summary+ status- >build/colcon.out 2>&1 \
+	    || { tail -n 40 build/colcon.out; echo "make: colcon build failed (full output: build/colcon.out)"; exit 1; }
+	@tail -n 1 build/colcon.out
+	touch $@
+
+# Every test runs in a loopback-only network namespace with its own ROS_DOMAIN_ID (tools/netns_run.sh).
+test: $(BUILT)
+	@$(ENV_SH) && source install/setup.bash && \
+	    tools/netns_run.sh python -m pytest -c tools/pytest.ini --rootdir . $(PYTEST) src tools
+
+bench: $(BUILT)
+	@$(ENV_SH) && source install/setup.bash && \
+	    for b in bench/*.py; do tools/netns_run.sh python "$$b"; done
+
+lock:
+	python3 -m venv build/lockenv && build/lockenv/bin/pip -q install uv==0.13.8
+	cd tools/env && UV=../../build/lockenv/bin/uv && \
+	    $$UV pip compile -q --generate-hashes --universal --python-version 3.11 base.in -o base.txt && \
+	    $$UV pip compile -q --generate-hashes --python-version 3.11 --python-platform x86_64-manylinux_2_28 ros.in -o ros.txt && \
+	    $$UV pip compile -q --generate-hashes --no-deps --universal --python-version 3.11 nodeps.in -o nodeps.txt
+
+clean:
+	rm -rf build install log $(VENV) $(VENV).log

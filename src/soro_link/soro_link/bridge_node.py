@@ -1,0 +1,249 @@
+"""The lifecycle bridge node every robot's hardware bridge derives from, and the generic-outputs bridge.
+
+configure opens the port (the supervisor keeps retrying with backoff), activate enables commands, deactivate puts
+the device in its safe state, cleanup closes the port. Diagnostics (``/diagnostics``) go out at 1 Hz and at once on
+every link state change; ``~/link_status`` carries the same as a soro_interfaces/LinkStatus; ``~/safe_state``
+(std_srvs/Trigger) forces the safe state in any lifecycle state.
+"""
+from __future__ import annotations
+
+import math
+
+import rclpy
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
+from rclpy.lifecycle import LifecycleNode, State, TransitionCallbackReturn
+from soro_interfaces.msg import LinkStatus
+from std_msgs.msg import Float64MultiArray, Header
+from std_srvs.srv import Trigger
+
+from soro_link.device import GenericOutputs
+from soro_link.params import ParameterError, ParamSpec, check_all
+from soro_link.protocol import BodyError, BodySchema, LogCode, LogLevel, Message, link_protocol
+from soro_link.supervisor import CommandRefused, LinkConfig, LinkDown, LinkSupervisor, snapshot
+
+LINK_PARAMS = (
+    ParamSpec('port', '/dev/ttyUSB0', 'pyserial URL of the device (a path, or e.g. socket://host:port)'),
+    ParamSpec('baud', 115200, 'serial baud rate', 1200, 4_000_000),
+    ParamSpec('heartbeat_period_s', 0.1, 'host heartbeat period (s); keep well under the firmware watchdog', 0.01, 1.0),
+    ParamSpec('stale_timeout_s', 0.3, 'link is stale after this long without a frame (s)', 0.05, 5.0),
+    ParamSpec('autostart', False, 'configure and activate at start-up instead of waiting for lifecycle transitions'),
+)
+
+
+def declare_parameters(node: rclpy.node.Node, specs: tuple[ParamSpec, ...]) -> None:
+    """Declare ``specs`` with descriptors and refuse any later change that a spec does not allow."""
+    for spec in specs:
+        limits = f'[{spec.low}, {spec.high}]' if spec.low is not None else ', '.join(map(str, spec.choices))
+        node.declare_parameter(spec.name, spec.default, ParameterDescriptor(
+            description=spec.description, additional_constraints=limits, read_only=spec.read_only,
+            dynamic_typing=True))  # our own check types the value, so `-p rate:=10` is accepted for a double
+
+    by_name = {spec.name: spec for spec in specs}
+
+    def on_set(parameters):
+        for parameter in parameters:
+            spec = by_name.get(parameter.name)
+            problem = spec.check(parameter.value) if spec else None
+            if problem:
+                return SetParametersResult(successful=False, reason=problem)
+        return SetParametersResult(successful=True)
+
+    node.add_on_set_parameters_callback(on_set)
+
+
+def read_parameters(node: rclpy.node.Node, specs: tuple[ParamSpec, ...]) -> dict[str, object]:
+    """Current values of ``specs``, validated; raises ParameterError naming the bad one."""
+    return check_all(specs, {spec.name: node.get_parameter(spec.name).value for spec in specs})
+
+
+class BridgeNode(LifecycleNode):
+    """Base of every hardware bridge. Subclasses pass their body schemas and override ``on_device_message``."""
+
+    def __init__(self, node_name: str, robot_schemas: tuple[BodySchema, ...] = (),
+                 extra_params: tuple[ParamSpec, ...] = (), **kwargs):
+        super().__init__(node_name, **kwargs)
+        self.param_specs = LINK_PARAMS + extra_params
+        declare_parameters(self, self.param_specs)
+        self.protocol = link_protocol(*robot_schemas)
+        self.link: LinkSupervisor | None = None
+        self.commands_enabled = False
+        self.diagnostics_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
+        self.status_pub = self.create_publisher(LinkStatus, '~/link_status', 10)
+        self.create_service(Trigger, '~/safe_state', self._safe_state_service)
+        self.create_timer(1.0, self.publish_diagnostics)
+
+    # --- lifecycle ---------------------------------------------------------------------------------------------
+    def on_configure(self, state: State) -> TransitionCallbackReturn:
+        try:
+            self.params = read_parameters(self, self.param_specs)
+        except ParameterError as exc:
+            self.get_logger().error(str(exc))
+            return TransitionCallbackReturn.FAILURE
+        p = self.params
+        self.link = LinkSupervisor(
+            LinkConfig(p['port'], p['baud'], p['heartbeat_period_s'], p['stale_timeout_s']), self.protocol,
+            on_message=self._device_message, on_state=lambda _state: self.publish_diagnostics())
+        self.link.start()
+        self.get_logger().info(f'opening {p["port"]} at {p["baud"]} baud')
+        return TransitionCallbackReturn.SUCCESS
+
+    def on_activate(self, state: State) -> TransitionCallbackReturn:
+        self.commands_enabled = True
+        self.publish_diagnostics()
+        return super().on_activate(state)
+
+    def on_deactivate(self, state: State) -> TransitionCallbackReturn:
+        self.commands_enabled = False
+        self.force_safe_state('bridge deactivated')
+        return super().on_deactivate(state)
+
+    def on_cleanup(self, state: State) -> TransitionCallbackReturn:
+        self._close_link()
+        return TransitionCallbackReturn.SUCCESS
+
+    def on_shutdown(self, state: State) -> TransitionCallbackReturn:
+        self.commands_enabled = False
+        if self.link:
+            self.force_safe_state('bridge shutting down')
+        self._close_link()
+        return TransitionCallbackReturn.SUCCESS
+
+    def _close_link(self) -> None:
+        if self.link:
+            self.link.stop()
+            self.link = None
+        self.publish_diagnostics()
+
+    # --- commands ----------------------------------------------------------------------------------------------
+    def send_command(self, name: str, **fields: object) -> bool:
+        """Send a robot command if the bridge is active; False (and a log line) when it is refused."""
+        if not self.commands_enabled or self.link is None:
+            self.get_logger().warning(f'{name} refused: bridge is not active', throttle_duration_sec=2.0)
+            return False
+        try:
+            self.link.send(name, **fields)
+        except BodyError as exc:
+            self.get_logger().error(f'{name} refused: {exc}; device put in its safe state')
+            self.force_safe_state('invalid command')
+            return False
+        except LinkDown as exc:
+            self.get_logger().warning(f'{name} not sent: {exc}', throttle_duration_sec=2.0)
+            return False
+        return True
+
+    def force_safe_state(self, reason: str) -> bool:
+        try:
+            self.link.safe_state()
+        except (LinkDown, CommandRefused, AttributeError) as exc:
+            # the firmware watchdog still brings the device to its safe state without us
+            self.get_logger().warning(f'safe state ({reason}) not confirmed: {exc}')
+            return False
+        self.get_logger().info(f'device in its safe state ({reason})')
+        return True
+
+    def _safe_state_service(self, request, response):
+        response.success = self.force_safe_state('service request')
+        response.message = 'device confirmed its safe state' if response.success else \
+            'device did not confirm (link down?); its watchdog will vent/stop it'
+        return response
+
+    # --- device to ROS -----------------------------------------------------------------------------------------
+    def _device_message(self, message: Message) -> None:
+        if message.name == 'log':
+            self._device_log(message)
+        else:
+            self.on_device_message(message)
+
+    def on_device_message(self, message: Message) -> None:
+        """A robot telemetry message from the device (called on the link thread). Subclasses publish it."""
+
+    def _device_log(self, message: Message) -> None:
+        code = message['code']
+        text = f'device: {message["text"]} ({LogCode(code).name if code in set(LogCode) else f"code {code}"})'
+        logger = self.get_logger()
+        {LogLevel.INFO: logger.info, LogLevel.WARN: logger.warning}.get(message['level'], logger.error)(text)
+
+    def publish_diagnostics(self) -> None:
+        if self.link is None:
+            status = DiagnosticStatus(level=DiagnosticStatus.STALE, name=f'{self.get_name()}: link',
+                                      message='not configured', hardware_id='')
+            self.diagnostics_pub.publish(DiagnosticArray(header=self._header(), status=[status]))
+            return
+        snap = snapshot(self.link)
+        values = {'port': snap.port, 'state': snap.state.name, 'device_safe': snap.device_safe,
+                  'commands_enabled': self.commands_enabled, 'rtt_p50_ms': snap.rtt_p50_s * 1e3,
+                  'rtt_p99_ms': snap.rtt_p99_s * 1e3, 'last_rx_age_s': snap.last_rx_age_s,
+                  'frames_rx': snap.frames_rx, 'frames_tx': snap.frames_tx, 'crc_errors': snap.crc_errors,
+                  'format_errors': snap.format_errors, 'nacks': snap.nacks, 'reconnects': snap.reconnects}
+        if snap.identity:
+            values.update(snap.identity)
+        status = DiagnosticStatus(level=bytes([snap.level]), name=f'{self.get_name()}: link', message=snap.summary,
+                                  hardware_id=snap.port, values=[KeyValue(key=k, value=str(v)) for k, v in values.items()])
+        self.diagnostics_pub.publish(DiagnosticArray(header=self._header(), status=[status]))
+        self.status_pub.publish(self._link_status(snap))
+
+    def _link_status(self, snap) -> LinkStatus:
+        msg = LinkStatus(header=self._header(), state=int(snap.state), device_safe=snap.device_safe,
+                         commands_enabled=self.commands_enabled, rtt_last_s=snap.rtt_last_s,
+                         rtt_p50_s=snap.rtt_p50_s, rtt_p99_s=snap.rtt_p99_s, last_rx_age_s=snap.last_rx_age_s,
+                         frames_rx=snap.frames_rx, frames_tx=snap.frames_tx, crc_errors=snap.crc_errors,
+                         format_errors=snap.format_errors, nacks=snap.nacks, reconnects=snap.reconnects)
+        msg.device.port = snap.port
+        if snap.identity:
+            msg.device.device_kind = snap.identity['device_kind']
+            msg.device.firmware_version = snap.identity['firmware_version']
+            msg.device.protocol_version = snap.identity['protocol_version']
+        return msg
+
+    def _header(self) -> Header:
+        return Header(stamp=self.get_clock().now().to_msg())
+
+
+class GenericOutputsBridge(BridgeNode):
+    """Bridge to a generic four-output board: ``~/duty`` in (fractions 0-1), ``~/outputs`` out."""
+
+    def __init__(self, **kwargs):
+        super().__init__('soro_link_bridge', GenericOutputs.schemas, **kwargs)
+        self.outputs_pub = self.create_publisher(Float64MultiArray, '~/outputs', 10)
+        self.create_subscription(Float64MultiArray, '~/duty', self._on_duty, 10)
+
+    def _on_duty(self, msg: Float64MultiArray) -> None:
+        duty = list(msg.data)
+        if len(duty) != 4 or not all(math.isfinite(d) and 0.0 <= d <= 1.0 for d in duty):
+            self.get_logger().error(f'~/duty {duty} refused: needs 4 finite fractions in [0, 1]; safe state')
+            if self.link:
+                self.force_safe_state('invalid duty command')
+            return
+        self.send_command('set_outputs', duty_pct=tuple(round(d * 100) for d in duty))
+
+    def on_device_message(self, message: Message) -> None:
+        if message.name == 'outputs':
+            self.outputs_pub.publish(Float64MultiArray(data=[d / 100.0 for d in message['duty_pct']]))
+
+
+def spin_bridge(node: BridgeNode) -> None:
+    """Spin ``node`` until SIGINT; with ``autostart`` configure and activate it first. Always ends safe."""
+    if node.get_parameter('autostart').value:
+        node.trigger_configure()
+        node.trigger_activate()
+    try:
+        rclpy.spin(node)
+    except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
+        pass
+    finally:
+        node.commands_enabled = False
+        if node.link:
+            node.force_safe_state('bridge stopping')
+            node.link.stop()
+        node.destroy_node()
+        rclpy.try_shutdown()
+
+
+def main(args=None) -> None:
+    rclpy.init(args=args)
+    spin_bridge(GenericOutputsBridge())
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,255 @@
+"""Simulated microcontrollers behind real pseudo-terminals, speaking the device side of soro_link.
+
+``SimulatedDevice`` is the firmware's link layer: it boots, answers the handshake, sends heartbeats that carry its
+safe-state flag, acks or nacks commands, and runs the firmware watchdog (no heartbeat or command for ``watchdog_ms``
+puts it in its safe state and reports it). What the robot does with a command lives in a ``DeviceModel``, which robot
+packages subclass with their own bodies and physics.
+
+The port is a stable symlink to the pseudo-terminal (like a udev ``/dev/serial/by-id`` name), so ``unplug`` and
+``replug`` behave as a USB cable would: the path vanishes, then comes back on a fresh terminal.
+"""
+from __future__ import annotations
+
+import os
+import select
+import tempfile
+import threading
+import time
+import tty
+from pathlib import Path
+
+from soro_link.framing import Frame, StreamDecoder, encode_frame
+from soro_link.protocol import (HEARTBEAT_SAFE, PROTOCOL_VERSION, BodyError, BodySchema, LinkType, LogCode,
+                                LogLevel, Message, NackCode, link_protocol)
+
+
+class DeviceModel:
+    """Firmware behaviour beyond the link. The base class is a device with no robot commands."""
+
+    device_kind = 'none'
+    firmware_version = '0.0.0'
+    schemas: tuple[BodySchema, ...] = ()
+
+    def __init__(self):
+        self.safe = True  # every device boots in its safe state and waits for a fresh command
+
+    def command(self, message: Message, now: float) -> NackCode | None:
+        """Apply a robot command; return None to ack it or a NackCode to refuse it."""
+        return NackCode.UNKNOWN_TYPE
+
+    def enter_safe_state(self) -> None:
+        self.safe = True
+
+    def step(self, now: float, dt: float) -> list[tuple[str, dict]]:
+        """Advance the physics by ``dt`` s; return telemetry messages ``(name, fields)`` to send now."""
+        return []
+
+
+class GenericOutputs(DeviceModel):
+    """A generic actuator board: four outputs at a duty of 0-100 %, reported at ``telemetry_hz``.
+
+    Safe state: all outputs at 0 %. Used by soro_link's own tests, its benchmark and its demo launch file.
+    """
+
+    device_kind = 'generic_outputs'
+    firmware_version = '1.0.0'
+    schemas = (BodySchema(0x20, 'set_outputs', [('duty_pct', '4B')]),
+               BodySchema(0x21, 'outputs', [('duty_pct', '4B'), ('safe', '?')]))
+
+    def __init__(self, telemetry_hz: float = 20.0):
+        super().__init__()
+        self.duty_pct = (0, 0, 0, 0)
+        self._period, self._next = 1.0 / telemetry_hz, 0.0
+
+    def command(self, message, now):
+        duty = message['duty_pct']
+        if any(d > 100 for d in duty):
+            return NackCode.OUT_OF_RANGE
+        self.duty_pct, self.safe = tuple(duty), False
+        return None
+
+    def enter_safe_state(self):
+        self.duty_pct, self.safe = (0, 0, 0, 0), True
+
+    def step(self, now, dt):
+        if now < self._next:
+            return []
+        self._next = now + self._period
+        return [('outputs', {'duty_pct': self.duty_pct, 'safe': self.safe})]
+
+
+class SimulatedDevice:
+    """A firmware stand-in on a pseudo-terminal; ``port`` is the path a bridge opens.
+
+    Args:
+        model: the robot behaviour.
+        port: symlink path to create; a fresh temporary path when None.
+        watchdog_ms: safe state after this long without a heartbeat or command from the host.
+        heartbeat_period_s: device heartbeat period once the handshake is done.
+        boot_delay_s: input is ignored this long after power-up or replug (an Arduino resets when the port opens).
+        protocol_version: what the firmware announces (another value tests the bridge's refusal).
+        tick_s: firmware loop period.
+    """
+
+    def __init__(self, model: DeviceModel, port: str | Path | None = None, watchdog_ms: int = 500,
+                 heartbeat_period_s: float = 0.1, boot_delay_s: float = 0.0,
+                 protocol_version: int = PROTOCOL_VERSION, tick_s: float = 0.005):
+        self.model = model
+        self.protocol = link_protocol(*model.schemas)
+        self._tmpdir = None
+        if port is None:
+            self._tmpdir = tempfile.TemporaryDirectory(prefix='soro_link_')
+            port = Path(self._tmpdir.name) / 'ttySIM0'
+        self.port = str(port)
+        self.watchdog_s, self.heartbeat_period_s = watchdog_ms / 1000.0, heartbeat_period_s
+        self.boot_delay_s, self.protocol_version, self.tick_s = boot_delay_s, protocol_version, tick_s
+        self.events: list[tuple[float, str]] = []   # (monotonic time, what): boots, handshakes, safe-state entries
+        self.received: list[Message] = []           # every robot command accepted, in order
+        self._lock = threading.Lock()
+        self._thread = None
+        self._fds = None
+
+    # --- cable -------------------------------------------------------------------------------------------------
+    def start(self) -> SimulatedDevice:
+        self.replug()
+        return self
+
+    def replug(self) -> None:
+        """Power up on a fresh pseudo-terminal behind the same path."""
+        master, slave = os.openpty()
+        tty.setraw(slave)
+        os.set_blocking(master, False)
+        link = Path(self.port)
+        link.unlink(missing_ok=True)
+        link.symlink_to(os.ttyname(slave))
+        self._fds = (master, slave)
+        self._running = True
+        self._thread = threading.Thread(target=self._run, name=f'sim-{self.model.device_kind}', daemon=True)
+        self._thread.start()
+
+    def unplug(self) -> None:
+        """Pull the cable: the path disappears and the host's open port fails."""
+        self._running = False
+        if self._thread:
+            self._thread.join(timeout=2.0)
+            self._thread = None
+        Path(self.port).unlink(missing_ok=True)
+        if self._fds:
+            for fd in self._fds:
+                os.close(fd)
+            self._fds = None
+
+    def stop(self) -> None:
+        self.unplug()
+        if self._tmpdir:
+            self._tmpdir.cleanup()
+
+    def __enter__(self) -> SimulatedDevice:
+        return self.start()
+
+    def __exit__(self, *_exc) -> None:
+        self.stop()
+
+    def event_times(self, what: str) -> list[float]:
+        with self._lock:
+            return [t for t, w in self.events if w == what]
+
+    # --- firmware ----------------------------------------------------------------------------------------------
+    def _run(self) -> None:
+        master = self._fds[0]
+        decoder = StreamDecoder()
+        self.model.enter_safe_state()
+        boot_end = time.monotonic() + self.boot_delay_s
+        self._seq, self._handshaken, self._booted = 0, False, False
+        self._host_seen = self._next_heartbeat = last = time.monotonic()
+        self._event('power_up')
+        while self._running:
+            readable, _, _ = select.select([master], [], [], self.tick_s)
+            data = self._read(master) if readable else b''
+            now = time.monotonic()
+            if now < boot_end:
+                continue  # the bootloader swallows what arrives while it runs
+            if not self._booted:
+                self._booted, self._host_seen = True, now
+                self._send('log', level=LogLevel.INFO, code=LogCode.BOOTED, text='booted')
+            for frame in decoder.feed(data):
+                self._handle(frame, now)
+            self._watchdog(now)
+            self._heartbeat(now)
+            for name, fields in self.model.step(now, now - last):
+                if self._handshaken:
+                    self._send(name, **fields)
+            last = now
+
+    def _read(self, master: int) -> bytes:
+        try:
+            return os.read(master, 4096)
+        except (BlockingIOError, OSError):  # EIO while no host has the terminal open
+            return b''
+
+    def _handle(self, frame: Frame, now: float) -> None:
+        try:
+            message = self.protocol.decode(frame)
+        except BodyError:
+            known = frame.type in self.protocol.by_id
+            code = NackCode.BAD_VERSION if frame.version != PROTOCOL_VERSION else \
+                NackCode.BAD_BODY if known else NackCode.UNKNOWN_TYPE
+            self._send('nack', ack_seq=frame.seq, code=code)
+            return
+        if message.name == 'hello':
+            self._host_seen, self._handshaken = now, True
+            self._send('identity', protocol_version=self.protocol_version, device_kind=self.model.device_kind,
+                       firmware_version=self.model.firmware_version)
+            self._event('handshake')
+        elif message.name == 'heartbeat':
+            self._host_seen = now
+        elif message.name == 'safe_state':
+            self._host_seen = now
+            self._enter_safe('safe_state_command')
+            self._send('ack', ack_seq=frame.seq)
+        elif frame.type in {s.type_id for s in self.model.schemas}:
+            self._robot_command(message, frame.seq, now)
+        else:  # a device-to-host message sent the wrong way
+            self._send('nack', ack_seq=frame.seq, code=NackCode.UNKNOWN_TYPE)
+
+    def _robot_command(self, message: Message, seq: int, now: float) -> None:
+        if not self._handshaken:
+            self._send('nack', ack_seq=seq, code=NackCode.NOT_READY)
+            return
+        self._host_seen = now
+        code = self.model.command(message, now)
+        if code is None:
+            with self._lock:
+                self.received.append(message)
+            self._send('ack', ack_seq=seq)
+        else:
+            self._send('nack', ack_seq=seq, code=code)
+
+    def _watchdog(self, now: float) -> None:
+        if not self.model.safe and now - self._host_seen > self.watchdog_s:
+            self._enter_safe('watchdog')
+            self._send('log', level=LogLevel.ERROR, code=LogCode.WATCHDOG,
+                       text=f'no heartbeat or command for {self.watchdog_s * 1000:.0f} ms: safe state')
+
+    def _heartbeat(self, now: float) -> None:
+        if self._handshaken and now >= self._next_heartbeat:
+            self._next_heartbeat = now + self.heartbeat_period_s
+            self._send('heartbeat', uptime_ms=int(now * 1000) & 0xFFFFFFFF,
+                       flags=HEARTBEAT_SAFE if self.model.safe else 0)
+
+    def _enter_safe(self, reason: str) -> None:
+        self.model.enter_safe_state()
+        self._event(f'safe:{reason}')
+
+    def _send(self, name: str, **fields: object) -> None:
+        schema = self.protocol.by_name[name]
+        wire = encode_frame(Frame(schema.type_id, self._seq, schema.encode(fields), self.protocol_version))
+        self._seq = (self._seq + 1) & 0xFFFF
+        try:
+            os.write(self._fds[0], wire)
+        except (BlockingIOError, OSError):
+            pass  # nobody reading: a UART drops what no one hears
+
+    def _event(self, what: str) -> None:
+        with self._lock:
+            self.events.append((time.monotonic(), what))

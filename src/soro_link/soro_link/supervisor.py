@@ -1,0 +1,373 @@
+"""The host side of a soro_link: open, handshake, heartbeats, supervision, reconnection. No rclpy.
+
+``LinkSupervisor`` owns one serial port (any pyserial URL). A background thread reads and decodes frames, answers
+nothing on its own but heartbeats, and keeps the state a bridge node reports:
+
+DISCONNECTED -> (port opens) HANDSHAKING -> (identity of our protocol version) CONNECTED
+CONNECTED -> (no valid frame for ``stale_timeout_s``) STALE -> (hello answered again) CONNECTED
+any -> (port error or vanished) DISCONNECTED, reopened with exponential backoff; no command is ever replayed.
+"""
+from __future__ import annotations
+
+import enum
+import logging
+import math
+import statistics
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import serial
+
+from soro_link.framing import StreamDecoder
+from soro_link.protocol import HEARTBEAT_SAFE, PROTOCOL_VERSION, BodyError, Message, Protocol
+
+log = logging.getLogger('soro_link')
+
+
+class LinkState(enum.IntEnum):  # values match soro_interfaces/msg/LinkStatus
+    DISCONNECTED = 0
+    HANDSHAKING = 1
+    CONNECTED = 2
+    STALE = 3
+
+
+class LinkDown(RuntimeError):
+    """A command could not be sent or was not acknowledged: the link is not connected or timed out."""
+
+
+class CommandRefused(RuntimeError):
+    """The device nacked a command."""
+
+    def __init__(self, name: str, code: int):
+        super().__init__(f'device refused {name} with code {code}')
+        self.code = code
+
+
+@dataclass(frozen=True)
+class LinkConfig:
+    port: str
+    baud: int = 115200
+    heartbeat_period_s: float = 0.1
+    stale_timeout_s: float = 0.3
+    hello_interval_s: float = 0.25
+    handshake_warn_s: float = 3.0     # an Arduino takes ~2 s to boot after the port opens: warn only past this
+    backoff_initial_s: float = 0.1
+    backoff_max_s: float = 1.0
+    rtt_window: int = 1000
+
+
+@dataclass
+class LinkStats:
+    frames_rx: int = 0
+    frames_tx: int = 0
+    crc_errors: int = 0
+    format_errors: int = 0
+    nacks: int = 0
+    reconnects: int = 0
+    rtts_s: deque = field(default_factory=lambda: deque(maxlen=1000), repr=False)
+
+    def rtt_percentile(self, q: float) -> float:
+        """The q-quantile (0-1) of recent round trips, s; NaN before the first."""
+        if not self.rtts_s:
+            return math.nan
+        ordered = sorted(self.rtts_s)
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if q < 1 else ordered[-1]
+
+    @property
+    def rtt_p50_s(self) -> float:
+        return statistics.median(self.rtts_s) if self.rtts_s else math.nan
+
+
+@dataclass
+class _Pending:
+    name: str
+    sent: float
+    done: threading.Event = field(default_factory=threading.Event)
+    code: int | None = None   # None: acked
+    rtt_s: float = math.nan
+
+
+class LinkSupervisor:
+    """Supervises one device link; thread-safe. Callbacks run on the supervisor's thread.
+
+    Args:
+        config: port and timings.
+        protocol: the bodies this link speaks (``link_protocol(*robot_schemas)``).
+        on_message: called with every robot (non-link) message and LOG report received.
+        on_state: called with the new LinkState whenever it changes.
+    """
+
+    def __init__(self, config: LinkConfig, protocol: Protocol,
+                 on_message: Callable[[Message], None] | None = None,
+                 on_state: Callable[[LinkState], None] | None = None,
+                 serial_for_url: Callable[..., serial.SerialBase] = serial.serial_for_url):
+        self.config, self.protocol = config, protocol
+        self._on_message, self._on_state = on_message or (lambda m: None), on_state or (lambda s: None)
+        self._open_port = serial_for_url
+        self.state = LinkState.DISCONNECTED
+        self.identity: dict | None = None
+        self.device_safe = False  # only the device's own heartbeat may say it is safe
+        self.last_error = ''
+        self.stats = LinkStats(rtts_s=deque(maxlen=config.rtt_window))
+        self._lock = threading.RLock()
+        self._port = None
+        self._decoder = StreamDecoder()
+        self._seq = 0
+        self._pending: dict[int, _Pending] = {}
+        self._last_rx = math.nan
+        self._next_open = self._next_hello = self._next_heartbeat = self._handshake_start = 0.0
+        self._backoff = config.backoff_initial_s
+        self._latest: dict[str, tuple[Message, float]] = {}
+        self._running = False
+        self._thread = None
+
+    # --- lifecycle ---------------------------------------------------------------------------------------------
+    def start(self) -> None:
+        self._running = True
+        self._thread = threading.Thread(target=self._run, name=f'soro_link {self.config.port}', daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._running = False
+        if self._thread:
+            self._thread.join(timeout=2.0)
+        self._close('stopped', reconnect=False)
+
+    # --- commands ----------------------------------------------------------------------------------------------
+    def send(self, name: str, wait_ack: bool = False, timeout_s: float = 0.5, **fields: object) -> float:
+        """Send message ``name``; with ``wait_ack``, block for the device's ack and return the round trip in s.
+
+        Raises LinkDown when not connected or no ack arrives in ``timeout_s``, CommandRefused on a nack,
+        BodyError when the fields do not fit the schema (nothing is sent then).
+        """
+        with self._lock:
+            if self.state not in (LinkState.CONNECTED, LinkState.STALE):
+                raise LinkDown(f'link on {self.config.port} is {self.state.name.lower()}'
+                               + (f': {self.last_error}' if self.last_error else ''))
+            seq = self._next_seq()
+            wire = self.protocol.encode(name, seq, **fields)
+            pending = self._pending[seq] = _Pending(name, time.monotonic())
+            self._write(wire)
+        if not wait_ack:
+            return math.nan
+        if not pending.done.wait(timeout_s):
+            with self._lock:
+                self._pending.pop(seq, None)
+            raise LinkDown(f'no ack for {name} within {timeout_s * 1000:.0f} ms')
+        if pending.code is not None:
+            raise CommandRefused(name, pending.code)
+        return pending.rtt_s
+
+    def safe_state(self, timeout_s: float = 0.5) -> float:
+        """Command the device's safe state and wait for its ack."""
+        return self.send('safe_state', wait_ack=True, timeout_s=timeout_s)
+
+    def latest(self, name: str) -> tuple[Message, float] | None:
+        """The last ``name`` message and its age in s, or None if none arrived since the link came up."""
+        with self._lock:
+            if name not in self._latest:
+                return None
+            message, stamp = self._latest[name]
+            return message, time.monotonic() - stamp
+
+    @property
+    def last_rx_age_s(self) -> float:
+        return time.monotonic() - self._last_rx
+
+    # --- the supervisor thread ---------------------------------------------------------------------------------
+    def _run(self) -> None:
+        while self._running:
+            now = time.monotonic()
+            if self._port is None:
+                if now >= self._next_open:
+                    self._try_open(now)
+                else:
+                    time.sleep(min(0.02, self._next_open - now))
+                continue
+            try:
+                data = self._port.read(self._port.in_waiting or 1)
+            except (serial.SerialException, OSError, TypeError) as exc:  # TypeError: pyserial on a vanished fd
+                self._close(f'port lost: {exc}', reconnect=True)
+                continue
+            with self._lock:
+                for frame in self._decoder.feed(data):
+                    self._receive(frame, time.monotonic())
+                self._count_decoder_errors()
+                self._keep_alive(time.monotonic())
+
+    def _try_open(self, now: float) -> None:
+        try:
+            port = self._open_port(self.config.port, baudrate=self.config.baud, timeout=0.005, write_timeout=0.5)
+        except (serial.SerialException, OSError, ValueError) as exc:
+            self._set_error(f'cannot open {self.config.port}: {exc}; retrying')
+            self._next_open = now + self._backoff
+            self._backoff = min(self._backoff * 2, self.config.backoff_max_s)
+            return
+        with self._lock:
+            self._port, self._decoder = port, StreamDecoder()
+            self._backoff = self.config.backoff_initial_s
+            self._handshake_start, self._next_hello = now, now
+            self._set_state(LinkState.HANDSHAKING)
+
+    def _close(self, reason: str, reconnect: bool) -> None:
+        with self._lock:
+            if self._port is not None:
+                try:
+                    self._port.close()
+                except (serial.SerialException, OSError):
+                    pass
+                self._port = None
+                if reconnect:
+                    self.stats.reconnects += 1
+                    self._set_error(reason)
+            for pending in self._pending.values():  # no command survives a lost link
+                pending.code = -1
+                pending.done.set()
+            self._pending.clear()
+            self._latest.clear()
+            self.identity, self.device_safe = None, False
+            self._next_open = time.monotonic() + self.config.backoff_initial_s
+            self._set_state(LinkState.DISCONNECTED)
+
+    def _receive(self, frame, now: float) -> None:
+        try:
+            message = self.protocol.decode(frame)
+        except BodyError as exc:
+            self.stats.format_errors += 1
+            log.debug('dropped frame: %s', exc)
+            return
+        self.stats.frames_rx += 1
+        self._last_rx = now
+        if message.name == 'identity':
+            self._identify(message)
+        elif message.name == 'heartbeat':
+            self.device_safe = bool(message['flags'] & HEARTBEAT_SAFE)
+        elif message.name in ('ack', 'nack'):
+            self._resolve(message, now)
+        else:
+            self._latest[message.name] = (message, now)
+            self._on_message(message)
+        if self.state == LinkState.STALE and self.identity is not None:
+            self._set_state(LinkState.CONNECTED)
+
+    def _identify(self, message: Message) -> None:
+        version = message['protocol_version']
+        if version != PROTOCOL_VERSION:
+            self._set_error(f'device on {self.config.port} speaks soro_link protocol version {version}, '
+                            f'this bridge speaks version {PROTOCOL_VERSION}: refused')
+            self.identity = None
+            return
+        self.identity = {'device_kind': message['device_kind'], 'firmware_version': message['firmware_version'],
+                         'protocol_version': version}
+        self.last_error = ''
+        self._set_state(LinkState.CONNECTED)
+
+    def _resolve(self, message: Message, now: float) -> None:
+        pending = self._pending.pop(message['ack_seq'], None)
+        if pending is None:
+            return
+        pending.rtt_s = now - pending.sent
+        if message.name == 'nack':
+            pending.code = message['code']
+            self.stats.nacks += 1
+        else:
+            self.stats.rtts_s.append(pending.rtt_s)
+        pending.done.set()
+
+    def _keep_alive(self, now: float) -> None:
+        connected = self.state in (LinkState.CONNECTED, LinkState.STALE)
+        if self.state == LinkState.CONNECTED and now - self._last_rx > self.config.stale_timeout_s:
+            self._set_state(LinkState.STALE)
+            self._set_error(f'no frame from the device for {self.config.stale_timeout_s * 1000:.0f} ms')
+        if self.state in (LinkState.HANDSHAKING, LinkState.STALE) and now >= self._next_hello:
+            # a STALE device may have rebooted: it answers a hello again, never a replayed command
+            self._next_hello = now + self.config.hello_interval_s
+            self._write(self.protocol.encode('hello', self._next_seq(), protocol_version=PROTOCOL_VERSION))
+            if self.state == LinkState.HANDSHAKING and now - self._handshake_start > self.config.handshake_warn_s \
+                    and not self.last_error:
+                self._set_error(f'no identity from {self.config.port} after {self.config.handshake_warn_s:.0f} s')
+        if connected and now >= self._next_heartbeat:
+            self._next_heartbeat = now + self.config.heartbeat_period_s
+            self._write(self.protocol.encode('heartbeat', self._next_seq(), uptime_ms=int(now * 1000) & 0xFFFFFFFF,
+                                             flags=0))
+
+    def _write(self, wire: bytes) -> None:
+        try:
+            self._port.write(wire)
+            self.stats.frames_tx += 1
+        except (serial.SerialException, OSError, AttributeError) as exc:  # AttributeError: port closed meanwhile
+            self._set_error(f'write failed: {exc}')
+
+    def _count_decoder_errors(self) -> None:
+        self.stats.crc_errors += self._decoder.stats.crc_errors
+        self.stats.format_errors += self._decoder.stats.format_errors
+        self._decoder.stats.crc_errors = self._decoder.stats.format_errors = 0
+
+    def _next_seq(self) -> int:
+        self._seq = (self._seq + 1) & 0xFFFF
+        return self._seq
+
+    def _set_state(self, state: LinkState) -> None:
+        if state != self.state:
+            self.state = state
+            self._on_state(state)
+
+    def _set_error(self, text: str) -> None:
+        if text != self.last_error:  # one log line per distinct problem, not one per retry
+            log.warning(text)
+        self.last_error = text
+
+
+class DiagnosticLevel(enum.IntEnum):  # values match diagnostic_msgs/DiagnosticStatus
+    OK = 0
+    WARN = 1
+    ERROR = 2
+
+
+@dataclass(frozen=True)
+class LinkSnapshot:
+    """Everything a bridge reports about its link at one instant."""
+    state: LinkState
+    port: str
+    identity: dict | None
+    device_safe: bool
+    last_error: str
+    last_rx_age_s: float
+    rtt_last_s: float
+    rtt_p50_s: float
+    rtt_p99_s: float
+    frames_rx: int
+    frames_tx: int
+    crc_errors: int
+    format_errors: int
+    nacks: int
+    reconnects: int
+
+    @property
+    def level(self) -> DiagnosticLevel:
+        """OK when connected; WARN while a device boots and answers; ERROR when lost, stale or refused."""
+        if self.state == LinkState.CONNECTED:
+            return DiagnosticLevel.OK
+        if self.state == LinkState.HANDSHAKING and 'refused' not in self.last_error:
+            return DiagnosticLevel.WARN
+        return DiagnosticLevel.ERROR
+
+    @property
+    def summary(self) -> str:
+        text = self.state.name.lower()
+        if self.identity:
+            text += f' to {self.identity["device_kind"]} {self.identity["firmware_version"]}'
+        return text + (f'; {self.last_error}' if self.last_error and self.level != DiagnosticLevel.OK else '')
+
+
+def snapshot(link: LinkSupervisor) -> LinkSnapshot:
+    """A consistent copy of ``link``'s state and counters."""
+    with link._lock:
+        s = link.stats
+        return LinkSnapshot(link.state, link.config.port, dict(link.identity) if link.identity else None,
+                            link.device_safe, link.last_error, link.last_rx_age_s,
+                            s.rtts_s[-1] if s.rtts_s else math.nan, s.rtt_p50_s, s.rtt_percentile(0.99),
+                            s.frames_rx, s.frames_tx, s.crc_errors, s.format_errors, s.nacks, s.reconnects)

@@ -8,11 +8,13 @@ every link state change; ``~/link_status`` carries the same as a soro_interfaces
 from __future__ import annotations
 
 import math
+import signal
 
 import rclpy
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.lifecycle import LifecycleNode, State, TransitionCallbackReturn
+from rclpy.signals import SignalHandlerOptions
 from soro_interfaces.msg import LinkStatus
 from std_msgs.msg import Float64MultiArray, Header
 from std_srvs.srv import Trigger
@@ -108,6 +110,13 @@ class BridgeNode(LifecycleNode):
             self.force_safe_state('bridge shutting down')
         self._close_link()
         return TransitionCallbackReturn.SUCCESS
+
+    def destroy_node(self) -> None:
+        self.commands_enabled = False
+        if self.link:  # its thread calls back into this node: stop it first
+            self.link.stop()
+            self.link = None
+        super().destroy_node()
 
     def _close_link(self) -> None:
         if self.link:
@@ -222,8 +231,15 @@ class GenericOutputsBridge(BridgeNode):
             self.outputs_pub.publish(Float64MultiArray(data=[d / 100.0 for d in message['duty_pct']]))
 
 
+def init_for_bridge(args=None) -> None:
+    """rclpy.init without rclpy's signal handlers, so SIGINT/SIGTERM reach ``spin_bridge`` with the context alive
+    and the device is put in its safe state before ROS shuts down."""
+    rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+
+
 def spin_bridge(node: BridgeNode) -> None:
-    """Spin ``node`` until SIGINT; with ``autostart`` configure and activate it first. Always ends safe."""
+    """Spin ``node`` until SIGINT/SIGTERM; with ``autostart`` configure and activate it first. Always ends safe."""
     if node.get_parameter('autostart').value:
         node.trigger_configure()
         node.trigger_activate()
@@ -241,7 +257,7 @@ def spin_bridge(node: BridgeNode) -> None:
 
 
 def main(args=None) -> None:
-    rclpy.init(args=args)
+    init_for_bridge(args)
     spin_bridge(GenericOutputsBridge())
 
 

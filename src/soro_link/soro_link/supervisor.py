@@ -34,6 +34,9 @@ class LinkState(enum.IntEnum):  # values match soro_interfaces/msg/LinkStatus
     STALE = 3
 
 
+LINK_LOST = -1  # _Pending.code of a command whose link closed before its ack
+
+
 class LinkDown(RuntimeError):
     """A command could not be sent or was not acknowledged: the link is not connected or timed out."""
 
@@ -157,6 +160,8 @@ class LinkSupervisor:
             with self._lock:
                 self._pending.pop(seq, None)
             raise LinkDown(f'no ack for {name} within {timeout_s * 1000:.0f} ms')
+        if pending.code == LINK_LOST:
+            raise LinkDown(f'link lost before the device acknowledged {name}')
         if pending.code is not None:
             raise CommandRefused(name, pending.code)
         return pending.rtt_s
@@ -224,7 +229,7 @@ class LinkSupervisor:
                     self.stats.reconnects += 1
                     self._set_error(reason)
             for pending in self._pending.values():  # no command survives a lost link
-                pending.code = -1
+                pending.code = LINK_LOST
                 pending.done.set()
             self._pending.clear()
             self._latest.clear()
@@ -249,7 +254,7 @@ class LinkSupervisor:
             self._resolve(message, now)
         else:
             self._latest[message.name] = (message, now)
-            self._on_message(message)
+            self._call(self._on_message, message)
         if self.state == LinkState.STALE and self.identity is not None:
             self._set_state(LinkState.CONNECTED)
 
@@ -313,7 +318,13 @@ class LinkSupervisor:
     def _set_state(self, state: LinkState) -> None:
         if state != self.state:
             self.state = state
-            self._on_state(state)
+            self._call(self._on_state, state)
+
+    def _call(self, callback: Callable, argument: object) -> None:
+        try:
+            callback(argument)
+        except Exception:  # a user callback must never stop link supervision
+            log.exception('link callback failed')
 
     def _set_error(self, text: str) -> None:
         if text != self.last_error:  # one log line per distinct problem, not one per retry

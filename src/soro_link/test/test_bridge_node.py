@@ -1,0 +1,152 @@
+"""The lifecycle bridge node with a simulated device on a pseudo-terminal, through real rclpy."""
+import math
+import threading
+import time
+
+import pytest
+import rclpy
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.lifecycle import TransitionCallbackReturn
+from rclpy.parameter import Parameter
+from std_msgs.msg import Float64MultiArray
+from std_srvs.srv import Trigger
+
+from soro_link.bridge_node import GenericOutputsBridge
+from soro_link.device import GenericOutputs, SimulatedDevice
+
+pytestmark = pytest.mark.ros
+OK, ERROR = ord(DiagnosticStatus.OK), ord(DiagnosticStatus.ERROR)  # byte constants in rclpy
+
+
+def wait_for(predicate, timeout_s):
+    start = time.monotonic()
+    while time.monotonic() - start < timeout_s:
+        if predicate():
+            return time.monotonic() - start
+        time.sleep(0.002)
+    return None
+
+
+class Harness:
+    """A bridge and a probe node spun by one executor thread; the probe records diagnostics as they arrive."""
+
+    def __init__(self, port, **params):
+        overrides = [Parameter('port', value=str(port))] + [Parameter(k, value=v) for k, v in params.items()]
+        self.bridge = GenericOutputsBridge(parameter_overrides=overrides)
+        self.probe = rclpy.create_node('probe')
+        self.levels = []  # (arrival time, level)
+        self.probe.create_subscription(DiagnosticArray, '/diagnostics', self._on_diag, 50)
+        self.duty_pub = self.probe.create_publisher(Float64MultiArray, '/soro_link_bridge/duty', 10)
+        self.executor = SingleThreadedExecutor()
+        for node in (self.bridge, self.probe):
+            self.executor.add_node(node)
+        self.thread = threading.Thread(target=self.executor.spin, daemon=True)
+        self.thread.start()
+
+    def _on_diag(self, msg):
+        for status in msg.status:
+            if status.name == 'soro_link_bridge: link':
+                self.levels.append((time.monotonic(), status.level[0]))
+
+    def level_since(self, t, level):
+        return any(when >= t and lvl == level for when, lvl in self.levels)
+
+    def publish_duty(self, duty):
+        wait_for(lambda: self.duty_pub.get_subscription_count() > 0, 2.0)
+        self.duty_pub.publish(Float64MultiArray(data=duty))
+
+    def close(self):
+        self.executor.shutdown()
+        self.bridge.destroy_node()
+        self.probe.destroy_node()
+
+
+@pytest.fixture
+def ros():
+    rclpy.init()
+    yield
+    rclpy.try_shutdown()
+
+
+@pytest.fixture
+def rig(ros):
+    device = SimulatedDevice(GenericOutputs()).start()
+    harness = Harness(device.port)
+    yield harness, device
+    harness.close()
+    device.stop()
+
+
+def test_lifecycle_gates_commands_and_deactivate_makes_safe(rig):
+    bridge, device = rig[0].bridge, rig[1]
+    assert not bridge.send_command('set_outputs', duty_pct=(1, 1, 1, 1)), 'unconfigured bridge must refuse'
+    assert bridge.trigger_configure() == TransitionCallbackReturn.SUCCESS
+    assert wait_for(lambda: bridge.link.identity is not None, 2.0) is not None
+    rig[0].publish_duty([0.5, 0.5, 0.5, 0.5])
+    time.sleep(0.3)
+    assert device.received == [] and device.model.safe, 'configured but inactive bridge must refuse commands'
+
+    assert bridge.trigger_activate() == TransitionCallbackReturn.SUCCESS
+    rig[0].publish_duty([0.5, 0.25, 0.0, 1.0])
+    assert wait_for(lambda: device.model.duty_pct == (50, 25, 0, 100), 1.0) is not None
+
+    assert bridge.trigger_deactivate() == TransitionCallbackReturn.SUCCESS
+    assert device.model.safe and device.model.duty_pct == (0, 0, 0, 0)
+    rig[0].publish_duty([0.5, 0.5, 0.5, 0.5])
+    time.sleep(0.3)
+    assert device.model.duty_pct == (0, 0, 0, 0)
+    assert bridge.trigger_cleanup() == TransitionCallbackReturn.SUCCESS and bridge.link is None
+
+
+def test_unplug_error_within_half_a_second_and_ok_within_two_after_replug(rig):
+    harness, device = rig
+    harness.bridge.trigger_configure()
+    harness.bridge.trigger_activate()
+    assert wait_for(lambda: harness.level_since(0, OK), 2.0) is not None, harness.levels
+    for _ in range(2):
+        pulled = time.monotonic()
+        device.unplug()
+        assert wait_for(lambda: harness.level_since(pulled, ERROR), 0.5) is not None
+        time.sleep(1.0)
+        back = time.monotonic()
+        device.replug()
+        assert wait_for(lambda: harness.level_since(back, OK), 2.0) is not None
+    assert harness.bridge.link.stats.reconnects == 2
+
+
+def test_safe_state_service_and_invalid_commands(rig):
+    harness, device = rig
+    harness.bridge.trigger_configure()
+    harness.bridge.trigger_activate()
+    assert wait_for(lambda: harness.bridge.link.identity is not None, 2.0) is not None
+    harness.publish_duty([0.3, 0.3, 0.3, 0.3])
+    assert wait_for(lambda: not device.model.safe, 1.0) is not None
+
+    client = harness.probe.create_client(Trigger, '/soro_link_bridge/safe_state')
+    assert client.wait_for_service(timeout_sec=2.0)
+    future = client.call_async(Trigger.Request())
+    assert wait_for(future.done, 2.0) is not None
+    assert future.result().success and device.model.safe
+
+    for bad in ([0.3, 0.3, 0.3, 0.3], [math.nan, 0.1, 0.1, 0.1]), ([0.3] * 4, [1.5, 0, 0, 0]), ([0.3] * 4, [0.1]):
+        harness.publish_duty(bad[0])
+        assert wait_for(lambda: not device.model.safe, 1.0) is not None
+        harness.publish_duty(bad[1])
+        assert wait_for(lambda: device.model.safe, 1.0) is not None, f'{bad[1]} must put the device in its safe state'
+
+
+def test_invalid_parameters_are_refused_by_name(ros):
+    with SimulatedDevice(GenericOutputs()) as device:
+        harness = Harness(device.port, heartbeat_period_s=-0.5)
+        try:
+            assert harness.bridge.trigger_configure() == TransitionCallbackReturn.FAILURE
+            result = harness.bridge.set_parameters([Parameter('heartbeat_period_s', value=0.05)])[0]
+            assert result.successful
+            result = harness.bridge.set_parameters([Parameter('baud', value=12)])[0]
+            assert not result.successful and result.reason == 'parameter baud = 12: allowed range is [1200, 4000000]'
+            result = harness.bridge.set_parameters([Parameter('stale_timeout_s', value=math.inf)])[0]
+            assert not result.successful and 'stale_timeout_s' in result.reason and 'finite' in result.reason
+            assert harness.bridge.trigger_configure() == TransitionCallbackReturn.SUCCESS
+        finally:
+            harness.close()

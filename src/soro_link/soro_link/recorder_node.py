@@ -1,0 +1,288 @@
+"""soro_link_recorder: records topics into a rosbag2 (MCAP) directory, for machines without ``ros2 bag``.
+
+Messages arrive through raw subscriptions (serialized CDR, never deserialized here) and go straight into the bag
+through :class:`soro_link.bag.BagWriter`, stamped with their receive time. SIGINT or SIGTERM ends the recording:
+the recorder takes whatever is still waiting in its subscriptions, then closes the bag so ``metadata.yaml`` is written.
+
+    python -m soro_link.recorder_node --ros-args -p output:=/tmp/run1 -p "topics:=[/chatter,/link_status]"
+
+Parameters (read once at start-up):
+  output              string    bag directory to create; must not exist yet
+  topics              string[]  topics to record; unset or empty records every visible (non-hidden) topic
+  discovery_period_s  double    how often to look for new topics, 0.05-10 s (default 0.5 s)
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+import signal
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import rclpy
+from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor
+from rclpy.exceptions import InvalidParameterTypeException, InvalidParameterValueException
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.logging import get_logger
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.signals import SignalHandlerOptions
+
+from soro_link.bag import BagWriter
+
+NODE_NAME = 'soro_link_recorder'
+PERIOD_RANGE_S = (0.05, 10.0)
+EXIT_REFUSED = 2
+
+# As rosbag2 does: reliable and keep-all when every publisher offers reliable (measured: a 2000-message burst kept
+# whole, where best effort with a depth of 100 kept 286), else best effort, the one reliability that matches
+# best-effort publishers too, with a history deep enough for bursts of a sensor stream.
+RELIABLE_QOS = QoSProfile(reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_ALL,
+                          durability=DurabilityPolicy.VOLATILE)
+BEST_EFFORT_QOS = QoSProfile(reliability=ReliabilityPolicy.BEST_EFFORT, history=HistoryPolicy.KEEP_LAST, depth=1000,
+                             durability=DurabilityPolicy.VOLATILE)
+
+# After a stop request, keep taking messages until the subscriptions have been quiet this long (messages published
+# just before the signal may still be in transit), but no longer than the limit, so an endless publisher cannot
+# hold up the shutdown.
+DRAIN_QUIET_S = 0.1
+DRAIN_LIMIT_S = 2.0
+
+
+# ---- pure parts (no rclpy) --------------------------------------------------------------------------------------
+
+class ParameterRefused(ValueError):
+    """A start-up parameter value the recorder cannot work with; the message says what is allowed instead."""
+
+    UNSHOWN = object()  # the value is only known inside ``why`` (rclpy's own refusals)
+
+    def __init__(self, name: str, value: object, allowed: str, why: str = ''):
+        shown = '' if value is self.UNSHOWN else f' = {value!r}'
+        because = f' ({why})' if why else ''
+        super().__init__(f"parameter '{name}'{shown} refused{because}; allowed: {allowed}")
+        self.name = name
+
+
+def check_output(value: str) -> Path:
+    """The bag directory to create; refused when empty or already there (a bag is never appended to)."""
+    allowed = 'the path of a bag directory that does not exist yet (the recorder creates it)'
+    if not value:
+        raise ParameterRefused('output', value, allowed, 'no path given')
+    path = Path(value).expanduser()
+    if path.exists():
+        raise ParameterRefused('output', value, allowed, 'it exists already')
+    return path
+
+
+def check_period(value: float) -> float:
+    low, high = PERIOD_RANGE_S
+    if not low <= value <= high:
+        raise ParameterRefused('discovery_period_s', value, f'a double in [{low}, {high}] s')
+    return value
+
+
+def import_message_class(msgtype: str) -> type:
+    """The rclpy message class of a ROS type string ``pkg/msg/Name`` (also ``pkg/srv/...``, ``pkg/action/...``).
+
+    Raises ImportError (a subclass: ModuleNotFoundError) when the package or the name is not installed, ValueError
+    when the string is not a ROS type name.
+    """
+    parts = msgtype.split('/')
+    if len(parts) != 3 or not all(parts):
+        raise ValueError(f'{msgtype!r} is not a ROS type name of the form pkg/msg/Name')
+    package, kind, name = parts
+    module = importlib.import_module(f'{package}.{kind}')
+    try:
+        return getattr(module, name)
+    except AttributeError:
+        raise ImportError(f'module {package}.{kind} has no {name}') from None
+
+
+def is_hidden(topic: str) -> bool:
+    """ROS hides names with a component starting with '_' (e.g. action internals); `ros2 bag -a` skips them too."""
+    return any(part.startswith('_') for part in topic.split('/'))
+
+
+def select_topics(discovered: Iterable[tuple[str, Sequence[str]]], wanted: Iterable[str],
+                  handled: Iterable[str]) -> list[tuple[str, list[str]]]:
+    """The discovered ``(topic, types)`` to consider now: wanted ones (every visible one when none are wanted),
+    minus those already ``handled`` (recorded or skipped), so each topic is decided once."""
+    wanted, handled = set(wanted), set(handled)
+    return [(topic, list(types)) for topic, types in discovered
+            if topic not in handled and (topic in wanted if wanted else not is_hidden(topic))]
+
+
+def recordable_type(types: Sequence[str], known: Iterable[str]) -> str:
+    """The one type a topic can be recorded as; ValueError saying why not otherwise."""
+    if len(types) != 1:
+        raise ValueError(f'it carries {len(types)} types ({", ".join(types)}); a bag topic has exactly one')
+    if types[0] not in known:
+        raise ValueError(f'its type {types[0]} is not in the bag typestore')
+    return types[0]
+
+
+class StopRequest:
+    """Counts SIGINT/SIGTERM. The handler only sets a flag, so a signal can never interrupt a bag write halfway
+    (a KeyboardInterrupt could); the main loop notices within one spin timeout."""
+
+    def __init__(self):
+        self.count = 0
+
+    def __call__(self, _signum, _frame) -> None:
+        self.count += 1
+
+    def install(self) -> None:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, self)
+
+
+# ---- the node -----------------------------------------------------------------------------------------------------
+
+class RecorderNode(Node):
+    """Discovers topics, subscribes to them raw and writes every message into the bag as it arrives."""
+
+    def __init__(self):
+        super().__init__(NODE_NAME)
+        output, self._wanted, period_s = self._read_parameters()
+        try:
+            self._bag = BagWriter(output)
+        except OSError as exc:  # e.g. a parent that is a file, or no permission
+            raise ParameterRefused('output', str(output), 'a path where a directory can be created', str(exc)) from None
+        self._types: dict[str, str] = {}      # recorded topic -> its type
+        self._counts: dict[str, int] = {}     # recorded topic -> messages written
+        self._skipped: set[str] = set()       # topics warned about once and never recorded
+        self.total = 0
+        self.get_logger().info(f'recording into {output.resolve()} '
+                               f'({", ".join(self._wanted) if self._wanted else "all visible topics"})')
+        self._timer = self.create_timer(period_s, self.discover)
+        self.discover()
+
+    # -- parameters
+
+    def _read_parameters(self) -> tuple[Path, tuple[str, ...], float]:
+        output = self._declare('output', '', 'the path of a bag directory that does not exist yet',
+                               'Bag directory to create (rosbag2, MCAP); must not exist yet.')
+        topics = self._declare('topics', Parameter.Type.STRING_ARRAY, 'a list of topic names, e.g. [/a,/b]',
+                               'Topics to record; unset or empty records every visible topic.')
+        low, high = PERIOD_RANGE_S
+        period_s = self._declare('discovery_period_s', 0.5, f'a double in [{low}, {high}] s, e.g. 0.5',
+                                 'How often to look for new topics (s).',
+                                 floating_point_range=[FloatingPointRange(from_value=low, to_value=high)])
+        return check_output(output), self._resolve_topics(topics or []), check_period(period_s)
+
+    def _declare(self, name: str, default, allowed: str, description: str, **ranges):
+        """Declare a read-only start-up parameter; rclpy's own type and range refusals become ParameterRefused."""
+        descriptor = ParameterDescriptor(description=description, read_only=True, **ranges)
+        try:
+            return self.declare_parameter(name, default, descriptor).value
+        except (InvalidParameterTypeException, InvalidParameterValueException) as exc:
+            # rclpy keeps the refused value only in its message (which ends in ': <name>'), so that names it
+            raise ParameterRefused(name, ParameterRefused.UNSHOWN, allowed, str(exc).rsplit(': ', 1)[0]) from None
+
+    def _resolve_topics(self, names: Sequence[str]) -> tuple[str, ...]:
+        """Fully qualified names (as discovery reports them), in the given order, without repeats."""
+        resolved = []
+        for name in names:
+            try:
+                full = self.resolve_topic_name(name)
+            except RuntimeError as exc:  # rclpy raises RCLError, a RuntimeError, for invalid names
+                raise ParameterRefused('topics', list(names), 'valid ROS topic names',
+                                       f'{name!r}: {str(exc).split(", at ")[0]}') from None
+            if full not in resolved:
+                resolved.append(full)
+        return tuple(resolved)
+
+    # -- recording
+
+    def discover(self) -> None:
+        """Subscribe to wanted topics that appeared since the last look."""
+        handled = set(self._types) | self._skipped
+        for topic, types in select_topics(self.get_topic_names_and_types(), self._wanted, handled):
+            self._start(topic, types)
+
+    def _start(self, topic: str, types: list[str]) -> None:
+        try:
+            msgtype = recordable_type(types, self._bag.typestore.types)
+            cls = import_message_class(msgtype)
+        except (ImportError, ValueError) as exc:
+            self._skipped.add(topic)
+            self.get_logger().warning(f'not recording {topic}: {exc}')
+            return
+        self._bag.add_topic(topic, msgtype)
+        self._types[topic] = msgtype
+        self._counts[topic] = 0
+        publishers = self.get_publishers_info_by_topic(topic)
+        reliable = publishers and all(p.qos_profile.reliability == ReliabilityPolicy.RELIABLE for p in publishers)
+        qos = RELIABLE_QOS if reliable else BEST_EFFORT_QOS
+        self.create_subscription(cls, topic, functools.partial(self._on_message, topic), qos, raw=True)
+        self.get_logger().info(f'recording {topic} ({msgtype}, {"reliable" if reliable else "best effort"})')
+
+    def _on_message(self, topic: str, data: bytes) -> None:
+        stamp_ns = self.get_clock().now().nanoseconds  # receive time, taken before anything else
+        self._bag.write_cdr(topic, stamp_ns, data)
+        self._counts[topic] += 1
+        self.total += 1
+
+    def stop_discovery(self) -> None:
+        self._timer.cancel()
+
+    def close(self) -> None:
+        """Finish the bag (writes metadata.yaml) and report what it holds."""
+        self._bag.close()
+        for topic, count in self._counts.items():
+            self.get_logger().info(f'wrote {count} messages on {topic} ({self._types[topic]})')
+        missing = [t for t in self._wanted if t not in self._types and t not in self._skipped]
+        if missing:
+            self.get_logger().warning(f'never saw requested topics: {", ".join(missing)}')
+        self.get_logger().info(f'bag closed: {self.total} messages on {len(self._counts)} topics')
+
+
+def drain(executor: SingleThreadedExecutor, node: RecorderNode, stop: StopRequest) -> None:
+    """Take the messages still waiting after a stop request (see DRAIN_QUIET_S); a second signal cuts it short."""
+    now = time.monotonic()
+    limit, quiet_until = now + DRAIN_LIMIT_S, now + DRAIN_QUIET_S
+    while stop.count < 2 and time.monotonic() < min(limit, quiet_until):
+        before = node.total
+        executor.spin_once(timeout_sec=0.01)
+        if node.total != before:
+            quiet_until = time.monotonic() + DRAIN_QUIET_S
+
+
+def record(node: RecorderNode, stop: StopRequest) -> None:
+    executor = SingleThreadedExecutor()
+    executor.add_node(node)
+    try:
+        while not stop.count:
+            executor.spin_once(timeout_sec=0.1)
+        node.stop_discovery()
+        drain(executor, node, stop)
+    finally:
+        node.close()  # also after an error in a callback, so what was written stays readable
+        executor.shutdown()
+
+
+def main(args: list[str] | None = None) -> int:
+    stop = StopRequest()
+    stop.install()  # before anything else, so even an early Ctrl-C ends in a closed bag, not a traceback
+    # rclpy's own handlers would shut the context down at once, before the waiting messages are taken
+    rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
+    try:
+        try:
+            node = RecorderNode()
+        except ParameterRefused as exc:
+            get_logger(NODE_NAME).error(str(exc))
+            return EXIT_REFUSED
+        try:
+            record(node, stop)
+        finally:
+            node.destroy_node()
+    finally:
+        rclpy.try_shutdown()
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,136 @@
+"""The recorder node: every message it receives ends up in a complete bag, in order; it refuses an existing bag."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import rclpy
+from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
+from soro_interfaces.msg import LinkStatus
+from std_msgs.msg import String
+
+from soro_link.bag import read_messages
+from soro_link.recorder_node import import_message_class, recordable_type, select_topics
+
+pytestmark = pytest.mark.ros
+
+N_CHATTER = 200
+N_STATUS = 20
+MATCH_TIMEOUT_S = 8.0
+EXIT_TIMEOUT_S = 5.0
+
+
+def start_recorder(bag):
+    # -m rather than the `recorder` console script: runs the module on PYTHONPATH, whatever install/ holds
+    cmd = [sys.executable, '-m', 'soro_link.recorder_node', '--ros-args',
+           '-p', f'output:={bag}', '-p', 'topics:=[/chatter,/link_status]']
+    return subprocess.Popen(cmd, env=os.environ.copy(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def stop(proc):
+    """Kill ``proc`` if it still runs; its output so far."""
+    if proc.poll() is None:
+        proc.kill()
+    return proc.communicate(timeout=EXIT_TIMEOUT_S)[0]
+
+
+def link_status(i):
+    msg = LinkStatus(state=i % 4, device_safe=bool(i % 2), commands_enabled=True, rtt_last_s=1e-4 * i,
+                     rtt_p50_s=0.9e-3, rtt_p99_s=1.7e-3, last_rx_age_s=0.01 * i, frames_rx=10 * i, frames_tx=11 * i,
+                     crc_errors=i, format_errors=2, nacks=i // 3, reconnects=1)
+    msg.header.stamp.sec, msg.header.stamp.nanosec, msg.header.frame_id = 100 + i, 250_000_000, 'base_link'
+    msg.device.device_kind, msg.device.firmware_version = 'soft_snake', f'0.9.{i}'
+    msg.device.protocol_version, msg.device.port = 1, '/dev/ttyACM0'
+    return msg
+
+
+def fields(msg, like):
+    """``msg`` (rclpy or rosbags) as nested dicts of the fields that the rclpy message ``like`` has; the test data
+    holds no NaN, so == compares every field."""
+    if not hasattr(like, 'get_fields_and_field_types'):
+        return msg
+    return {name: fields(getattr(msg, name), getattr(like, name)) for name in like.get_fields_and_field_types()}
+
+
+def wait_until_matched(proc, *publishers):
+    deadline = time.monotonic() + MATCH_TIMEOUT_S
+    while not all(p.get_subscription_count() for p in publishers):
+        assert proc.poll() is None, f'recorder exited early:\n{stop(proc)}'
+        assert time.monotonic() < deadline, f'recorder did not subscribe within {MATCH_TIMEOUT_S} s:\n{stop(proc)}'
+        time.sleep(0.05)
+
+
+def test_every_published_message_is_in_the_bag_after_sigint(tmp_path):
+    bag = tmp_path / 'bag'
+    chatter = [String(data=f'hello {i}') for i in range(N_CHATTER)]
+    statuses = [link_status(i) for i in range(N_STATUS)]
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    proc = start_recorder(bag)
+    out = ''
+    try:
+        node = rclpy.create_node('recorder_test_talker', context=context)
+        qos = QoSProfile(reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST, depth=N_CHATTER)
+        pub_chatter = node.create_publisher(String, '/chatter', qos)
+        pub_status = node.create_publisher(LinkStatus, '/link_status', qos)
+        # The recorder subscribes only after discovering these publishers, so its readers know our writers already
+        # when our writers see them: once matched here, nothing published is dropped for want of a match there.
+        wait_until_matched(proc, pub_chatter, pub_status)
+        every = N_CHATTER // N_STATUS
+        for i, msg in enumerate(chatter):
+            pub_chatter.publish(msg)
+            if i % every == 0:
+                pub_status.publish(statuses[i // every])
+        # one burst from reliable publishers, SIGINT right after: the recorder must hold (reliable, keep-all) and
+        # drain every message still waiting in its subscriptions
+        proc.send_signal(signal.SIGINT)
+        out = proc.communicate(timeout=EXIT_TIMEOUT_S)[0]
+        assert proc.returncode == 0, out
+    finally:
+        if proc.poll() is None:
+            out = stop(proc)
+        rclpy.try_shutdown(context=context)
+
+    got = list(read_messages(bag))
+    assert [m.data for t, _, m in got if t == '/chatter'] == [m.data for m in chatter], out
+    got_statuses = [m for t, _, m in got if t == '/link_status']
+    assert len(got_statuses) == N_STATUS, out
+    assert [fields(m, s) for m, s in zip(got_statuses, statuses)] == [fields(s, s) for s in statuses]
+    assert f'wrote {N_CHATTER} messages on /chatter' in out and f'wrote {N_STATUS} messages on /link_status' in out
+
+
+def test_existing_output_directory_is_refused(tmp_path):
+    bag = tmp_path / 'bag'
+    bag.mkdir()
+    (bag / 'keep.txt').write_text('earlier recording')
+    proc = start_recorder(bag)
+    out = ''
+    try:
+        out = proc.communicate(timeout=EXIT_TIMEOUT_S)[0]
+    finally:
+        if proc.poll() is None:
+            out = stop(proc)
+    assert proc.returncode != 0
+    assert "parameter 'output'" in out and str(bag) in out and 'exists already' in out, out
+    assert [p.name for p in bag.iterdir()] == ['keep.txt']
+
+
+def test_topic_selection_and_type_import():
+    discovered = [('/chatter', ['std_msgs/msg/String']), ('/a/_hidden', ['std_msgs/msg/String']),
+                  ('/link_status', ['soro_interfaces/msg/LinkStatus'])]
+    assert select_topics(discovered, [], []) == [('/chatter', ['std_msgs/msg/String']),
+                                                 ('/link_status', ['soro_interfaces/msg/LinkStatus'])]
+    assert select_topics(discovered, ['/a/_hidden', '/nowhere'], []) == [('/a/_hidden', ['std_msgs/msg/String'])]
+    assert select_topics(discovered, [], ['/chatter']) == [('/link_status', ['soro_interfaces/msg/LinkStatus'])]
+    assert import_message_class('soro_interfaces/msg/LinkStatus') is LinkStatus
+    for bad in ('std_msgs/msg/NoSuch', 'no_such_pkg/msg/X'):
+        with pytest.raises(ImportError):
+            import_message_class(bad)
+    with pytest.raises(ValueError):
+        import_message_class('std_msgs/String')
+    with pytest.raises(ValueError, match='2 types'):
+        recordable_type(['std_msgs/msg/String', 'std_msgs/msg/Int32'], {'std_msgs/msg/String'})
+    with pytest.raises(ValueError, match='typestore'):
+        recordable_type(['my_pkg/msg/Unknown'], {'std_msgs/msg/String'})

@@ -32,9 +32,11 @@ from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPo
 from rclpy.signals import SignalHandlerOptions
 
 from soro_link.bag import BagWriter
+from soro_link.params import ParamSpec
 
 NODE_NAME = 'soro_link_recorder'
-PERIOD_RANGE_S = (0.05, 10.0)
+DISCOVERY_PERIOD = ParamSpec('discovery_period_s', 0.5, 'How often to look for new topics (s).', 0.05, 10.0,
+                             read_only=True)
 EXIT_REFUSED = 2
 
 # As rosbag2 does: reliable and keep-all when every publisher offers reliable (measured: a 2000-message burst kept
@@ -78,9 +80,9 @@ def check_output(value: str) -> Path:
 
 
 def check_period(value: float) -> float:
-    low, high = PERIOD_RANGE_S
-    if not low <= value <= high:
-        raise ParameterRefused('discovery_period_s', value, f'a double in [{low}, {high}] s')
+    if DISCOVERY_PERIOD.check(value):
+        raise ParameterRefused(DISCOVERY_PERIOD.name, value,
+                               f'a double in [{DISCOVERY_PERIOD.low}, {DISCOVERY_PERIOD.high}] s')
     return value
 
 
@@ -167,9 +169,9 @@ class RecorderNode(Node):
                                'Bag directory to create (rosbag2, MCAP); must not exist yet.')
         topics = self._declare('topics', Parameter.Type.STRING_ARRAY, 'a list of topic names, e.g. [/a,/b]',
                                'Topics to record; unset or empty records every visible topic.')
-        low, high = PERIOD_RANGE_S
-        period_s = self._declare('discovery_period_s', 0.5, f'a double in [{low}, {high}] s, e.g. 0.5',
-                                 'How often to look for new topics (s).',
+        low, high = DISCOVERY_PERIOD.low, DISCOVERY_PERIOD.high
+        period_s = self._declare(DISCOVERY_PERIOD.name, DISCOVERY_PERIOD.default, f'a double in [{low}, {high}] s',
+                                 DISCOVERY_PERIOD.description,
                                  floating_point_range=[FloatingPointRange(from_value=low, to_value=high)])
         return check_output(output), self._resolve_topics(topics or []), check_period(period_s)
 

@@ -12,7 +12,7 @@ from soro_interfaces.msg import LinkStatus
 from std_msgs.msg import String
 
 from soro_link.bag import read_messages
-from soro_link.recorder_node import import_message_class, recordable_type, select_topics
+from soro_link.recording import import_message_class, recordable_type, select_topics
 
 pytestmark = pytest.mark.ros
 

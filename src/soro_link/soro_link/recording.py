@@ -1,0 +1,100 @@
+"""Recording without rclpy: which topics to record, as which type, and the start-up values the recorder accepts.
+
+The recorder node (``recorder_node.py``) turns these decisions into raw subscriptions and bag writes.
+"""
+from __future__ import annotations
+
+import importlib
+import signal
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from soro_link.params import ParamSpec
+
+DISCOVERY_PERIOD = ParamSpec('discovery_period_s', 0.5, 'How often to look for new topics (s).', 0.05, 10.0,
+                             read_only=True)
+
+
+class ParameterRefused(ValueError):
+    """A start-up parameter value the recorder cannot work with; the message says what is allowed instead."""
+
+    UNSHOWN = object()  # the value is only known inside ``why`` (rclpy's own refusals)
+
+    def __init__(self, name: str, value: object, allowed: str, why: str = ''):
+        shown = '' if value is self.UNSHOWN else f' = {value!r}'
+        because = f' ({why})' if why else ''
+        super().__init__(f"parameter '{name}'{shown} refused{because}; allowed: {allowed}")
+        self.name = name
+
+
+def check_output(value: str) -> Path:
+    """The bag directory to create; refused when empty or already there (a bag is never appended to)."""
+    allowed = 'the path of a bag directory that does not exist yet (the recorder creates it)'
+    if not value:
+        raise ParameterRefused('output', value, allowed, 'no path given')
+    path = Path(value).expanduser()
+    if path.exists():
+        raise ParameterRefused('output', value, allowed, 'it exists already')
+    return path
+
+
+def check_period(value: float) -> float:
+    if DISCOVERY_PERIOD.check(value):
+        raise ParameterRefused(DISCOVERY_PERIOD.name, value,
+                               f'a double in [{DISCOVERY_PERIOD.low}, {DISCOVERY_PERIOD.high}] s')
+    return value
+
+
+def import_message_class(msgtype: str) -> type:
+    """The rclpy message class of a ROS type string ``pkg/msg/Name`` (also ``pkg/srv/...``, ``pkg/action/...``).
+
+    Raises ImportError (a subclass: ModuleNotFoundError) when the package or the name is not installed, ValueError
+    when the string is not a ROS type name.
+    """
+    parts = msgtype.split('/')
+    if len(parts) != 3 or not all(parts):
+        raise ValueError(f'{msgtype!r} is not a ROS type name of the form pkg/msg/Name')
+    package, kind, name = parts
+    module = importlib.import_module(f'{package}.{kind}')
+    try:
+        return getattr(module, name)
+    except AttributeError:
+        raise ImportError(f'module {package}.{kind} has no {name}') from None
+
+
+def is_hidden(topic: str) -> bool:
+    """ROS hides names with a component starting with '_' (e.g. action internals); `ros2 bag -a` skips them too."""
+    return any(part.startswith('_') for part in topic.split('/'))
+
+
+def select_topics(discovered: Iterable[tuple[str, Sequence[str]]], wanted: Iterable[str],
+                  handled: Iterable[str]) -> list[tuple[str, list[str]]]:
+    """The discovered ``(topic, types)`` to consider now: wanted ones (every visible one when none are wanted),
+    minus those already ``handled`` (recorded or skipped), so each topic is decided once."""
+    wanted, handled = set(wanted), set(handled)
+    return [(topic, list(types)) for topic, types in discovered
+            if topic not in handled and (topic in wanted if wanted else not is_hidden(topic))]
+
+
+def recordable_type(types: Sequence[str], known: Iterable[str]) -> str:
+    """The one type a topic can be recorded as; ValueError saying why not otherwise."""
+    if len(types) != 1:
+        raise ValueError(f'it carries {len(types)} types ({", ".join(types)}); a bag topic has exactly one')
+    if types[0] not in known:
+        raise ValueError(f'its type {types[0]} is not in the bag typestore')
+    return types[0]
+
+
+class StopRequest:
+    """Counts SIGINT/SIGTERM. The handler only sets a flag, so a signal can never interrupt a bag write halfway
+    (a KeyboardInterrupt could); the main loop notices within one spin timeout."""
+
+    def __init__(self):
+        self.count = 0
+
+    def __call__(self, _signum, _frame) -> None:
+        self.count += 1
+
+    def install(self) -> None:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, self)

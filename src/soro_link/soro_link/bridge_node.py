@@ -113,15 +113,16 @@ class BridgeNode(LifecycleNode):
 
     def destroy_node(self) -> None:
         self.commands_enabled = False
-        if self.link:  # its thread calls back into this node: stop it first
-            self.link.stop()
-            self.link = None
+        self._stop_link()  # its thread calls back into this node: stop it first
         super().destroy_node()
 
-    def _close_link(self) -> None:
+    def _stop_link(self) -> None:
         if self.link:
             self.link.stop()
             self.link = None
+
+    def _close_link(self) -> None:
+        self._stop_link()
         self.publish_diagnostics()
 
     # --- commands ----------------------------------------------------------------------------------------------
@@ -251,8 +252,7 @@ def spin_bridge(node: BridgeNode) -> None:
         node.commands_enabled = False
         if node.link:
             node.force_safe_state('bridge stopping')
-            node.link.stop()
-        node.destroy_node()
+        node.destroy_node()  # stops the link
         rclpy.try_shutdown()
 
 

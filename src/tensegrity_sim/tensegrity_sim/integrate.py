@@ -1,0 +1,138 @@
+"""Time integration of a Dynamics: adaptive (scipy solve_ivp), fixed-step RK4 and semi-implicit Euler, and the
+authors' sequential Taylor scheme. Every integrator keeps the quaternions unit and stops on a non-finite state.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.integrate import solve_ivp
+
+from tensegrity_sim import quaternion
+from tensegrity_sim.dynamics import C, Q, V, W, Dynamics
+
+FIXED_STEP = ('rk4', 'semi_implicit', 'savin2020_code')
+INTEGRATORS = ('adaptive',) + FIXED_STEP
+Actuation = Callable[[float], np.ndarray]   # t (s) -> cable rest lengths (m)
+
+
+class SimulationDiverged(RuntimeError):
+    """The state became non-finite; ``time_s`` is the first sample time at which it was seen."""
+
+    def __init__(self, time_s: float):
+        super().__init__(f'simulation diverged (non-finite state) at t = {time_s:.4f} s; '
+                         'reduce dt or use the adaptive integrator')
+        self.time_s = time_s
+
+
+@dataclass
+class Trajectory:
+    """Samples of a run: t (k,) in s, states (..., k, n_r, 13)."""
+    t: np.ndarray
+    states: np.ndarray
+
+
+def _with_unit_quaternions(y: np.ndarray) -> np.ndarray:
+    y = y.copy()
+    y[..., Q] = quaternion.normalized(y[..., Q])
+    return y
+
+
+def step_rk4(dynamics: Dynamics, y: np.ndarray, dt: float) -> np.ndarray:
+    f = dynamics.rates
+    k1 = f(y)
+    k2 = f(y + 0.5 * dt * k1)
+    k3 = f(y + 0.5 * dt * k2)
+    k4 = f(y + dt * k3)
+    return _with_unit_quaternions(y + dt / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4))
+
+
+def _advance(y: np.ndarray, rates: np.ndarray, dt: float, *, taylor: bool) -> np.ndarray:
+    """Velocities first, then positions with the new velocities (semi-implicit Euler); with ``taylor`` also the
+    ½ a dt² terms, and the orientation by the exact rotation exp(½ φ) ⊗ q, which keeps |q| = 1 exactly."""
+    out = y.copy()
+    acc, alpha = rates[..., V], rates[..., W]
+    out[..., V] += acc * dt
+    out[..., W] += alpha * dt
+    move, turn = out[..., V] * dt, out[..., W] * dt
+    if taylor:
+        move, turn = move + 0.5 * acc * dt * dt, turn + 0.5 * alpha * dt * dt
+    out[..., C] += move
+    out[..., Q] = quaternion.multiply(quaternion.from_rotation_vector(turn), y[..., Q])
+    return out
+
+
+def step_semi_implicit(dynamics: Dynamics, y: np.ndarray, dt: float) -> np.ndarray:
+    return _advance(y, dynamics.rates(y), dt, taylor=False)
+
+
+def step_savin2020(dynamics: Dynamics, y: np.ndarray, dt: float) -> np.ndarray:
+    """The authors' scheme (spec B5): rod by rod, in place (Gauss-Seidel), each from the forces of the current state:
+    v += a dt; c += v dt + ½ a dt²; ω += α dt; q <- Rot(ω dt + ½ α dt²) ⊗ q."""
+    y = y.copy()
+    for j in range(dynamics.structure.n_rods):
+        y[..., j, :] = _advance(y[..., j, :], dynamics.rates(y)[..., j, :], dt, taylor=True)
+    return y
+
+
+STEPPERS = {'rk4': step_rk4, 'semi_implicit': step_semi_implicit, 'savin2020_code': step_savin2020}
+
+
+def _check_times(duration_s: float, dt_s: float, sample_period_s: float) -> tuple[int, int]:
+    for name, value in (('duration_s', duration_s), ('dt_s', dt_s), ('sample_period_s', sample_period_s)):
+        if not np.isfinite(value) or value <= 0:
+            raise ValueError(f'{name} = {value!r}: must be finite and > 0')
+    per_sample = round(sample_period_s / dt_s)
+    if per_sample < 1 or abs(per_sample * dt_s - sample_period_s) > 1e-9 * sample_period_s:
+        raise ValueError(f'sample_period_s = {sample_period_s!r}: must be a whole multiple of dt_s = {dt_s!r}')
+    return round(duration_s / sample_period_s), per_sample
+
+
+def simulate(dynamics: Dynamics, y0: np.ndarray, duration_s: float, *, integrator: str = 'rk4', dt_s: float = 0.01,
+             sample_period_s: float = 0.01, actuation: Actuation | None = None,
+             rtol: float = 1e-9, atol: float = 1e-12) -> Trajectory:
+    """Integrate from y0 (..., n_r, 13) for ``duration_s``, sampling every ``sample_period_s`` (t = 0 included).
+
+    ``actuation(t)`` gives the cable rest lengths at time t; fixed-step integrators hold them over each step.
+    Raises SimulationDiverged on a non-finite state.
+    """
+    if integrator not in INTEGRATORS:
+        raise ValueError(f'integrator = {integrator!r}: allowed values are {", ".join(INTEGRATORS)}')
+    if integrator == 'adaptive':
+        n_samples, _ = _check_times(duration_s, sample_period_s, sample_period_s)
+        return _simulate_adaptive(dynamics, y0, n_samples * sample_period_s, n_samples, actuation, rtol, atol)
+    n_samples, per_sample = _check_times(duration_s, dt_s, sample_period_s)
+    step = STEPPERS[integrator]
+    y = _with_unit_quaternions(np.asarray(y0, dtype=float))
+    states = np.empty(y.shape[:-2] + (n_samples + 1,) + y.shape[-2:])
+    states[..., 0, :, :] = y
+    for i in range(1, n_samples + 1):
+        for s in range(per_sample):
+            if actuation is not None:
+                dynamics.set_rest_lengths(actuation(((i - 1) * per_sample + s) * dt_s))
+            y = step(dynamics, y, dt_s)
+        if not np.all(np.isfinite(y)):
+            raise SimulationDiverged(i * per_sample * dt_s)
+        states[..., i, :, :] = y
+    return Trajectory(np.arange(n_samples + 1) * per_sample * dt_s, states)
+
+
+def _simulate_adaptive(dynamics, y0, duration_s, n_samples, actuation, rtol, atol) -> Trajectory:
+    y0 = _with_unit_quaternions(np.asarray(y0, dtype=float))
+    shape = y0.shape
+
+    def rhs(t, flat):
+        if actuation is not None:
+            dynamics.set_rest_lengths(actuation(t))
+        y = flat.reshape(shape)
+        rates = dynamics.rates(_with_unit_quaternions(y))
+        return rates.ravel()
+
+    t = np.linspace(0.0, duration_s, n_samples + 1)
+    solution = solve_ivp(rhs, (0.0, duration_s), y0.ravel(), method='DOP853', t_eval=t, rtol=rtol, atol=atol)
+    if solution.status != 0 or not np.all(np.isfinite(solution.y)):
+        finite = np.all(np.isfinite(solution.y), axis=0)
+        raise SimulationDiverged(float(solution.t[np.argmin(finite)] if not finite.all() else solution.t[-1]))
+    states = np.moveaxis(solution.y.reshape(shape + (-1,)), -1, -3)
+    return Trajectory(t, _with_unit_quaternions(states))

@@ -1,0 +1,73 @@
+"""Figures in the style of the paper's Fig. 3 (strain against time per triple) and Fig. 4 (the ψ ranges)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use('Agg')  # files only: no display on robots or CI
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from tensegrity_sim import prism  # noqa: E402
+from tensegrity_sim.sweep import SweepResult  # noqa: E402
+
+PAPER_FIG3_PSI = (36.0, 40.0, 50.0, 60.0, 68.0)
+TRIPLE_TITLES = {'upper': 'a) upper triple (0, 3, 6)', 'lower': 'b) lower triple (1, 4, 7)',
+                 'side': 'c) side triple (2, 5, 8)'}
+
+
+def fig3_psi(psi_deg: np.ndarray) -> list[float]:
+    """The paper's five ψ where the grid has them, otherwise five spread over the grid."""
+    chosen = [p for p in PAPER_FIG3_PSI if np.any(np.isclose(psi_deg, p))]
+    if len(chosen) < 3:
+        chosen = list(psi_deg[np.unique(np.linspace(0, len(psi_deg) - 1, 5).round().astype(int))])
+    return chosen
+
+
+def strain_vs_time(result: SweepResult, path: Path, title: str) -> Path:
+    """Fig. 3: ε(t) in % of each triple (mean of its three cables, which are equal) for several ψ."""
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4), sharex=True)
+    for psi in fig3_psi(result.psi_deg):
+        index = int(np.argmin(np.abs(result.psi_deg - psi)))
+        for ax, (name, cables) in zip(axes, prism.TRIPLES.items()):
+            ax.plot(result.t, 100 * result.strain[index][:, list(cables)].mean(axis=1), label=f'ψ = {psi:g}°')
+    for ax, name in zip(axes, prism.TRIPLES):
+        ax.set_title(TRIPLE_TITLES[name])
+        ax.set_xlabel('t, s')
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel('ε, %')
+    axes[-1].legend(fontsize=8)
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def psi_ranges(result: SweepResult, path: Path, title: str) -> Path:
+    """Fig. 4: min, max and final strain of each triple against ψ, with the 0 % and 100 % limits and the
+    normal-mode range [ψ_min, ψ_max] shaded."""
+    fig, ax = plt.subplots(figsize=(9, 5))
+    for (name, _), colour in zip(prism.TRIPLES.items(), ('tab:blue', 'tab:orange', 'tab:green')):
+        low = [run[name]['min_pct'] for run in result.runs]
+        high = [run[name]['max_pct'] for run in result.runs]
+        final = [run[name]['final_pct'] for run in result.runs]
+        ax.fill_between(result.psi_deg, low, high, color=colour, alpha=0.2)
+        ax.plot(result.psi_deg, final, color=colour, label=f'{name}: final (band: min to max)')
+    ax.axhline(0, color='k', lw=0.8)
+    ax.axhline(100, color='r', lw=0.8, ls='--', label='100 % limit')
+    lo, hi = result.thresholds['psi_min_deg'], result.thresholds['psi_max_deg']
+    if lo is not None or hi is not None:
+        ax.axvspan(lo if lo is not None else result.psi_deg[0], hi if hi is not None else result.psi_deg[-1],
+                   color='grey', alpha=0.12, label=f'normal mode: ψ_min = {lo:g}°, ψ_max = {hi:g}°' if lo is not None and hi is not None
+                   else 'normal mode (range reaches the grid edge)')
+    ax.set_xlabel('ψ, deg')
+    ax.set_ylabel('ε, %')
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

@@ -11,10 +11,11 @@ ENV_SH   := source $(VENV)/env.sh
 SOURCES  := $(shell find src -type f -not -path '*/__pycache__/*' -not -name '*.pyc' 2>/dev/null) colcon.meta
 PYTEST   ?= -q
 
-.PHONY: help env build test bench lock clean
+.PHONY: help env build test demo bench lock clean
 
 help:
 	@echo "make test    build the pinned environment and the workspace, then run every test (what CI runs)"
+	@echo "make demo    build as for test, then run the simulated scenarios into runs/<time>/ (bags, plots, summary)"
 	@echo "make bench   run the benchmarks in bench/ (JSON on stdout)"
 	@echo "make env     only the environment ($(VENV)); make build: only the workspace (install/)"
 	@echo "make lock    re-resolve tools/env/*.txt from tools/env/*.in (needs the package registry)"
@@ -37,6 +38,12 @@ $(BUILT): $(ENV_OK) $(SOURCES)
 test: $(BUILT)
 	@$(ENV_SH) && source install/setup.bash && \
 	    tools/netns_run.sh python -m pytest -c tools/pytest.ini --rootdir . $(PYTEST) src tools
+
+# Each robot's scenario writes into runs/<time>/<robot>/; DDS stays inside a loopback-only namespace as for tests.
+demo: $(BUILT)
+	@out=runs/$$(date +%Y%m%d-%H%M%S) && $(ENV_SH) && source install/setup.bash && \
+	    tools/netns_run.sh python -m tensegrity_sim.demo --out $$out/tensegrity --config config/tensegrity.yaml && \
+	    echo "make demo: results in $$out (summary: $$out/tensegrity/summary.md)"
 
 bench: $(BUILT)
 	@$(ENV_SH) && source install/setup.bash && \

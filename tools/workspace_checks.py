@@ -127,6 +127,8 @@ def executables(src: Path) -> dict[str, set[str]]:
 
 
 FILE_SUFFIXES = ('.yaml', '.rviz', '.xacro', '.urdf')
+# Executables of the ROS installation that launch files may start (rviz2 and friends are not wheels: ROS machine only)
+SYSTEM_EXECUTABLES = {'rviz2': {'rviz2'}, 'robot_state_publisher': {'robot_state_publisher'}}
 
 
 def launch_problems(launch_file: Path, root: Path) -> list[str]:
@@ -142,7 +144,7 @@ def launch_problems(launch_file: Path, root: Path) -> list[str]:
         return [f'{where}: does not parse: {exc}']
     if not any(isinstance(n, ast.FunctionDef) and n.name == 'generate_launch_description' for n in tree.body):
         return [f'{where}: defines no generate_launch_description()']
-    known = executables(root / 'src')
+    known = {**SYSTEM_EXECUTABLES, **executables(root / 'src')}
     problems = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):

@@ -18,6 +18,7 @@ setup(
     license='Apache-2.0',
     entry_points={'console_scripts': [
         'tensegrity-sweep = tensegrity_sim.cli:main',
+        'tensegrity-demo = tensegrity_sim.demo:main',
         'tensegrity_sim_node = tensegrity_sim.sim_node:main',
     ]},
 )

@@ -36,7 +36,7 @@ LINK_PARAMS = (
 def declare_parameters(node: rclpy.node.Node, specs: tuple[ParamSpec, ...]) -> None:
     """Declare ``specs`` with descriptors and refuse any later change that a spec does not allow."""
     for spec in specs:
-        limits = f'[{spec.low}, {spec.high}]' if spec.low is not None else ', '.join(map(str, spec.choices))
+        limits = spec.allowed_range if spec.low is not None else ', '.join(map(str, spec.choices))
         node.declare_parameter(spec.name, spec.default, ParameterDescriptor(
             description=spec.description, additional_constraints=limits, read_only=spec.read_only,
             dynamic_typing=True))  # our own check types the value, so `-p rate:=10` is accepted for a double

@@ -15,10 +15,11 @@ class ParamSpec:
     name: str
     default: object                 # its Python type is the parameter's type: bool, int, float, str, list
     description: str
-    low: float | None = None        # inclusive bounds for int and float
+    low: float | None = None        # bounds for int and float, inclusive unless ``open_interval``
     high: float | None = None
     choices: tuple = ()             # allowed values for str
     read_only: bool = False
+    open_interval: bool = False     # the bounds themselves are refused, e.g. an angle in (0°, 90°)
 
     def check(self, value: object) -> str | None:
         """None if ``value`` is allowed, else the reason it is refused."""
@@ -30,16 +31,20 @@ class ParamSpec:
         if kind is float and not math.isfinite(value):
             return f'parameter {self.name} = {value!r}: must be finite'
         if kind in (int, float) and not (self._above_low(value) and self._below_high(value)):
-            return f'parameter {self.name} = {value!r}: allowed range is [{self.low}, {self.high}]'
+            return f'parameter {self.name} = {value!r}: allowed range is {self.allowed_range}'
         if self.choices and value not in self.choices:
             return f'parameter {self.name} = {value!r}: allowed values are {", ".join(map(str, self.choices))}'
         return None
 
+    @property
+    def allowed_range(self) -> str:
+        return f'({self.low}, {self.high})' if self.open_interval else f'[{self.low}, {self.high}]'
+
     def _above_low(self, value) -> bool:
-        return self.low is None or value >= self.low
+        return self.low is None or value > self.low or (value == self.low and not self.open_interval)
 
     def _below_high(self, value) -> bool:
-        return self.high is None or value <= self.high
+        return self.high is None or value < self.high or (value == self.high and not self.open_interval)
 
 
 class ParameterError(ValueError):

@@ -71,3 +71,17 @@ def psi_ranges(result: SweepResult, path: Path, title: str) -> Path:
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+def triples_vs_time(t: np.ndarray, strain: np.ndarray, path: Path, title: str) -> Path:
+    """One run: the mean strain (%) of each triple against time; t (k,) s, strain (k, 9) fractions."""
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for name, cables in prism.TRIPLES.items():
+        ax.plot(t, 100 * strain[:, list(cables)].mean(axis=1), label=name)
+    ax.set(xlabel='simulated t, s', ylabel='ε, %', title=title)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

@@ -1,0 +1,265 @@
+"""``tensegrity_sim_node``: the simulator live, for rviz2 and rosbag2.
+
+Publishes ``~/state`` (soro_interfaces/TensegrityState), ``~/rod_poses`` (geometry_msgs/PoseArray) and ``~/markers``
+(visualization_msgs/MarkerArray: rods as cylinders, cables as lines coloured slack / normal / over-strained) at
+``publish_rate_hz``, stepping the simulation ``real_time_factor`` times as fast as the wall clock. Services
+``~/reset`` (to a ψ or to given rod poses; also applies changed physical parameters) and ``~/set_rest_lengths``
+(actuation); action ``~/sweep`` runs the ψ sweep with progress feedback. A run that diverges stops publishing
+(never NaN) and logs why until the next reset.
+"""
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import replace
+
+import numpy as np
+import rclpy
+from geometry_msgs.msg import Point, Pose, PoseArray, Twist
+from rclpy.action import ActionServer, CancelResponse
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.duration import Duration
+from rclpy.node import Node
+from soro_interfaces.action import PsiSweep
+from soro_interfaces.msg import TensegrityState
+from soro_interfaces.srv import ResetTensegrity, SetRestLengths
+from std_msgs.msg import ColorRGBA, Header
+from visualization_msgs.msg import Marker, MarkerArray
+
+from soro_link.bridge_node import declare_parameters, read_parameters
+from soro_link.params import ParameterError, ParamSpec
+from tensegrity_sim.integrate import FIXED_STEP, SimulationDiverged
+from tensegrity_sim.live import STATUS_COLOURS, LiveSimulation, cylinder_orientation, structure_from_parameters
+from tensegrity_sim.prism import PsiError
+from tensegrity_sim.presets import PRESETS, Preset, preset
+from tensegrity_sim.structure import DAMPING_MODES, INERTIA_MODES, StructureError
+from tensegrity_sim.sweep import GridError, parse_grid, run_sweep
+
+PRESET = ParamSpec('preset', 'savin2020_reproduce', 'named configuration; the defaults of the other parameters',
+                   choices=tuple(PRESETS), read_only=True)
+RUN = (
+    ParamSpec('publish_rate_hz', 100.0, 'rate of state, poses and markers (Hz)', 1.0, 1000.0, read_only=True),
+    ParamSpec('real_time_factor', 1.0, 'simulated seconds per wall second', 0.01, 100.0),
+    ParamSpec('frame_id', 'world', 'frame of the poses and markers'),
+    ParamSpec('start_delay_s', 0.0, 'publish the released structure this long before its clock starts (s), '
+              'so that recorders started alongside catch t = 0', 0.0, 60.0, read_only=True),
+)
+
+
+def physics_parameters(p: Preset) -> tuple[ParamSpec, ...]:
+    """Physical parameters with ``p``'s values as defaults; they take effect at start-up and at each ~/reset."""
+    s = p.structure
+    first = {name: float(getattr(s, name)[0]) for name in ('rod_mass_kg', 'rod_length_m', 'cable_stiffness_n_per_m',
+                                                           'cable_rest_length_m', 'cable_damping_n_s_per_m')}
+    return (
+        ParamSpec('rod_mass_kg', first['rod_mass_kg'], 'mass of each rod (kg)', 1e-6, 1e6),
+        ParamSpec('rod_length_m', first['rod_length_m'], 'length of each rod (m)', 1e-4, 100.0),
+        ParamSpec('inertia', s.inertia, 'rod inertia: thin_rod (m L²/12) or identity (1 kg·m², authors\' code)',
+                  choices=INERTIA_MODES),
+        ParamSpec('cable_stiffness_n_per_m', first['cable_stiffness_n_per_m'], 'cable stiffness s (N/m)', 0.0, 1e7),
+        ParamSpec('cable_rest_length_m', first['cable_rest_length_m'], 'cable rest length l⁰ (m)', 1e-4, 100.0),
+        ParamSpec('cable_damping_n_s_per_m', first['cable_damping_n_s_per_m'], 'cable damping γ of eq. (3) (N·s/m)',
+                  0.0, 1e5),
+        ParamSpec('damping_mode', s.damping_mode, 'cable damping on the full relative velocity, or along the cable',
+                  choices=DAMPING_MODES),
+        ParamSpec('unilateral', bool(s.unilateral), 'cables carry no force when shorter than their rest length'),
+        ParamSpec('rod_drag_linear_n_s_per_m', s.rod_drag_linear_n_s_per_m, 'drag on each rod centre (N·s/m)',
+                  0.0, 1e5),
+        ParamSpec('rod_drag_angular_n_m_s', s.rod_drag_angular_n_m_s, 'drag on each rod rotation (N·m·s)', 0.0, 1e5),
+        ParamSpec('gravity_m_s2', float(-s.gravity_m_s2[2]), 'gravity along -z (m/s²); 0 in the paper', 0.0, 100.0),
+        ParamSpec('ground_enabled', s.ground is not None, 'a floor with penalty contact and Coulomb friction'),
+        ParamSpec('ground_height_m', 0.0, 'floor height (m)', -100.0, 100.0),
+        ParamSpec('ground_stiffness_n_per_m', 1.0e4, 'floor penalty stiffness (N/m)', 1.0, 1e8),
+        ParamSpec('ground_damping_n_s_per_m', 50.0, 'floor penalty damping (N·s/m)', 0.0, 1e6),
+        ParamSpec('ground_friction', 0.8, 'Coulomb friction coefficient μ', 0.0, 10.0),
+        ParamSpec('centre_radius_m', p.centre_radius_m, 'radius ρ0 of the initial rod centres (m)', 0.0, 10.0),
+        ParamSpec('psi_deg', p.psi_deg, 'initial tilt ψ of each rod from the vertical (deg)', 0.0, 90.0,
+                  open_interval=True),
+        ParamSpec('integrator', p.integrator if p.integrator in FIXED_STEP else 'rk4', 'fixed-step integrator',
+                  choices=FIXED_STEP),
+        ParamSpec('dt_s', p.dt_s, 'integration step (s)', 1e-5, 0.1),
+    )
+
+
+class TensegritySimNode(Node):
+    def __init__(self, **kwargs):
+        super().__init__('tensegrity_sim', **kwargs)
+        declare_parameters(self, (PRESET,))
+        self.preset = preset(read_parameters(self, (PRESET,))['preset'])
+        self.physics = physics_parameters(self.preset)
+        declare_parameters(self, self.physics + RUN)
+        run = read_parameters(self, RUN)
+        self.frame_id = run['frame_id']
+        self.sim = self._build_simulation()
+        self._anchor = (self.get_clock().now() + Duration(seconds=run['start_delay_s']), 0.0, run['real_time_factor'])
+        self.state_pub = self.create_publisher(TensegrityState, '~/state', 10)
+        self.poses_pub = self.create_publisher(PoseArray, '~/rod_poses', 10)
+        self.markers_pub = self.create_publisher(MarkerArray, '~/markers', 10)
+        self.create_service(ResetTensegrity, '~/reset', self._reset)
+        self.create_service(SetRestLengths, '~/set_rest_lengths', self._set_rest_lengths)
+        self.sweep_server = ActionServer(self, PsiSweep, '~/sweep', self._sweep, callback_group=ReentrantCallbackGroup(),
+                                         cancel_callback=lambda _goal: CancelResponse.ACCEPT)
+        self.create_timer(1.0 / run['publish_rate_hz'], self._tick)
+
+    def _build_simulation(self) -> LiveSimulation:
+        """A simulation from the current parameters; raises ParameterError, StructureError or PsiError."""
+        values = read_parameters(self, self.physics)
+        sim = LiveSimulation(replace(self.preset, centre_radius_m=values['centre_radius_m']),
+                             structure_from_parameters(self.preset.structure, values),
+                             values['integrator'], values['dt_s'])
+        sim.reset_to_psi(values['psi_deg'])
+        return sim
+
+    # --- the clock ---------------------------------------------------------------------------------------------
+    def _tick(self) -> None:
+        if self.sim.diverged:
+            return
+        now = self.get_clock().now()
+        wall0, sim0, rtf = self._anchor
+        new_rtf = self.get_parameter('real_time_factor').value
+        if new_rtf != rtf:   # re-anchor so that a change of speed does not jump the simulated time
+            self._anchor = (now, self.sim.sim_time_s, new_rtf)
+            wall0, sim0, rtf = self._anchor
+        try:
+            self.sim.advance_to(sim0 + rtf * (now - wall0).nanoseconds * 1e-9)
+        except SimulationDiverged as error:
+            self.get_logger().error(f'{error}; publishing stopped until ~/reset')
+            return
+        self._publish(now.to_msg())
+
+    def _restart_clock(self) -> None:
+        self._anchor = (self.get_clock().now(), 0.0, self.get_parameter('real_time_factor').value)
+
+    # --- services and the action -------------------------------------------------------------------------------
+    def _reset(self, request: ResetTensegrity.Request, response: ResetTensegrity.Response):
+        try:
+            sim = self._build_simulation()
+            if request.rod_poses:
+                sim.reset_to_poses([[p.position.x, p.position.y, p.position.z] for p in request.rod_poses],
+                                   [[p.orientation.w, p.orientation.x, p.orientation.y, p.orientation.z]
+                                    for p in request.rod_poses])
+            else:
+                sim.reset_to_psi(request.psi_deg)
+        except (ParameterError, StructureError, PsiError, ValueError) as error:
+            response.success, response.message = False, f'reset refused: {error}'
+            return response
+        self.sim = sim
+        self._restart_clock()
+        response.success = True
+        response.message = ('reset to the given rod poses' if request.rod_poses
+                            else f'reset to psi = {request.psi_deg:g} deg')
+        return response
+
+    def _set_rest_lengths(self, request: SetRestLengths.Request, response: SetRestLengths.Response):
+        try:
+            self.sim.set_rest_lengths(np.array(request.rest_lengths))
+        except StructureError as error:
+            response.success, response.message = False, f'rest lengths refused: {error}'
+            return response
+        response.success, response.message = True, f'{len(request.rest_lengths)} rest lengths set'
+        return response
+
+    def _sweep(self, goal_handle) -> PsiSweep.Result:
+        goal, result = goal_handle.request, PsiSweep.Result()
+        for name in ('psi_min_deg', 'psi_max_deg', 'psi_star_deg', 'psi_2star_deg'):
+            setattr(result, name, math.nan)
+
+        def progress(done: int, total: int, psi: float) -> None:
+            if goal_handle.is_cancel_requested:
+                raise _Cancelled
+            goal_handle.publish_feedback(PsiSweep.Feedback(runs_done=done, runs_total=total, last_psi_deg=psi))
+
+        try:
+            grid = parse_grid(f'{goal.psi_start_deg}:{goal.psi_stop_deg}:{goal.psi_step_deg}')
+            sweep = run_sweep(self.sim.preset, grid, duration_s=goal.duration_s or None, progress=progress)
+        except _Cancelled:
+            goal_handle.canceled()
+            result.message = 'sweep cancelled'
+            return result
+        except (GridError, ValueError, SimulationDiverged) as error:
+            goal_handle.abort()
+            result.message = f'sweep refused: {error}'
+            return result
+        for name, value in sweep.thresholds.items():
+            setattr(result, name, math.nan if value is None else value)
+        result.psi_deg = [float(p) for p in sweep.psi_deg]
+        result.normal_mode = [run['normal_mode'] for run in sweep.runs]
+        result.message = f'{len(grid)} runs'
+        goal_handle.succeed()
+        return result
+
+    # --- messages ------------------------------------------------------------------------------------------------
+    def _publish(self, stamp) -> None:
+        snap = self.sim.snapshot()
+        header = Header(stamp=stamp, frame_id=self.frame_id)
+        poses = [_pose(c, q) for c, q in zip(snap.centres, snap.quaternions)]
+        self.poses_pub.publish(PoseArray(header=header, poses=poses))
+        self.markers_pub.publish(MarkerArray(markers=self._markers(header, snap)))
+        self.state_pub.publish(TensegrityState(
+            header=header, sim_time_s=snap.sim_time_s, psi_rad=math.radians(snap.psi_deg), rod_poses=poses,
+            rod_twists=[_twist(v, w) for v, w in zip(snap.velocities, snap.angular_velocities)],
+            cable_lengths=snap.lengths.tolist(), cable_rest_lengths=snap.rest_lengths.tolist(),
+            cable_strains=snap.strains.tolist(), cable_tensions=snap.tensions.tolist(),
+            cable_status=snap.status.tolist(), center_of_mass=_point(snap.centre_of_mass), energy=snap.energy,
+            normal_mode=snap.normal_mode))
+
+    def _markers(self, header: Header, snap) -> list[Marker]:
+        rods = [Marker(header=header, ns='rods', id=j, type=Marker.CYLINDER, action=Marker.ADD,
+                       pose=_pose(c, q), color=ColorRGBA(r=0.55, g=0.35, b=0.2, a=1.0))
+                for j, (c, q) in enumerate(zip(snap.centres, cylinder_orientation(snap.quaternions)))]
+        for rod, length in zip(rods, snap.rod_lengths):
+            rod.scale.x = rod.scale.y = 0.015
+            rod.scale.z = float(length)
+        cables = Marker(header=header, ns='cables', id=0, type=Marker.LINE_LIST, action=Marker.ADD)
+        cables.pose.orientation.w = 1.0
+        cables.scale.x = 0.004
+        cables.points = [_point(snap.ends[i]) for pair in snap.cable_ends for i in pair]
+        cables.colors = [ColorRGBA(r=r, g=g, b=b, a=a) for s in snap.status for r, g, b, a in
+                         (STATUS_COLOURS[s],) * 2]
+        return rods + [cables]
+
+
+class _Cancelled(Exception):
+    pass
+
+
+def _point(x) -> Point:
+    return Point(x=float(x[0]), y=float(x[1]), z=float(x[2]))
+
+
+def _pose(centre, q) -> Pose:
+    pose = Pose(position=_point(centre))
+    pose.orientation.w, pose.orientation.x, pose.orientation.y, pose.orientation.z = (float(v) for v in q)
+    return pose
+
+
+def _twist(v, w) -> Twist:
+    twist = Twist()
+    twist.linear.x, twist.linear.y, twist.linear.z = (float(x) for x in v)
+    twist.angular.x, twist.angular.y, twist.angular.z = (float(x) for x in w)
+    return twist
+
+
+def main(args=None) -> int:
+    rclpy.init(args=args)
+    try:
+        node = TensegritySimNode()
+    except (ParameterError, StructureError, PsiError, KeyError) as error:
+        print(f'tensegrity_sim_node: {error}', file=sys.stderr)
+        rclpy.try_shutdown()
+        return 2
+    executor = MultiThreadedExecutor(num_threads=2)   # the sweep action runs beside the clock
+    executor.add_node(node)
+    try:
+        executor.spin()
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown()
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

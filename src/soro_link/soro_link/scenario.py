@@ -37,6 +37,15 @@ class Process:
         if self.popen.poll() is not None:
             raise ScenarioError(f'{self.name} exited early with code {self.popen.returncode}; see {self.log}')
 
+    def wait_for_output(self, text: str, timeout_s: float = 20.0) -> None:
+        """Block until ``text`` appears in the process's log (e.g. a node saying it is ready)."""
+        deadline = time.monotonic() + timeout_s
+        while text not in self.log.read_text(errors='replace'):
+            self.check_running()
+            if time.monotonic() > deadline:
+                raise ScenarioError(f'{self.name} did not print {text!r} within {timeout_s:g} s; see {self.log}')
+            time.sleep(0.05)
+
     def stop(self) -> int:
         """SIGINT, then wait; kill after STOP_TIMEOUT_S. Returns the exit code."""
         if self.popen.poll() is None:
@@ -50,14 +59,19 @@ class Process:
         return self.popen.returncode
 
 
-def run_for(seconds: float, processes: list[Process]) -> None:
-    """Let ``processes`` run for ``seconds`` (checking they stay up), then stop them in reverse start order."""
+def run_for(seconds: float, processes: list[Process], until_exit: Process | None = None) -> None:
+    """Let ``processes`` run for ``seconds`` (checking they stay up), or until ``until_exit`` finishes by itself,
+    then stop the others in reverse start order. Raises ScenarioError if a process failed or ``seconds`` ran out
+    before ``until_exit`` finished."""
     try:
         deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and not (until_exit and until_exit.popen.poll() is not None):
             for process in processes:
-                process.check_running()
+                if process is not until_exit:
+                    process.check_running()
             time.sleep(0.1)
+        if until_exit and until_exit.popen.poll() is None:
+            raise ScenarioError(f'{until_exit.name} did not finish within {seconds:g} s; see {until_exit.log}')
     finally:
         codes = {p.name: p.stop() for p in reversed(processes)}
     failed = {name: code for name, code in codes.items() if code != 0}

@@ -22,7 +22,6 @@ from tensegrity_sim.presets import preset
 PRESET = 'savin2020_reproduce'
 LIVE_PSI_DEG = 50.0
 LIVE_SECONDS = 5.0
-START_DELAY_S = 1.5        # the recorder subscribes while the node holds the structure at its release
 STATE, MARKERS, POSES = '/tensegrity_sim/state', '/tensegrity_sim/markers', '/tensegrity_sim/rod_poses'
 
 
@@ -32,10 +31,15 @@ def live_run(out: Path, config: Path) -> Path:
     logs.mkdir(parents=True, exist_ok=True)
     recorder = Process('recorder', [executable('soro_link', 'recorder'), '--ros-args', '-p', f'output:={bag}',
                                     '-p', f'topics:=[{STATE},{MARKERS},{POSES}]', '-p', 'discovery_period_s:=0.1'], logs)
+    try:
+        recorder.wait_for_output('recording into')
+    except ScenarioError:
+        recorder.stop()
+        raise
     node = Process('tensegrity_sim_node', [
         executable('tensegrity_sim', 'tensegrity_sim_node'), '--ros-args', '--params-file', str(config),
-        '-p', f'preset:={PRESET}', '-p', f'psi_deg:={LIVE_PSI_DEG}', '-p', f'start_delay_s:={START_DELAY_S}'], logs)
-    run_for(START_DELAY_S + LIVE_SECONDS + 1.0, [recorder, node])   # + node start-up
+        '-p', f'preset:={PRESET}', '-p', f'psi_deg:={LIVE_PSI_DEG}', '-p', 'hold_for_subscribers:=1', '-p', f'duration_s:={LIVE_SECONDS}'], logs)
+    run_for(LIVE_SECONDS + 30.0, [recorder, node], until_exit=node)   # the clock starts once the recorder listens
     return bag
 
 

@@ -71,7 +71,7 @@ class LiveSimulation:
         self.step = STEPPERS[integrator]
         self.dt_s = dt_s
         self.state = self.preset.initial_state()
-        self.sim_time_s = 0.0
+        self.steps = 0
         self.psi_deg = preset.psi_deg
         self.diverged: SimulationDiverged | None = None
 
@@ -91,7 +91,11 @@ class LiveSimulation:
         self._reset(make_state(centres, zeros, quats / norms[:, None], zeros), math.nan)
 
     def _reset(self, state: np.ndarray, psi_deg: float) -> None:
-        self.state, self.psi_deg, self.sim_time_s, self.diverged = state, psi_deg, 0.0, None
+        self.state, self.psi_deg, self.steps, self.diverged = state, psi_deg, 0, None
+
+    @property
+    def sim_time_s(self) -> float:
+        return self.steps * self.dt_s   # counted in steps, so that no rounding accumulates
 
     def set_rest_lengths(self, rest_lengths_m) -> None:
         rest = np.asarray(rest_lengths_m, dtype=float)
@@ -114,7 +118,7 @@ class LiveSimulation:
             if not (np.all(np.isfinite(state)) and np.isfinite(energy)):
                 self.diverged = SimulationDiverged(self.sim_time_s + self.dt_s)
                 raise self.diverged
-            self.state, self.sim_time_s = state, self.sim_time_s + self.dt_s
+            self.state, self.steps = state, self.steps + 1
         return steps
 
     def snapshot(self) -> Snapshot:

@@ -19,7 +19,6 @@ from geometry_msgs.msg import Point, Pose, PoseArray, Twist
 from rclpy.action import ActionServer, CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
-from rclpy.duration import Duration
 from rclpy.node import Node
 from soro_interfaces.action import PsiSweep
 from soro_interfaces.msg import TensegrityState
@@ -42,8 +41,9 @@ RUN = (
     ParamSpec('publish_rate_hz', 100.0, 'rate of state, poses and markers (Hz)', 1.0, 1000.0, read_only=True),
     ParamSpec('real_time_factor', 1.0, 'simulated seconds per wall second', 0.01, 100.0),
     ParamSpec('frame_id', 'world', 'frame of the poses and markers'),
-    ParamSpec('start_delay_s', 0.0, 'publish the released structure this long before its clock starts (s), '
-              'so that recorders started alongside catch t = 0', 0.0, 60.0, read_only=True),
+    ParamSpec('duration_s', 0.0, 'simulate this long, then exit (s); 0 runs until stopped', 0.0, 1e6, read_only=True),
+    ParamSpec('hold_for_subscribers', 0, 'hold the structure at its release (publishing t = 0) until ~/state has this '
+              'many subscribers, so that a recorder started alongside catches the release', 0, 100, read_only=True),
 )
 
 
@@ -92,7 +92,10 @@ class TensegritySimNode(Node):
         run = read_parameters(self, RUN)
         self.frame_id = run['frame_id']
         self.sim = self._build_simulation()
-        self._anchor = (self.get_clock().now() + Duration(seconds=run['start_delay_s']), 0.0, run['real_time_factor'])
+        self._hold_for = run['hold_for_subscribers']
+        self.duration_s = run['duration_s']
+        self.finished = False
+        self._anchor = (self.get_clock().now(), 0.0, run['real_time_factor'])
         self.state_pub = self.create_publisher(TensegrityState, '~/state', 10)
         self.poses_pub = self.create_publisher(PoseArray, '~/rod_poses', 10)
         self.markers_pub = self.create_publisher(MarkerArray, '~/markers', 10)
@@ -116,17 +119,28 @@ class TensegritySimNode(Node):
         if self.sim.diverged:
             return
         now = self.get_clock().now()
-        wall0, sim0, rtf = self._anchor
-        new_rtf = self.get_parameter('real_time_factor').value
-        if new_rtf != rtf:   # re-anchor so that a change of speed does not jump the simulated time
-            self._anchor = (now, self.sim.sim_time_s, new_rtf)
-            wall0, sim0, rtf = self._anchor
         try:
-            self.sim.advance_to(sim0 + rtf * (now - wall0).nanoseconds * 1e-9)
+            self.sim.advance_to(self._simulated_time_due(now))
         except SimulationDiverged as error:
             self.get_logger().error(f'{error}; publishing stopped until ~/reset')
             return
         self._publish(now.to_msg())
+        if self.duration_s and self.sim.sim_time_s >= self.duration_s - 1e-9:
+            self.get_logger().info(f'simulated {self.sim.sim_time_s:g} s (duration_s); exiting')
+            self.finished = True
+
+    def _simulated_time_due(self, now) -> float:
+        """Where the simulation should be at wall time ``now``: real_time_factor times the wall time since the
+        clock started, the clock held at 0 until ``hold_for_subscribers`` are listening."""
+        if self._hold_for:   # the clock starts from this tick on, which still publishes t = 0
+            self._anchor = (now, 0.0, self._anchor[2])
+            if self.state_pub.get_subscription_count() >= self._hold_for:
+                self._hold_for = 0
+        rtf = self.get_parameter('real_time_factor').value
+        if rtf != self._anchor[2]:   # re-anchor so that a change of speed does not jump the simulated time
+            self._anchor = (now, self.sim.sim_time_s, rtf)
+        wall0, sim0, _ = self._anchor
+        return sim0 + rtf * (now - wall0).nanoseconds * 1e-9
 
     def _restart_clock(self) -> None:
         self._anchor = (self.get_clock().now(), 0.0, self.get_parameter('real_time_factor').value)
@@ -252,7 +266,8 @@ def main(args=None) -> int:
     executor = MultiThreadedExecutor(num_threads=2)   # the sweep action runs beside the clock
     executor.add_node(node)
     try:
-        executor.spin()
+        while rclpy.ok() and not node.finished:
+            executor.spin_once(timeout_sec=0.1)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     finally:

@@ -40,7 +40,8 @@ class Probe:
         self.executor = MultiThreadedExecutor(num_threads=3)
         for node in (self.sim, self.client):
             self.executor.add_node(node)
-        threading.Thread(target=self.executor.spin, daemon=True).start()
+        self.thread = threading.Thread(target=self.executor.spin, daemon=True)
+        self.thread.start()
 
     def wait_states(self, count, timeout_s=5.0):
         start = len(self.states)
@@ -71,6 +72,7 @@ class Probe:
 
     def close(self):
         self.executor.shutdown()
+        self.thread.join(timeout=5.0)
         self.sim.destroy_node()
         self.client.destroy_node()
 

@@ -51,7 +51,8 @@ def main(argv: list[str] | None = None) -> int:
         args.json.write_text(text + '\n')
     if args.plots:
         args.plots.mkdir(parents=True, exist_ok=True)
-        plots.strain_vs_time(result, args.plots / 'fig3_strain_vs_time.png', f'{chosen.name}: strain during the transient')
+        plots.strain_vs_time(result, args.plots / 'fig3_strain_vs_time.png',
+                             f'{chosen.name}: strain during the transient')
         plots.psi_ranges(result, args.plots / 'fig4_psi_ranges.png', f'{chosen.name}: strain against ψ')
     found = ', '.join(f'{name[:-4]} = ' + (f'{value:g}°' if value is not None else 'not on this grid')
                       for name, value in result.thresholds.items())

@@ -29,8 +29,9 @@ def live_run(out: Path, config: Path) -> Path:
     """The node released at LIVE_PSI_DEG in real time, its three topics recorded; returns the bag directory."""
     bag, logs = out / 'live_bag', out / 'logs'
     logs.mkdir(parents=True, exist_ok=True)
-    recorder = Process('recorder', [executable('soro_link', 'recorder'), '--ros-args', '-p', f'output:={bag}',
-                                    '-p', f'topics:=[{STATE},{MARKERS},{POSES}]', '-p', 'discovery_period_s:=0.1'], logs)
+    recorder = Process('recorder', [
+        executable('soro_link', 'recorder'), '--ros-args', '-p', f'output:={bag}',
+        '-p', f'topics:=[{STATE},{MARKERS},{POSES}]', '-p', 'discovery_period_s:=0.1'], logs)
     try:
         recorder.wait_for_output('recording into')
     except ScenarioError:
@@ -38,7 +39,8 @@ def live_run(out: Path, config: Path) -> Path:
         raise
     node = Process('tensegrity_sim_node', [
         executable('tensegrity_sim', 'tensegrity_sim_node'), '--ros-args', '--params-file', str(config),
-        '-p', f'preset:={PRESET}', '-p', f'psi_deg:={LIVE_PSI_DEG}', '-p', 'hold_for_subscribers:=1', '-p', f'duration_s:={LIVE_SECONDS}'], logs)
+        '-p', f'preset:={PRESET}', '-p', f'psi_deg:={LIVE_PSI_DEG}',
+        '-p', 'hold_for_subscribers:=1', '-p', f'duration_s:={LIVE_SECONDS}'], logs)
     run_for(LIVE_SECONDS + 30.0, [recorder, node], until_exit=node)   # the clock starts once the recorder listens
     return bag
 

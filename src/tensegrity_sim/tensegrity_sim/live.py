@@ -13,26 +13,11 @@ from tensegrity_sim import analysis, quaternion
 from tensegrity_sim.dynamics import C, Q, V, W, Dynamics, make_state
 from tensegrity_sim.integrate import STEPPERS, SimulationDiverged
 from tensegrity_sim.presets import Preset
-from tensegrity_sim.structure import Ground, Structure, StructureError
+from tensegrity_sim.structure import Structure, StructureError
 
 # RGBA per analysis.cable_status: slack grey-blue, normal green, over-strained red
 STATUS_COLOURS = np.array([[0.45, 0.55, 0.75, 0.8], [0.1, 0.8, 0.2, 1.0], [0.95, 0.1, 0.1, 1.0]])
 MAX_STEPS_PER_ADVANCE = 2000   # a stalled clock must not turn one tick into minutes of catch-up
-
-
-def structure_from_parameters(base: Structure, values: dict) -> Structure:
-    """``base`` with the node's physical parameters applied (names as in sim_node.PHYSICS); raises StructureError."""
-    ground = None
-    if values['ground_enabled']:
-        ground = Ground(height_m=values['ground_height_m'], stiffness_n_per_m=values['ground_stiffness_n_per_m'],
-                        damping_n_s_per_m=values['ground_damping_n_s_per_m'], friction=values['ground_friction'])
-    return replace(
-        base, rod_mass_kg=values['rod_mass_kg'], rod_length_m=values['rod_length_m'], inertia=values['inertia'],
-        cable_stiffness_n_per_m=values['cable_stiffness_n_per_m'], cable_rest_length_m=values['cable_rest_length_m'],
-        cable_damping_n_s_per_m=values['cable_damping_n_s_per_m'], damping_mode=values['damping_mode'],
-        unilateral=values['unilateral'], rod_drag_linear_n_s_per_m=values['rod_drag_linear_n_s_per_m'],
-        rod_drag_angular_n_m_s=values['rod_drag_angular_n_m_s'], gravity_m_s2=(0.0, 0.0, -values['gravity_m_s2']),
-        ground=ground)
 
 
 @dataclass

@@ -59,9 +59,10 @@ def psi_ranges(result: SweepResult, path: Path, title: str) -> Path:
     ax.axhline(100, color='r', lw=0.8, ls='--', label='100 % limit')
     lo, hi = result.thresholds['psi_min_deg'], result.thresholds['psi_max_deg']
     if lo is not None or hi is not None:
+        resolved = lo is not None and hi is not None
+        label = f'ψ_min = {lo:g}° to ψ_max = {hi:g}°' if resolved else 'range reaching the edge of the grid'
         ax.axvspan(lo if lo is not None else result.psi_deg[0], hi if hi is not None else result.psi_deg[-1],
-                   color='grey', alpha=0.12, label=f'normal mode: ψ_min = {lo:g}°, ψ_max = {hi:g}°' if lo is not None and hi is not None
-                   else 'normal mode (range reaches the grid edge)')
+                   color='grey', alpha=0.12, label=f'no slack upper, no lower above 100 %: {label}')
     ax.set_xlabel('ψ, deg')
     ax.set_ylabel('ε, %')
     ax.set_title(title)

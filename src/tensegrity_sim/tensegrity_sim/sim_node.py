@@ -27,59 +27,14 @@ from std_msgs.msg import ColorRGBA, Header
 from visualization_msgs.msg import Marker, MarkerArray
 
 from soro_link.bridge_node import declare_parameters, read_parameters
-from soro_link.params import ParameterError, ParamSpec
-from tensegrity_sim.integrate import FIXED_STEP, SimulationDiverged
-from tensegrity_sim.live import STATUS_COLOURS, LiveSimulation, cylinder_orientation, structure_from_parameters
+from soro_link.params import ParameterError
+from tensegrity_sim.integrate import SimulationDiverged
+from tensegrity_sim.live import STATUS_COLOURS, LiveSimulation, cylinder_orientation
+from tensegrity_sim.parameters import PRESET, RUN, physics_parameters, structure_from_parameters
 from tensegrity_sim.prism import PsiError
-from tensegrity_sim.presets import PRESETS, Preset, preset
-from tensegrity_sim.structure import DAMPING_MODES, INERTIA_MODES, StructureError
+from tensegrity_sim.presets import preset
+from tensegrity_sim.structure import StructureError
 from tensegrity_sim.sweep import GridError, parse_grid, run_sweep
-
-PRESET = ParamSpec('preset', 'savin2020_reproduce', 'named configuration; the defaults of the other parameters',
-                   choices=tuple(PRESETS), read_only=True)
-RUN = (
-    ParamSpec('publish_rate_hz', 100.0, 'rate of state, poses and markers (Hz)', 1.0, 1000.0, read_only=True),
-    ParamSpec('real_time_factor', 1.0, 'simulated seconds per wall second', 0.01, 100.0),
-    ParamSpec('frame_id', 'world', 'frame of the poses and markers'),
-    ParamSpec('duration_s', 0.0, 'simulate this long, then exit (s); 0 runs until stopped', 0.0, 1e6, read_only=True),
-    ParamSpec('hold_for_subscribers', 0, 'hold the structure at its release (publishing t = 0) until ~/state has this '
-              'many subscribers, so that a recorder started alongside catches the release', 0, 100, read_only=True),
-)
-
-
-def physics_parameters(p: Preset) -> tuple[ParamSpec, ...]:
-    """Physical parameters with ``p``'s values as defaults; they take effect at start-up and at each ~/reset."""
-    s = p.structure
-    first = {name: float(getattr(s, name)[0]) for name in ('rod_mass_kg', 'rod_length_m', 'cable_stiffness_n_per_m',
-                                                           'cable_rest_length_m', 'cable_damping_n_s_per_m')}
-    return (
-        ParamSpec('rod_mass_kg', first['rod_mass_kg'], 'mass of each rod (kg)', 1e-6, 1e6),
-        ParamSpec('rod_length_m', first['rod_length_m'], 'length of each rod (m)', 1e-4, 100.0),
-        ParamSpec('inertia', s.inertia, 'rod inertia: thin_rod (m L²/12) or identity (1 kg·m², authors\' code)',
-                  choices=INERTIA_MODES),
-        ParamSpec('cable_stiffness_n_per_m', first['cable_stiffness_n_per_m'], 'cable stiffness s (N/m)', 0.0, 1e7),
-        ParamSpec('cable_rest_length_m', first['cable_rest_length_m'], 'cable rest length l⁰ (m)', 1e-4, 100.0),
-        ParamSpec('cable_damping_n_s_per_m', first['cable_damping_n_s_per_m'], 'cable damping γ of eq. (3) (N·s/m)',
-                  0.0, 1e5),
-        ParamSpec('damping_mode', s.damping_mode, 'cable damping on the full relative velocity, or along the cable',
-                  choices=DAMPING_MODES),
-        ParamSpec('unilateral', bool(s.unilateral), 'cables carry no force when shorter than their rest length'),
-        ParamSpec('rod_drag_linear_n_s_per_m', s.rod_drag_linear_n_s_per_m, 'drag on each rod centre (N·s/m)',
-                  0.0, 1e5),
-        ParamSpec('rod_drag_angular_n_m_s', s.rod_drag_angular_n_m_s, 'drag on each rod rotation (N·m·s)', 0.0, 1e5),
-        ParamSpec('gravity_m_s2', float(-s.gravity_m_s2[2]), 'gravity along -z (m/s²); 0 in the paper', 0.0, 100.0),
-        ParamSpec('ground_enabled', s.ground is not None, 'a floor with penalty contact and Coulomb friction'),
-        ParamSpec('ground_height_m', 0.0, 'floor height (m)', -100.0, 100.0),
-        ParamSpec('ground_stiffness_n_per_m', 1.0e4, 'floor penalty stiffness (N/m)', 1.0, 1e8),
-        ParamSpec('ground_damping_n_s_per_m', 50.0, 'floor penalty damping (N·s/m)', 0.0, 1e6),
-        ParamSpec('ground_friction', 0.8, 'Coulomb friction coefficient μ', 0.0, 10.0),
-        ParamSpec('centre_radius_m', p.centre_radius_m, 'radius ρ0 of the initial rod centres (m)', 0.0, 10.0),
-        ParamSpec('psi_deg', p.psi_deg, 'initial tilt ψ of each rod from the vertical (deg)', 0.0, 90.0,
-                  open_interval=True),
-        ParamSpec('integrator', p.integrator if p.integrator in FIXED_STEP else 'rk4', 'fixed-step integrator',
-                  choices=FIXED_STEP),
-        ParamSpec('dt_s', p.dt_s, 'integration step (s)', 1e-5, 0.1),
-    )
 
 
 class TensegritySimNode(Node):
@@ -101,7 +56,8 @@ class TensegritySimNode(Node):
         self.markers_pub = self.create_publisher(MarkerArray, '~/markers', 10)
         self.create_service(ResetTensegrity, '~/reset', self._reset)
         self.create_service(SetRestLengths, '~/set_rest_lengths', self._set_rest_lengths)
-        self.sweep_server = ActionServer(self, PsiSweep, '~/sweep', self._sweep, callback_group=ReentrantCallbackGroup(),
+        self.sweep_server = ActionServer(self, PsiSweep, '~/sweep', self._sweep,
+                                         callback_group=ReentrantCallbackGroup(),   # beside the clock
                                          cancel_callback=lambda _goal: CancelResponse.ACCEPT)
         self.create_timer(1.0 / run['publish_rate_hz'], self._tick)
 
@@ -113,6 +69,10 @@ class TensegritySimNode(Node):
                              values['integrator'], values['dt_s'])
         sim.reset_to_psi(values['psi_deg'])
         return sim
+
+    def destroy_node(self) -> None:
+        self.sweep_server.destroy()
+        super().destroy_node()
 
     # --- the clock ---------------------------------------------------------------------------------------------
     def _tick(self) -> None:

@@ -102,12 +102,12 @@ class Structure:
         set_(self, 'cables', cables)
         set_(self, 'rod_mass_kg', _check_array('rod_mass_kg', self.rod_mass_kg, n_r, positive=True))
         set_(self, 'rod_length_m', _check_array('rod_length_m', self.rod_length_m, n_r, positive=True))
-        set_(self, 'cable_stiffness_n_per_m', _check_array('cable_stiffness_n_per_m', self.cable_stiffness_n_per_m, n_c))
-        set_(self, 'cable_rest_length_m',
-             _check_array('cable_rest_length_m', self.cable_rest_length_m, n_c, positive=True))
-        set_(self, 'cable_damping_n_s_per_m', _check_array('cable_damping_n_s_per_m', self.cable_damping_n_s_per_m, n_c))
-        set_(self, 'rod_drag_linear_n_s_per_m', _check_scalar('rod_drag_linear_n_s_per_m', self.rod_drag_linear_n_s_per_m))
-        set_(self, 'rod_drag_angular_n_m_s', _check_scalar('rod_drag_angular_n_m_s', self.rod_drag_angular_n_m_s))
+        for name in ('cable_stiffness_n_per_m', 'cable_damping_n_s_per_m'):
+            set_(self, name, _check_array(name, getattr(self, name), n_c))
+        rest = _check_array('cable_rest_length_m', self.cable_rest_length_m, n_c, positive=True)
+        set_(self, 'cable_rest_length_m', rest)
+        for name in ('rod_drag_linear_n_s_per_m', 'rod_drag_angular_n_m_s'):
+            set_(self, name, _check_scalar(name, getattr(self, name)))
         gravity = np.asarray(self.gravity_m_s2, dtype=float)
         if gravity.shape != (3,) or not np.all(np.isfinite(gravity)):
             raise StructureError(f'gravity_m_s2 = {gravity.tolist()!r}: must be 3 finite numbers (m/s², world frame)')

@@ -73,6 +73,7 @@ class Probe:
     def close(self):
         self.executor.shutdown()
         self.thread.join(timeout=5.0)
+        self.sweep_client.destroy()
         self.sim.destroy_node()
         self.client.destroy_node()
 

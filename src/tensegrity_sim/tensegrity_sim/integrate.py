@@ -1,5 +1,5 @@
 """Time integration of a Dynamics: adaptive (scipy solve_ivp), fixed-step RK4 and semi-implicit Euler, and the
-authors' sequential Taylor scheme. Every integrator keeps the quaternions unit and stops on a non-finite state.
+authors' sequential Taylor scheme. Every integrator keeps the quaternions unit and stops on a non-finite or blown-up state.
 """
 from __future__ import annotations
 
@@ -15,15 +15,24 @@ from tensegrity_sim.dynamics import C, Q, V, W, Dynamics
 FIXED_STEP = ('rk4', 'semi_implicit', 'savin2020_code')
 INTEGRATORS = ('adaptive',) + FIXED_STEP
 Actuation = Callable[[float], np.ndarray]   # t (s) -> cable rest lengths (m)
+# An explicit step too large for the system grows the state geometrically; a rod 1000 km away or moving at 1000 km/s
+# is taken as divergence before the numbers overflow.
+BLOW_UP = 1.0e6
 
 
 class SimulationDiverged(RuntimeError):
     """The state became non-finite; ``time_s`` is the first sample time at which it was seen."""
 
     def __init__(self, time_s: float):
-        super().__init__(f'simulation diverged (non-finite state) at t = {time_s:.4f} s; '
+        super().__init__(f'simulation diverged (state non-finite or beyond {BLOW_UP:g}) at t = {time_s:.4f} s; '
                          'reduce dt or use the adaptive integrator')
         self.time_s = time_s
+
+
+def diverged(y: np.ndarray) -> bool:
+    """The state is non-finite or has blown up (|component| >= BLOW_UP in SI units)."""
+    with np.errstate(invalid='ignore'):
+        return not bool(np.all(np.abs(y) < BLOW_UP))   # NaN compares False
 
 
 @dataclass
@@ -86,7 +95,11 @@ def _check_times(duration_s: float, dt_s: float, sample_period_s: float) -> tupl
     per_sample = round(sample_period_s / dt_s)
     if per_sample < 1 or abs(per_sample * dt_s - sample_period_s) > 1e-9 * sample_period_s:
         raise ValueError(f'sample_period_s = {sample_period_s!r}: must be a whole multiple of dt_s = {dt_s!r}')
-    return round(duration_s / sample_period_s), per_sample
+    n_samples = round(duration_s / sample_period_s)
+    if n_samples < 1 or abs(n_samples * sample_period_s - duration_s) > 1e-9 * duration_s:
+        raise ValueError(f'duration_s = {duration_s!r}: must be a whole multiple of sample_period_s = '
+                         f'{sample_period_s!r}')
+    return n_samples, per_sample
 
 
 def simulate(dynamics: Dynamics, y0: np.ndarray, duration_s: float, *, integrator: str = 'rk4', dt_s: float = 0.01,
@@ -95,31 +108,40 @@ def simulate(dynamics: Dynamics, y0: np.ndarray, duration_s: float, *, integrato
     """Integrate from y0 (..., n_r, 13) for ``duration_s``, sampling every ``sample_period_s`` (t = 0 included).
 
     ``actuation(t)`` gives the cable rest lengths at time t; fixed-step integrators hold them over each step.
-    Raises SimulationDiverged on a non-finite state.
+    Raises SimulationDiverged on a non-finite or blown-up state (see ``diverged``).
     """
     if integrator not in INTEGRATORS:
         raise ValueError(f'integrator = {integrator!r}: allowed values are {", ".join(INTEGRATORS)}')
     if integrator == 'adaptive':
         n_samples, _ = _check_times(duration_s, sample_period_s, sample_period_s)
         return _simulate_adaptive(dynamics, y0, n_samples * sample_period_s, n_samples, actuation, rtol, atol)
+    y0 = _check_initial_state(y0)
     n_samples, per_sample = _check_times(duration_s, dt_s, sample_period_s)
     step = STEPPERS[integrator]
-    y = _with_unit_quaternions(np.asarray(y0, dtype=float))
+    y = _with_unit_quaternions(y0)
     states = np.empty(y.shape[:-2] + (n_samples + 1,) + y.shape[-2:])
     states[..., 0, :, :] = y
     for i in range(1, n_samples + 1):
-        for s in range(per_sample):
-            if actuation is not None:
-                dynamics.set_rest_lengths(actuation(((i - 1) * per_sample + s) * dt_s))
-            y = step(dynamics, y, dt_s)
-        if not np.all(np.isfinite(y)):
+        with np.errstate(all='ignore'):   # overflow on the way to divergence is reported below, not warned
+            for s in range(per_sample):
+                if actuation is not None:
+                    dynamics.set_rest_lengths(actuation(((i - 1) * per_sample + s) * dt_s))
+                y = step(dynamics, y, dt_s)
+        if diverged(y):
             raise SimulationDiverged(i * per_sample * dt_s)
         states[..., i, :, :] = y
     return Trajectory(np.arange(n_samples + 1) * per_sample * dt_s, states)
 
 
+def _check_initial_state(y0) -> np.ndarray:
+    y0 = np.asarray(y0, dtype=float)
+    if y0.shape[-1:] != (13,) or not np.all(np.isfinite(y0)) or np.any(np.linalg.norm(y0[..., Q], axis=-1) == 0):
+        raise ValueError('y0: must be finite rod states of shape (..., n_rods, 13) with non-zero quaternions')
+    return y0
+
+
 def _simulate_adaptive(dynamics, y0, duration_s, n_samples, actuation, rtol, atol) -> Trajectory:
-    y0 = _with_unit_quaternions(np.asarray(y0, dtype=float))
+    y0 = _with_unit_quaternions(_check_initial_state(y0))
     shape = y0.shape
 
     def rhs(t, flat):
@@ -131,8 +153,8 @@ def _simulate_adaptive(dynamics, y0, duration_s, n_samples, actuation, rtol, ato
 
     t = np.linspace(0.0, duration_s, n_samples + 1)
     solution = solve_ivp(rhs, (0.0, duration_s), y0.ravel(), method='DOP853', t_eval=t, rtol=rtol, atol=atol)
-    if solution.status != 0 or not np.all(np.isfinite(solution.y)):
-        finite = np.all(np.isfinite(solution.y), axis=0)
-        raise SimulationDiverged(float(solution.t[np.argmin(finite)] if not finite.all() else solution.t[-1]))
+    if solution.status != 0 or diverged(solution.y):
+        bad = ~np.all(np.abs(solution.y) < BLOW_UP, axis=0)
+        raise SimulationDiverged(float(solution.t[np.argmax(bad)] if bad.any() else solution.t[-1]))
     states = np.moveaxis(solution.y.reshape(shape + (-1,)), -1, -3)
     return Trajectory(t, _with_unit_quaternions(states))

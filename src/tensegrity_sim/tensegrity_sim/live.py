@@ -11,7 +11,7 @@ import numpy as np
 
 from tensegrity_sim import analysis, quaternion
 from tensegrity_sim.dynamics import C, Q, V, W, Dynamics, make_state
-from tensegrity_sim.integrate import STEPPERS, SimulationDiverged
+from tensegrity_sim.integrate import STEPPERS, SimulationDiverged, diverged
 from tensegrity_sim.presets import Preset
 from tensegrity_sim.structure import Structure, StructureError
 
@@ -99,8 +99,7 @@ class LiveSimulation:
             with np.errstate(all='ignore'):  # overflow is expected on the way to divergence, and reported below
                 state = self.step(self.dynamics, self.state, self.dt_s)
                 energy = self.dynamics.energy(state)
-            # finite but huge states overflow in the cable lengths: the energy sees both
-            if not (np.all(np.isfinite(state)) and np.isfinite(energy)):
+            if diverged(state) or not np.isfinite(energy):
                 self.diverged = SimulationDiverged(self.sim_time_s + self.dt_s)
                 raise self.diverged
             self.state, self.steps = state, self.steps + 1

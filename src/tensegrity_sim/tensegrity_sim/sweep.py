@@ -61,7 +61,8 @@ def run_sweep(preset: Preset, psi_deg: Sequence[float], *, integrator: str | Non
     """Simulate every ψ (in batches of ``batch`` runs integrated together) and summarise each run."""
     integrator = integrator or preset.integrator
     dt_s = dt_s or preset.dt_s
-    sample_period_s = max(sample_period_s, dt_s) if integrator != 'adaptive' else sample_period_s
+    if integrator != 'adaptive':   # a whole number of steps per sample
+        sample_period_s = dt_s * max(1, round(sample_period_s / dt_s))
     psi = np.asarray(psi_deg, dtype=float)
     dynamics = Dynamics(preset.structure)
     chunks = []

@@ -38,6 +38,8 @@ from tensegrity_sim.sweep import GridError, parse_grid, run_sweep
 
 
 class TensegritySimNode(Node):
+    """Parameters in, messages out; the simulation itself is a LiveSimulation."""
+
     def __init__(self, **kwargs):
         super().__init__('tensegrity_sim', **kwargs)
         declare_parameters(self, (PRESET,))
@@ -50,7 +52,7 @@ class TensegritySimNode(Node):
         self._hold_for = run['hold_for_subscribers']
         self.duration_s = run['duration_s']
         self.finished = False
-        self._anchor = (self.get_clock().now(), 0.0, run['real_time_factor'])
+        self._restart_clock()
         self.state_pub = self.create_publisher(TensegrityState, '~/state', 10)
         self.poses_pub = self.create_publisher(PoseArray, '~/rod_poses', 10)
         self.markers_pub = self.create_publisher(MarkerArray, '~/markers', 10)
@@ -103,6 +105,7 @@ class TensegritySimNode(Node):
         return sim0 + rtf * (now - wall0).nanoseconds * 1e-9
 
     def _restart_clock(self) -> None:
+        """Simulated time 0 is now: (wall time, simulated time, real-time factor) of the clock's anchor."""
         self._anchor = (self.get_clock().now(), 0.0, self.get_parameter('real_time_factor').value)
 
     # --- services and the action -------------------------------------------------------------------------------

@@ -1,0 +1,1 @@
+"""pMFC gait synthesis for TerreSoRo-III/-IV (Freeman, Mahendran, Vikas, IEEE T-RO 2025)."""

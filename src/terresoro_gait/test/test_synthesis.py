@@ -1,0 +1,128 @@
+"""BILPs (28) and (29): the spec's Tests A and B exactly, exact optima against exhaustive search over every simple
+cycle (n = 4 and n = 8), k-best order, infeasible tolerances, and synthesis on a graph pruned for a lost limb."""
+import networkx as nx
+import numpy as np
+import pytest
+
+from terresoro_gait.digraph import LimbDigraph, canonical, state_bits
+from terresoro_gait.synthesis import GaitProblem, Objective, SynthesisInfeasible
+from terresoro_gait.weights import EdgeWeights
+
+# spec 9.3 Test A: (p_x mm, p_y mm, θ deg, S_p, S_θ) per edge in the paper's order 1->2, 1->3, ..., 4->3
+TEST_A = np.array([[10, 0, 2, 1, .1], [0, 3, 10, 1, .1], [-2, 0, 0, 1, .1], [-4, 0, -2, 1, .1], [6, 1, -1, 4, .1],
+                   [5, 0, 3, 1, .1], [8, -1, -1, 1, .1], [0, 0, 12, 1, 2.], [0, -2, 8, 1, .1], [1, 0, 9, 1, .1],
+                   [0, 0, -4, 1, .1], [4, 0, -5, 1, .1]])
+
+
+@pytest.mark.parametrize('goal, alpha, beta, gamma, eps, cycle, cost', [
+    ('translation', (-1, 0), 0, 0, 3, (1, 2, 4, 3), -27), ('translation', (-1, 0), 0, 0, 0.5, (1, 2, 3), -24),
+    ('translation', (-1, 0), 0, 5, 3, (1, 2, 3), -9), ('translation', (1, 0), 0, 0, 3, (3, 4), 4),
+    ('translation', (-1, 0), 2, 0, 3, (1, 2, 4, 3), -19), ('rotation', (-1,), 0, 0, 3, (1, 3, 4), -27),
+    ('rotation', (-1,), 0, 0, 8, (1, 3, 2, 4), -34), ('rotation', (1,), 0, 0, 8, (1, 4, 2), -6),
+    ('rotation', (-1,), 5, 0, 8, (1, 3, 4), -25.5)])
+def test_spec_test_a(goal, alpha, beta, gamma, eps, cycle, cost):
+    """T1-T5 and R1-R4 of spec 9.3; T4 is where z = 0 would win without 1ᵀz ≥ 2."""
+    solution = GaitProblem(EdgeWeights(2, *TEST_A.T), LimbDigraph(2)).solve(Objective(goal, alpha, beta, gamma, eps))
+    assert solution.cycle == cycle and solution.cost == pytest.approx(cost, abs=1e-9)
+
+
+def test_spec_test_b_needs_the_whole_solution_cut():
+    """Pure rotation weights: the first BILP returns (1,2) + (3,4) (J = -18); cutting that solution gives (1,2),
+    J = -10, in 2 iterations. A per-component subtour cut would have removed (1,2) itself."""
+    theta = -np.ones(12)
+    theta[[0, 3]], theta[[8, 11]] = 5, 4          # 1->2, 2->1 and 3->4, 4->3
+    weights = EdgeWeights(2, np.zeros(12), np.zeros(12), theta, np.zeros(12), np.full(12, 0.1))
+    solution = GaitProblem(weights, LimbDigraph(2)).solve(Objective('rotation', (-1,), 0, 0, 1))
+    assert (solution.cycle, solution.cost, solution.iterations) == ((1, 2), -10.0, 2)
+
+
+def random_weights(n_limbs, seed):
+    rng = np.random.default_rng(seed)
+    m = LimbDigraph(n_limbs).m
+    return EdgeWeights(n_limbs, rng.normal(0, 5, m), rng.normal(0, 5, m), rng.normal(0, 8, m),
+                       rng.gamma(2, 1, m), rng.gamma(2, 0.5, m))
+
+
+def all_cycles(graph):
+    """Every simple cycle (networkx/Johnson) as canonical tuples and as cycle vectors (c, m)."""
+    digraph = nx.DiGraph([tuple(map(int, e)) for e in graph.edges])
+    cycles = [canonical(c) for c in nx.simple_cycles(digraph)]
+    return cycles, np.array([graph.cycle_vector(c) for c in cycles])
+
+
+def exhaustive_ranking(problem, objective, cycles, Z):
+    """Feasible cycles sorted by cost, with their costs."""
+    cost = Z @ problem.costs(objective)
+    motion = Z @ (problem.theta[:, None] if objective.goal == 'translation' else problem.P.T)
+    feasible = np.all(np.abs(motion) <= objective.eps + 1e-9, axis=1)
+    order = np.flatnonzero(feasible)[np.argsort(cost[feasible], kind='stable')]
+    return [cycles[i] for i in order], cost[order]
+
+
+@pytest.fixture(scope='module')
+def eight():
+    graph = LimbDigraph(3)
+    cycles, Z = all_cycles(graph)
+    assert len(cycles) == 16064          # spec 5.2: true simple cycles of the complete digraph on 8 vertices
+    return graph, cycles, Z
+
+
+@pytest.mark.parametrize('seed', [1, 2, 3])
+def test_optimum_equals_exhaustive_search_on_eight_vertices(eight, seed):
+    graph, cycles, Z = eight
+    weights = random_weights(3, seed)
+    rng = np.random.default_rng(100 + seed)
+    for objective in (Objective('translation', tuple(rng.uniform(-1, 1, 2)), 0.2, 1.0, 4.0),
+                      Objective('rotation', (rng.uniform(-1, 1),), 0.2, 1.0, 6.0)):
+        solution = GaitProblem(weights, graph).solve(objective)
+        ranked, costs = exhaustive_ranking(GaitProblem(weights, graph), objective, cycles, Z)
+        assert solution.cost == pytest.approx(costs[0], abs=1e-7)
+        assert solution.cycle == ranked[0] or costs[1] == pytest.approx(costs[0], abs=1e-7)
+
+
+def test_k_best_follows_the_exhaustive_ranking(eight):
+    graph, cycles, Z = eight
+    problem = GaitProblem(random_weights(3, 7), graph)
+    objective = Objective('translation', (-0.6, 0.8), 0.1, 0.5, 5.0)
+    best = problem.k_best(objective, 4)
+    ranked, costs = exhaustive_ranking(problem, objective, cycles, Z)
+    assert [s.cost for s in best] == pytest.approx(list(costs[:4]), abs=1e-7)
+    assert len({s.cycle for s in best}) == 4
+
+
+def test_k_best_on_four_vertices_lists_every_feasible_cycle_in_order():
+    graph = LimbDigraph(2)
+    problem = GaitProblem(EdgeWeights(2, *TEST_A.T), graph)
+    objective = Objective('translation', (-1, 0), 0, 0, 3)
+    ranked, costs = exhaustive_ranking(problem, objective, *all_cycles(graph))
+    found = problem.k_best(objective, 30)
+    assert [s.cost for s in found] == pytest.approx(list(costs))      # all of them, then it stops
+    assert len(all_cycles(graph)[0]) == 20
+
+
+def test_a_tolerance_no_cycle_meets_is_refused_with_the_reason():
+    problem = GaitProblem(EdgeWeights(2, *TEST_A.T), LimbDigraph(2))
+    with pytest.raises(SynthesisInfeasible, match=r'no simple cycle meets the translation \|Pz\| ≤ ε_t with eps = 0'):
+        problem.solve(Objective('rotation', (-1,), 0, 0, 0.0))
+
+
+@pytest.mark.parametrize('lost, allowed', [((1,), set(range(1, 9))), ((4,), set(range(1, 17, 2)))])
+def test_loss_of_limb_synthesis_keeps_the_original_numbering(lost, allowed):
+    """Spec 5.8: TerreSoRo-IV without limb 1 (or 4) is the complete digraph on 8 states, 56 edges, original numbers;
+    gaits synthesized on it never curl the lost limb, with the same learned weights."""
+    graph = LimbDigraph(4, lost)
+    assert (graph.n, graph.m, set(graph.vertices)) == (8, 56, allowed)
+    weights = random_weights(4, 11)
+    for objective in (Objective('translation', (1, 0), 0.1, 1.0, 5.0), Objective('rotation', (-1,), 0.1, 1.0, 5.0)):
+        cycle = GaitProblem(weights, graph).solve(objective).cycle
+        assert set(cycle) <= allowed
+        assert all(state_bits(v, 4)[lost[0] - 1] == 0 for v in cycle)
+
+
+def test_objective_refuses_bad_hyperparameters():
+    with pytest.raises(ValueError, match='translation goal takes 2'):
+        Objective('translation', (1.0,))
+    with pytest.raises(ValueError, match='eps = -1'):
+        Objective('rotation', (1.0,), eps=-1)
+    with pytest.raises(ValueError, match="goal = 'sideways'"):
+        Objective('sideways', (1.0,))

@@ -16,12 +16,14 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
+from scipy.stats import qmc
 
 from terresoro_gait.digraph import LimbDigraph
 from terresoro_gait.weights import EdgeWeights
 
 GOALS = ('translation', 'rotation')
 MAX_ITERATIONS = 50       # the paper's L
+LHS_SAMPLES = 100         # the paper's N
 
 
 class SynthesisInfeasible(RuntimeError):
@@ -134,3 +136,35 @@ class GaitProblem:
                 a = leaving.astype(float) - out[row[inside[0]]] - out[row[other[0]]]
                 cuts.append(LinearConstraint(a[None, :], -1, np.inf))
         return cuts
+
+
+@dataclass
+class SweepResult:
+    gaits: list[Solution]           # distinct gaits, in order of first discovery
+    alphas: list[list[tuple]]       # per gait, the α samples that produced it
+    unresolved: int                 # α samples with no single cycle within the iteration limit (spec A12)
+
+
+def lhs_sweep(problem: GaitProblem, goal: str, beta: float, gamma: float, eps: float,
+              samples: int = LHS_SAMPLES, max_iterations: int = MAX_ITERATIONS, seed: int = 0) -> SweepResult:
+    """Spec 5.4: α = 2h - 1 over a Latin hypercube h ∈ [0, 1]^M (M = 2 translation, 1 rotation) of ``samples``
+    rows, each solved exactly; gaits de-duplicated by their canonical vertex list. Cuts are shared across rows
+    (they are valid for every α). Raises SynthesisInfeasible when the tolerance admits no cycle at all."""
+    hypercube = qmc.LatinHypercube(d=2 if goal == 'translation' else 1, seed=seed).random(samples)
+    result = SweepResult([], [], 0)
+    index: dict[tuple[int, ...], int] = {}
+    for h in hypercube:
+        alpha = tuple(float(a) for a in 2 * h - 1)
+        try:
+            solution = problem.solve(Objective(goal, alpha, beta, gamma, eps), max_iterations=max_iterations)
+        except SynthesisInfeasible as error:
+            if 'no simple cycle meets' in str(error):
+                raise
+            result.unresolved += 1
+            continue
+        if solution.cycle not in index:
+            index[solution.cycle] = len(result.gaits)
+            result.gaits.append(solution)
+            result.alphas.append([])
+        result.alphas[index[solution.cycle]].append(alpha)
+    return result

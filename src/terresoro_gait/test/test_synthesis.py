@@ -1,17 +1,12 @@
 """BILPs (28) and (29): the spec's Tests A and B exactly, exact optima against exhaustive search over every simple
 cycle (n = 4 and n = 8), k-best order, infeasible tolerances, and synthesis on a graph pruned for a lost limb."""
-import networkx as nx
 import numpy as np
 import pytest
 
-from terresoro_gait.digraph import LimbDigraph, canonical, state_bits
-from terresoro_gait.synthesis import GaitProblem, Objective, SynthesisInfeasible
+from terresoro_gait.digraph import LimbDigraph, state_bits
+from terresoro_gait.kinematics import simple_cycles
+from terresoro_gait.synthesis import GaitProblem, Objective, SynthesisInfeasible, lhs_sweep
 from terresoro_gait.weights import EdgeWeights
-
-# spec 9.3 Test A: (p_x mm, p_y mm, θ deg, S_p, S_θ) per edge in the paper's order 1->2, 1->3, ..., 4->3
-TEST_A = np.array([[10, 0, 2, 1, .1], [0, 3, 10, 1, .1], [-2, 0, 0, 1, .1], [-4, 0, -2, 1, .1], [6, 1, -1, 4, .1],
-                   [5, 0, 3, 1, .1], [8, -1, -1, 1, .1], [0, 0, 12, 1, 2.], [0, -2, 8, 1, .1], [1, 0, 9, 1, .1],
-                   [0, 0, -4, 1, .1], [4, 0, -5, 1, .1]])
 
 
 @pytest.mark.parametrize('goal, alpha, beta, gamma, eps, cycle, cost', [
@@ -20,9 +15,9 @@ TEST_A = np.array([[10, 0, 2, 1, .1], [0, 3, 10, 1, .1], [-2, 0, 0, 1, .1], [-4,
     ('translation', (-1, 0), 2, 0, 3, (1, 2, 4, 3), -19), ('rotation', (-1,), 0, 0, 3, (1, 3, 4), -27),
     ('rotation', (-1,), 0, 0, 8, (1, 3, 2, 4), -34), ('rotation', (1,), 0, 0, 8, (1, 4, 2), -6),
     ('rotation', (-1,), 5, 0, 8, (1, 3, 4), -25.5)])
-def test_spec_test_a(goal, alpha, beta, gamma, eps, cycle, cost):
+def test_spec_test_a(test_a, goal, alpha, beta, gamma, eps, cycle, cost):
     """T1-T5 and R1-R4 of spec 9.3; T4 is where z = 0 would win without 1ᵀz ≥ 2."""
-    solution = GaitProblem(EdgeWeights(2, *TEST_A.T), LimbDigraph(2)).solve(Objective(goal, alpha, beta, gamma, eps))
+    solution = GaitProblem(test_a, LimbDigraph(2)).solve(Objective(goal, alpha, beta, gamma, eps))
     assert solution.cycle == cycle and solution.cost == pytest.approx(cost, abs=1e-9)
 
 
@@ -36,17 +31,9 @@ def test_spec_test_b_needs_the_whole_solution_cut():
     assert (solution.cycle, solution.cost, solution.iterations) == ((1, 2), -10.0, 2)
 
 
-def random_weights(n_limbs, seed):
-    rng = np.random.default_rng(seed)
-    m = LimbDigraph(n_limbs).m
-    return EdgeWeights(n_limbs, rng.normal(0, 5, m), rng.normal(0, 5, m), rng.normal(0, 8, m),
-                       rng.gamma(2, 1, m), rng.gamma(2, 0.5, m))
-
-
 def all_cycles(graph):
-    """Every simple cycle (networkx/Johnson) as canonical tuples and as cycle vectors (c, m)."""
-    digraph = nx.DiGraph([tuple(map(int, e)) for e in graph.edges])
-    cycles = [canonical(c) for c in nx.simple_cycles(digraph)]
+    """Every simple cycle as canonical tuples and as cycle vectors (c, m)."""
+    cycles = simple_cycles(graph)
     return cycles, np.array([graph.cycle_vector(c) for c in cycles])
 
 
@@ -68,7 +55,7 @@ def eight():
 
 
 @pytest.mark.parametrize('seed', [1, 2, 3])
-def test_optimum_equals_exhaustive_search_on_eight_vertices(eight, seed):
+def test_optimum_equals_exhaustive_search_on_eight_vertices(eight, random_weights, seed):
     graph, cycles, Z = eight
     weights = random_weights(3, seed)
     rng = np.random.default_rng(100 + seed)
@@ -80,7 +67,7 @@ def test_optimum_equals_exhaustive_search_on_eight_vertices(eight, seed):
         assert solution.cycle == ranked[0] or costs[1] == pytest.approx(costs[0], abs=1e-7)
 
 
-def test_k_best_follows_the_exhaustive_ranking(eight):
+def test_k_best_follows_the_exhaustive_ranking(eight, random_weights):
     graph, cycles, Z = eight
     problem = GaitProblem(random_weights(3, 7), graph)
     objective = Objective('translation', (-0.6, 0.8), 0.1, 0.5, 5.0)
@@ -90,9 +77,9 @@ def test_k_best_follows_the_exhaustive_ranking(eight):
     assert len({s.cycle for s in best}) == 4
 
 
-def test_k_best_on_four_vertices_lists_every_feasible_cycle_in_order():
+def test_k_best_on_four_vertices_lists_every_feasible_cycle_in_order(test_a):
     graph = LimbDigraph(2)
-    problem = GaitProblem(EdgeWeights(2, *TEST_A.T), graph)
+    problem = GaitProblem(test_a, graph)
     objective = Objective('translation', (-1, 0), 0, 0, 3)
     ranked, costs = exhaustive_ranking(problem, objective, *all_cycles(graph))
     found = problem.k_best(objective, 30)
@@ -100,14 +87,14 @@ def test_k_best_on_four_vertices_lists_every_feasible_cycle_in_order():
     assert len(all_cycles(graph)[0]) == 20
 
 
-def test_a_tolerance_no_cycle_meets_is_refused_with_the_reason():
-    problem = GaitProblem(EdgeWeights(2, *TEST_A.T), LimbDigraph(2))
+def test_a_tolerance_no_cycle_meets_is_refused_with_the_reason(test_a):
+    problem = GaitProblem(test_a, LimbDigraph(2))
     with pytest.raises(SynthesisInfeasible, match=r'no simple cycle meets the translation \|Pz\| ≤ ε_t with eps = 0'):
         problem.solve(Objective('rotation', (-1,), 0, 0, 0.0))
 
 
 @pytest.mark.parametrize('lost, allowed', [((1,), set(range(1, 9))), ((4,), set(range(1, 17, 2)))])
-def test_loss_of_limb_synthesis_keeps_the_original_numbering(lost, allowed):
+def test_loss_of_limb_synthesis_keeps_the_original_numbering(random_weights, lost, allowed):
     """Spec 5.8: TerreSoRo-IV without limb 1 (or 4) is the complete digraph on 8 states, 56 edges, original numbers;
     gaits synthesized on it never curl the lost limb, with the same learned weights."""
     graph = LimbDigraph(4, lost)
@@ -126,3 +113,19 @@ def test_objective_refuses_bad_hyperparameters():
         Objective('rotation', (1.0,), eps=-1)
     with pytest.raises(ValueError, match="goal = 'sideways'"):
         Objective('sideways', (1.0,))
+
+
+def test_lhs_sweep_finds_each_distinct_exact_optimum_once(test_a):
+    """Spec 5.4: α = 2h - 1 over a Latin hypercube; every α's optimum is in the result exactly once, and each gait
+    is the exhaustive optimum for the α samples recorded with it."""
+    graph = LimbDigraph(2)
+    problem = GaitProblem(test_a, graph)
+    result = lhs_sweep(problem, 'translation', beta=0.0, gamma=0.5, eps=3.0, samples=40, seed=4)
+    assert sum(len(a) for a in result.alphas) == 40 and result.unresolved == 0
+    assert len({g.cycle for g in result.gaits}) == len(result.gaits) >= 2
+    cycles, Z = all_cycles(graph)
+    for gait, alphas in zip(result.gaits, result.alphas):
+        for alpha in alphas:
+            ranked, costs = exhaustive_ranking(problem, Objective('translation', alpha, 0.0, 0.5, 3.0), cycles, Z)
+            assert gait.cycle == ranked[0] or costs[1] == pytest.approx(costs[0])
+    assert all(abs(a) <= 1 for alphas in result.alphas for alpha in alphas for a in alpha)

@@ -1,0 +1,50 @@
+"""Edge-weight learning from tracked poses (paper III-A, VI-C2, eq. 14; spec 2.2-2.3).
+
+World poses are (x_mm, y_mm, φ_deg); an edge sample is (px_mm, py_mm, θ_deg), the primitive's motion in the frame of
+the robot at its start, the "coordinate system of the initial vertex".
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from terresoro_gait import se2
+from terresoro_gait.digraph import LimbDigraph
+from terresoro_gait.weights import EdgeWeights
+
+
+def edge_sample(start_pose, end_pose) -> np.ndarray:
+    """(px_mm, py_mm, θ_deg) (3,) = g_s^-1 g_e: p = R(φ_s)^T (x_e - x_s), θ = wrap(φ_e - φ_s) into (-180, 180]."""
+    s, e = (np.array([g[0], g[1], np.radians(g[2])], dtype=float) for g in (start_pose, end_pose))
+    d = se2.relative(s, e)
+    return np.array([d[0], d[1], np.degrees(d[2])])
+
+
+def collect(edges: Sequence[tuple[int, int]], poses) -> dict[tuple[int, int], list[np.ndarray]]:
+    """Samples by edge from executed primitives (K) and the world poses at their boundaries (K + 1, 3)."""
+    poses = np.asarray(poses, dtype=float)
+    if len(poses) != len(edges) + 1:
+        raise ValueError(f'{len(edges)} primitives need {len(edges) + 1} boundary poses, got {len(poses)}')
+    samples: dict[tuple[int, int], list[np.ndarray]] = {}
+    for k, (i, j) in enumerate(edges):
+        samples.setdefault((int(i), int(j)), []).append(edge_sample(poses[k], poses[k + 1]))
+    return samples
+
+
+def estimate(samples_by_edge: Mapping[tuple[int, int], Sequence], n_limbs: int, ddof: int = 1) -> EdgeWeights:
+    """EdgeWeights from samples (N_e, 3) of every edge (i, j) of the complete digraph on ``n_limbs`` limbs (eq. 14):
+    μ = sample mean, Σ = sample covariance normalised by N - ddof (default N - 1, MATLAB's ``cov``; the paper does
+    not say, spec A17), S_p = tr Σ_pp, S_θ = Σ_θθ. θ is averaged arithmetically (primitive rotations are far from
+    ±180°). Raises ValueError naming the first edge with fewer than 2 samples."""
+    graph, rows = LimbDigraph(n_limbs), []
+    unknown = sorted(set(samples_by_edge) - set(graph.edge_index))
+    if unknown:
+        raise ValueError(f'edge {unknown[0][0]}->{unknown[0][1]} is not a primitive of the {n_limbs}-limb digraph')
+    for i, j in graph.edges.tolist():
+        x = np.asarray(samples_by_edge.get((i, j), []), dtype=float).reshape(-1, 3)
+        if len(x) < 2:
+            raise ValueError(f'edge {i}->{j}: {len(x)} sample(s), at least 2 are needed for a covariance')
+        cov = np.cov(x, rowvar=False, ddof=ddof)
+        rows.append([*x.mean(axis=0), cov[0, 0] + cov[1, 1], cov[2, 2]])
+    return EdgeWeights(n_limbs, *np.array(rows).T)

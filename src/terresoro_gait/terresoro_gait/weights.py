@@ -44,7 +44,8 @@ class EdgeWeights:
             if values.shape != (m,):
                 raise WeightsError(f'{name}: expected {m} values (one per edge), got {values.size}')
             if not np.all(np.isfinite(values)):
-                raise WeightsError(f'{name}: non-finite value at edge {self._edge_name(np.argmin(np.isfinite(values)))}')
+                bad = self._edge_name(np.argmin(np.isfinite(values)))
+                raise WeightsError(f'{name}: non-finite value at edge {bad}')
             if name.startswith('s') and np.any(values < 0):
                 raise WeightsError(f'{name}: negative variance at edge {self._edge_name(np.argmax(values < 0))}')
             object.__setattr__(self, name, values)
@@ -63,13 +64,12 @@ class EdgeWeights:
                 self.stheta_deg2[cols])
 
 
-def n_limbs_for_edges(m: int) -> int:
-    """The limb count whose complete digraph has m edges (m = n(n-1), n = 2^limbs)."""
-    for limbs in range(1, 9):
-        n = 2 ** limbs
-        if n * (n - 1) == m:
-            return limbs
-    raise WeightsError(f'{m} edges is not the complete digraph of any limb count (12, 56, 240, ... edges)')
+def n_limbs_for_vertices(largest_vertex: int) -> int:
+    """The fewest limbs whose states include vertex ``largest_vertex`` (n = 2^limbs)."""
+    limbs = max(1, (largest_vertex - 1).bit_length())
+    if limbs > 8:
+        raise WeightsError(f'vertex {largest_vertex} needs {limbs} limbs; at most 8 are supported')
+    return limbs
 
 
 def read_csv(path: str | Path) -> EdgeWeights:
@@ -90,9 +90,9 @@ def read_csv(path: str | Path) -> EdgeWeights:
         if edge in records:
             raise WeightsError(f'{path}:{line}: edge {edge[0]}->{edge[1]} appears twice')
         records[edge] = values
-    graph = LimbDigraph(n_limbs_for_edges(len(records))) if records else None
-    if graph is None:
+    if not records:
         raise WeightsError(f'{path}: no edges')
+    graph = LimbDigraph(n_limbs_for_vertices(max(max(edge) for edge in records)))
     missing = [f'{i}->{j}' for i, j in graph.edges if (int(i), int(j)) not in records]
     if missing:
         raise WeightsError(f'{path}: {len(missing)} edge(s) missing for {graph.n_limbs} limbs, e.g. {missing[0]}')

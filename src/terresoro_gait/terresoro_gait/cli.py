@@ -1,0 +1,127 @@
+"""Command-line entry points for offline work: ``terresoro-synthesize``, ``terresoro-sweep``, ``terresoro-explore``.
+
+Units as in the weights file and the paper: mm, degrees; α, β, γ and ε in those units. Every refusal is one line on
+stderr and exit code 2.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from terresoro_gait.digraph import GaitError, LimbDigraph
+from terresoro_gait.explore import eulerian_rounds
+from terresoro_gait.kinematics import cycle_motion
+from terresoro_gait.synthesis import (LHS_SAMPLES, MAX_ITERATIONS, GaitProblem, Objective, SynthesisInfeasible,
+                                      lhs_sweep)
+from terresoro_gait.weights import EdgeWeights, WeightsError, read_csv
+
+
+def _numbers(text: str) -> tuple[float, ...]:
+    try:
+        return tuple(float(x) for x in text.split(','))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'{text!r} is not a comma-separated list of numbers') from None
+
+
+def _limbs(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(x) for x in text.split(',') if x.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'{text!r} is not a comma-separated list of limb numbers') from None
+
+
+def _problem_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--weights', required=True, help='weights CSV (from,to,px_mm,py_mm,theta_deg,sp_mm2,...)')
+    parser.add_argument('--goal', required=True, choices=('translation', 'rotation'))
+    parser.add_argument('--beta', type=float, default=0.0, help='variance penalty β')
+    parser.add_argument('--gamma', type=float, default=0.0, help='length penalty γ, per primitive')
+    parser.add_argument('--eps', type=float, required=True, help='ε_θ (deg) for translation, ε_t (mm) for rotation')
+    parser.add_argument('--lost-limbs', type=_limbs, default=(), help='failed limbs, e.g. 1,4 (stay uncurled)')
+
+
+def gait_record(weights: EdgeWeights, cycle: tuple[int, ...], cost: float) -> dict:
+    """A gait as the commands print it: its net motion composed in SE(2) from its first (smallest) vertex."""
+    p, theta = cycle_motion(weights, cycle)
+    return {'vertices': list(cycle), 'cost': cost, 'px_mm': float(p[0]), 'py_mm': float(p[1]),
+            'theta_deg': float(theta)}
+
+
+def _run(main, argv, prog: str) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # argparse takes '-1,0' for an option; '--alpha=-1,0' is what it understands
+    for i, token in enumerate(argv[:-1]):
+        if token == '--alpha' and argv[i + 1].startswith('-'):
+            argv[i:i + 2] = [f'--alpha={argv[i + 1]}']
+            break
+    try:
+        return main(argv)
+    except (WeightsError, SynthesisInfeasible, GaitError, ValueError) as error:
+        print(f'{prog}: {error}', file=sys.stderr)
+        return 2
+
+
+def _synthesize(argv) -> int:
+    parser = argparse.ArgumentParser(prog='terresoro-synthesize', description='exact gait synthesis, BILP (28)/(29)')
+    _problem_arguments(parser)
+    parser.add_argument('--alpha', type=_numbers, required=True, help='α: AX,AY for translation, A for rotation')
+    parser.add_argument('--k', type=int, default=1, help='the k best gaits, best first')
+    parser.add_argument('--json', action='store_true', help='print JSON (the default output)')
+    args = parser.parse_args(argv)
+    weights = read_csv(args.weights)
+    problem = GaitProblem(weights, LimbDigraph(weights.n_limbs, args.lost_limbs))
+    objective = Objective(args.goal, args.alpha, args.beta, args.gamma, args.eps)
+    gaits = [gait_record(weights, s.cycle, s.cost) for s in problem.k_best(objective, args.k)]
+    print(json.dumps({'gaits': gaits}))
+    return 0
+
+
+def _sweep(argv) -> int:
+    parser = argparse.ArgumentParser(prog='terresoro-sweep', description='Latin-hypercube sweep of α (paper V-B)')
+    _problem_arguments(parser)
+    parser.add_argument('--samples', type=int, default=LHS_SAMPLES, help='N, α samples')
+    parser.add_argument('--iterations', type=int, default=MAX_ITERATIONS, help='L, cut-loop iterations per sample')
+    parser.add_argument('--seed', type=int, default=0)
+    parser.add_argument('--tau', type=float, default=None, help='primitive duration τ (s) for speeds; default '
+                        '0.55 s for 3 limbs, 0.45 s for 4')
+    args = parser.parse_args(argv)
+    weights = read_csv(args.weights)
+    tau = args.tau or (0.55 if weights.n_limbs == 3 else 0.45)
+    problem = GaitProblem(weights, LimbDigraph(weights.n_limbs, args.lost_limbs))
+    result = lhs_sweep(problem, args.goal, args.beta, args.gamma, args.eps, args.samples, args.iterations, args.seed)
+    print(f'{"gait":<40} {"hits":>4} {"px_mm":>8} {"py_mm":>8} {"theta_deg":>9} {"mm/s":>7} {"deg/s":>7}')
+    for gait, alphas in zip(result.gaits, result.alphas):
+        g = gait_record(weights, gait.cycle, gait.cost)
+        period = len(gait.cycle) * tau
+        print(f'{str(g["vertices"]):<40} {len(alphas):>4} {g["px_mm"]:>8.2f} {g["py_mm"]:>8.2f} '
+              f'{g["theta_deg"]:>9.2f} {(g["px_mm"] ** 2 + g["py_mm"] ** 2) ** 0.5 / period:>7.2f} '
+              f'{g["theta_deg"] / period:>7.2f}')
+    print(f'{len(result.gaits)} distinct gaits from {args.samples} α samples; {result.unresolved} without a single '
+          f'cycle within {args.iterations} iterations', file=sys.stderr)
+    return 0
+
+
+def _explore(argv) -> int:
+    parser = argparse.ArgumentParser(prog='terresoro-explore', description='randomized Eulerian exploration (Alg. 1)')
+    parser.add_argument('--limbs', type=int, required=True, help='3 (TerreSoRo-III) or 4 (TerreSoRo-IV)')
+    parser.add_argument('--rounds', type=int, default=5, help='Eulerian circuits; the paper uses 5')
+    parser.add_argument('--seed', type=int, default=None)
+    parser.add_argument('--lost-limbs', type=_limbs, default=())
+    args = parser.parse_args(argv)
+    edges = eulerian_rounds(LimbDigraph(args.limbs, args.lost_limbs), args.rounds, args.seed)
+    states = [edges[0][0]] + [j for _, j in edges] if edges else []
+    print(' '.join(map(str, states)))
+    print(f'{len(edges)} primitives ({args.rounds} rounds)', file=sys.stderr)
+    return 0
+
+
+def synthesize_main(argv: list[str] | None = None) -> int:
+    return _run(_synthesize, argv, 'terresoro-synthesize')
+
+
+def sweep_main(argv: list[str] | None = None) -> int:
+    return _run(_sweep, argv, 'terresoro-sweep')
+
+
+def explore_main(argv: list[str] | None = None) -> int:
+    return _run(_explore, argv, 'terresoro-explore')

@@ -43,10 +43,6 @@ def timed(run) -> float:
     return time.perf_counter() - start
 
 
-def strains(dynamics: Dynamics, states: np.ndarray) -> np.ndarray:
-    return dynamics.cable_lengths(states) / dynamics.rest_length - 1
-
-
 def rk4(dynamics, y0, dt):
     return simulate(dynamics, y0, DURATION_S, integrator='rk4', dt_s=dt, sample_period_s=dt)
 
@@ -54,10 +50,10 @@ def rk4(dynamics, y0, dt):
 def ladder_errors(dynamics, y0) -> dict:
     """Per dt of the ladder, the rk4 strain error against the adaptive run: at 5 s, and the largest along the run."""
     fine = min(DT_LADDER)
-    ref = strains(dynamics, simulate(dynamics, y0, DURATION_S, integrator='adaptive', sample_period_s=fine).states)
+    ref = dynamics.strains(simulate(dynamics, y0, DURATION_S, integrator='adaptive', sample_period_s=fine).states)
     errors = {}
     for dt in DT_LADDER:
-        error = np.abs(strains(dynamics, rk4(dynamics, y0, dt).states) - ref[::round(dt / fine)])
+        error = np.abs(dynamics.strains(rk4(dynamics, y0, dt).states) - ref[::round(dt / fine)])
         errors[dt] = {'final': float(error[-1].max()), 'along_run': float(error.max())}
     return errors
 
@@ -138,7 +134,7 @@ def main() -> None:
     dt, dt_whole_run = largest_dt(errors, 'final'), largest_dt(errors, 'along_run')
     rtf = {step: DURATION_S / best_wall_s(lambda: rk4(dynamics, y0, step), repeats=REPEATS if step == dt else 5)
            for step in sorted({dt, dt_whole_run, 0.01}, reverse=True)}
-    ours = strains(dynamics, rk4(dynamics, y0, dt).states)
+    ours = dynamics.strains(rk4(dynamics, y0, dt).states)
     mj = mujoco_figures(p, dynamics, y0, dt, ours)
     psi = np.arange(30, 76)
     start = time.perf_counter()

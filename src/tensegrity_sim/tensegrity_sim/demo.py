@@ -60,9 +60,10 @@ def read_live(bag: Path) -> dict:
 def compare_with_core(live: dict) -> float:
     """Largest difference (strain, fraction) between the recorded stream and the offline core at the same times."""
     p = preset(PRESET)
-    trajectory = simulate(Dynamics(p.structure), p.initial_state(LIVE_PSI_DEG), LIVE_SECONDS + 1.0,
-                          dt_s=p.dt_s, sample_period_s=p.dt_s)
-    core = Dynamics(p.structure).cable_lengths(trajectory.states) / p.structure.cable_rest_length_m - 1
+    dynamics = Dynamics(p.structure)
+    trajectory = simulate(dynamics, p.initial_state(LIVE_PSI_DEG), LIVE_SECONDS + 1.0, dt_s=p.dt_s,
+                          sample_period_s=p.dt_s)
+    core = dynamics.strains(trajectory.states)
     index = np.clip(np.round(live['sim_time_s'] / p.dt_s).astype(int), 0, len(core) - 1)
     return float(np.max(np.abs(core[index] - live['strains'])))
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tensegrity_sim import quaternion
+from tensegrity_sim import analysis, quaternion
 from tensegrity_sim.structure import Structure
 
 C, V, Q, W = slice(0, 3), slice(3, 6), slice(6, 10), slice(10, 13)
@@ -70,6 +70,10 @@ class Dynamics:
         """ℓ_i (m), shape (..., n_c)."""
         ends = self.kinematics(y).ends
         return np.linalg.norm(ends[..., self.cable_b, :] - ends[..., self.cable_a, :], axis=-1)
+
+    def strains(self, y: np.ndarray) -> np.ndarray:
+        """ε = (ℓ - l⁰)/l⁰ per cable (fraction), shape (..., n_c)."""
+        return analysis.strains(self.cable_lengths(y), self.rest_length)
 
     def tensions(self, lengths: np.ndarray) -> np.ndarray:
         """Elastic tension s (ℓ - ρ) (N) per cable, zero when slack if the cables are unilateral."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from soro_link.params import ParamSpec
+from tensegrity_sim import prism
 from tensegrity_sim.integrate import FIXED_STEP
 from tensegrity_sim.presets import PRESETS, Preset
 from tensegrity_sim.structure import DAMPING_MODES, INERTIA_MODES, Ground, Structure
@@ -28,6 +29,7 @@ RUN = (
 def physics_parameters(p: Preset) -> tuple[ParamSpec, ...]:
     """Physical parameters with ``p``'s values as defaults; they take effect at start-up and at each ~/reset."""
     s = p.structure
+    ground = s.ground or Ground()   # the preset's floor, or the default one to switch on
     first = {name: float(getattr(s, name)[0]) for name in ('rod_mass_kg', 'rod_length_m', 'cable_stiffness_n_per_m',
                                                            'cable_rest_length_m', 'cable_damping_n_s_per_m')}
     return (
@@ -47,13 +49,13 @@ def physics_parameters(p: Preset) -> tuple[ParamSpec, ...]:
         ParamSpec('rod_drag_angular_n_m_s', s.rod_drag_angular_n_m_s, 'drag on each rod rotation (N·m·s)', 0.0, 1e5),
         ParamSpec('gravity_m_s2', float(-s.gravity_m_s2[2]), 'gravity along -z (m/s²); 0 in the paper', 0.0, 100.0),
         ParamSpec('ground_enabled', s.ground is not None, 'a floor with penalty contact and Coulomb friction'),
-        ParamSpec('ground_height_m', 0.0, 'floor height (m)', -100.0, 100.0),
-        ParamSpec('ground_stiffness_n_per_m', 1.0e4, 'floor penalty stiffness (N/m)', 1.0, 1e8),
-        ParamSpec('ground_damping_n_s_per_m', 50.0, 'floor penalty damping (N·s/m)', 0.0, 1e6),
-        ParamSpec('ground_friction', 0.8, 'Coulomb friction coefficient μ', 0.0, 10.0),
+        ParamSpec('ground_height_m', ground.height_m, 'floor height (m)', -100.0, 100.0),
+        ParamSpec('ground_stiffness_n_per_m', ground.stiffness_n_per_m, 'floor penalty stiffness (N/m)', 1.0, 1e8),
+        ParamSpec('ground_damping_n_s_per_m', ground.damping_n_s_per_m, 'floor penalty damping (N·s/m)', 0.0, 1e6),
+        ParamSpec('ground_friction', ground.friction, 'Coulomb friction coefficient μ', 0.0, 10.0),
         ParamSpec('centre_radius_m', p.centre_radius_m, 'radius ρ0 of the initial rod centres (m)', 0.0, 10.0),
-        ParamSpec('psi_deg', p.psi_deg, 'initial tilt ψ of each rod from the vertical (deg)', 0.0, 90.0,
-                  open_interval=True),
+        ParamSpec('psi_deg', p.psi_deg, 'initial tilt ψ of each rod from the vertical (deg)',
+                  *prism.PSI_OPEN_RANGE_DEG, open_interval=True),
         ParamSpec('integrator', p.integrator if p.integrator in FIXED_STEP else 'rk4', 'fixed-step integrator',
                   choices=FIXED_STEP),
         ParamSpec('dt_s', p.dt_s, 'integration step (s)', 1e-5, 0.1),

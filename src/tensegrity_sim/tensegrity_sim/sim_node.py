@@ -223,7 +223,7 @@ def main(args=None) -> int:
     try:
         node = TensegritySimNode()
     except (ParameterError, StructureError, PsiError, KeyError) as error:
-        print(f'tensegrity_sim_node: {error}', file=sys.stderr)
+        rclpy.logging.get_logger('tensegrity_sim').fatal(str(error))   # the node never came to be
         rclpy.try_shutdown()
         return 2
     executor = MultiThreadedExecutor(num_threads=2)   # the sweep action runs beside the clock

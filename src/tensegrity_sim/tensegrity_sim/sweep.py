@@ -70,7 +70,7 @@ def run_sweep(preset: Preset, psi_deg: Sequence[float], *, integrator: str | Non
         part = psi[start:start + batch]
         trajectory = simulate(dynamics, preset.initial_state(part), duration_s or preset.duration_s,
                               integrator=integrator, dt_s=dt_s, sample_period_s=sample_period_s)
-        chunks.append(analysis.strains(dynamics.cable_lengths(trajectory.states), dynamics.rest_length))
+        chunks.append(dynamics.strains(trajectory.states))
         if progress:
             progress(start + len(part), len(psi), float(part[-1]))
     strain = np.concatenate(chunks)

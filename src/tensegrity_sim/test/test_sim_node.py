@@ -24,6 +24,13 @@ pytestmark = pytest.mark.ros
 UPPER, LOWER, SIDE = [0, 3, 6], [1, 4, 7], [2, 5, 8]
 
 
+def wait_until(done, timeout_s):
+    """Poll ``done()`` every 10 ms until it holds or ``timeout_s`` passes."""
+    deadline = time.monotonic() + timeout_s
+    while not done() and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
 class Probe:
     """The node under test spun as its main() spins it, and a client node on its own executor thread; the client
     keeps what arrives (markers and poses only when asked: deserialising them costs the shared interpreter)."""
@@ -48,29 +55,22 @@ class Probe:
 
     def wait_states(self, count, timeout_s=5.0):
         start = len(self.states)
-        deadline = time.monotonic() + timeout_s
-        while len(self.states) < start + count and time.monotonic() < deadline:
-            time.sleep(0.01)
+        wait_until(lambda: len(self.states) >= start + count, timeout_s)
         return self.states[start:]
 
     def call(self, client, request, timeout_s=5.0):
         assert client.wait_for_service(timeout_sec=timeout_s)
         future = client.call_async(request)
-        deadline = time.monotonic() + timeout_s
-        while not future.done() and time.monotonic() < deadline:
-            time.sleep(0.01)
+        wait_until(future.done, timeout_s)
         return future.result()
 
     def sweep(self, goal, timeout_s=30.0):
         assert self.sweep_client.wait_for_server(timeout_sec=5.0)
         feedback = []
         sent = self.sweep_client.send_goal_async(goal, feedback_callback=lambda f: feedback.append(f.feedback))
-        while not sent.done():
-            time.sleep(0.01)
+        wait_until(sent.done, timeout_s)
         result = sent.result().get_result_async()
-        deadline = time.monotonic() + timeout_s
-        while not result.done() and time.monotonic() < deadline:
-            time.sleep(0.01)
+        wait_until(result.done, timeout_s)
         return result.result(), feedback
 
     def close(self):

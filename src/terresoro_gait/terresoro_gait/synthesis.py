@@ -30,6 +30,10 @@ class SynthesisInfeasible(RuntimeError):
     """No simple cycle meets the motion tolerance (or the cut loop ran out of iterations)."""
 
 
+class IterationLimit(SynthesisInfeasible):
+    """The cut loop found no single cycle within its L iterations: no gait for this α (spec A12)."""
+
+
 @dataclass(frozen=True)
 class Objective:
     """What to minimise, in the weights' units: alpha (2,) for translation (mm⁻¹) or (1,) for rotation (deg⁻¹);
@@ -95,7 +99,7 @@ class GaitProblem:
                 return Solution(cycles[0], float(c @ np.round(z)), iteration)
             self.cuts.append(self._no_good(z))
             self.cuts.extend(self._connectivity_cuts(cycles))
-        raise SynthesisInfeasible(f'no single cycle after {max_iterations} iterations (the paper\'s L)')
+        raise IterationLimit(f'no single cycle after {max_iterations} iterations (the paper\'s L)')
 
     def k_best(self, objective: Objective, k: int) -> list[Solution]:
         """The k best simple cycles in order of cost (fewer if fewer exist), by no-good cuts on each one found."""
@@ -157,9 +161,7 @@ def lhs_sweep(problem: GaitProblem, goal: str, beta: float, gamma: float, eps: f
         alpha = tuple(float(a) for a in 2 * h - 1)
         try:
             solution = problem.solve(Objective(goal, alpha, beta, gamma, eps), max_iterations=max_iterations)
-        except SynthesisInfeasible as error:
-            if 'no simple cycle meets' in str(error):
-                raise
+        except IterationLimit:
             result.unresolved += 1
             continue
         if solution.cycle not in index:

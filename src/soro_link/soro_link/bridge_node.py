@@ -239,13 +239,14 @@ def init_for_bridge(args=None) -> None:
     signal.signal(signal.SIGTERM, signal.default_int_handler)
 
 
-def spin_bridge(node: BridgeNode) -> None:
-    """Spin ``node`` until SIGINT/SIGTERM; with ``autostart`` configure and activate it first. Always ends safe."""
+def spin_bridge(node: BridgeNode, executor: rclpy.executors.Executor | None = None) -> None:
+    """Spin ``node`` (on ``executor``, default single-threaded) until SIGINT/SIGTERM; with ``autostart`` configure
+    and activate it first. Always ends safe."""
     if node.get_parameter('autostart').value:
         node.trigger_configure()
         node.trigger_activate()
     try:
-        rclpy.spin(node)
+        rclpy.spin(node, executor=executor)
     except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
         pass
     finally:

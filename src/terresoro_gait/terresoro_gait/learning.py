@@ -32,6 +32,13 @@ def collect(edges: Sequence[tuple[int, int]], poses) -> dict[tuple[int, int], li
     return samples
 
 
+def add_samples(store: dict, edges: Sequence[tuple[int, int]], poses) -> dict:
+    """``store`` (samples by edge) extended with those of ``collect(edges, poses)``; returns it."""
+    for edge, samples in collect(edges, poses).items():
+        store.setdefault(edge, []).extend(samples)
+    return store
+
+
 def estimate(samples_by_edge: Mapping[tuple[int, int], Sequence], n_limbs: int, ddof: int = 1) -> EdgeWeights:
     """EdgeWeights from samples (N_e, 3) of every edge (i, j) of the complete digraph on ``n_limbs`` limbs (eq. 14):
     μ = sample mean, Σ = sample covariance normalised by N - ddof (default N - 1, MATLAB's ``cov``; the paper does

@@ -1,0 +1,218 @@
+"""``terresoro_executor``: the TerreSoRo hardware bridge and gait executor (paper VI-A, VII; spec 8).
+
+A soro_link lifecycle bridge to the robot's Arduino. Actions ``~/execute_gait`` (ExecuteGait: a simple cycle of
+states, repeated) and ``~/execute_walk`` (ExecuteWalk: a closed walk once, for exploration) run one primitive per
+τ, open loop, and end with a clean stop in state 1. Each primitive is a 12 V step on the limbs that curl and a
+reversal pulse on those that uncurl. Publishes ``~/executed_edge`` per primitive, the open-loop prediction from the
+learned weights (``~/predicted_pose`` with covariance, ``~/predicted_path``), ``joint_states`` from the limbs'
+curl telemetry, and ``~/trail``, the path of the tracked pose (``tracked_pose``). A device that disconnects or
+refuses a command aborts the goal with the reason and leaves the robot in its safe state.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+
+import rclpy
+from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
+from nav_msgs.msg import Path
+from rclpy.action import ActionServer, CancelResponse
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.executors import MultiThreadedExecutor
+from rclpy.lifecycle import State, TransitionCallbackReturn
+from sensor_msgs.msg import JointState
+from soro_interfaces.action import ExecuteGait, ExecuteWalk
+from soro_interfaces.msg import ExecutedEdge
+from std_msgs.msg import Header
+
+from soro_link.bridge_node import BridgeNode, init_for_bridge, read_parameters, spin_bridge
+from soro_link.params import ParameterError
+from soro_link.supervisor import CommandRefused, LinkDown
+from terresoro_gait import messages
+from terresoro_gait.digraph import GaitError
+from terresoro_gait.execution import gait_primitives, stop_primitives, walk_primitives
+from terresoro_gait.limbs import SCHEMAS, curl_joint_positions, joint_names, primitive_drives
+from terresoro_gait.prediction import Prediction
+from terresoro_gait.parameters import EXECUTOR, executor_config
+
+ACK_TIMEOUT_S = 0.5
+TRAIL_PERIOD_S = 0.5          # the trail is for the eye; every camera frame would cost thousands of poses a second
+
+
+class Refused(RuntimeError):
+    """A goal that cannot run or has to stop; the message is the action result's reason."""
+
+
+class TerreSoroExecutor(BridgeNode):
+    def __init__(self, **kwargs):
+        super().__init__('terresoro_executor', SCHEMAS, EXECUTOR, **kwargs)
+        self.robot, self.vertex = None, None          # set by configure and by the device's telemetry
+        self._at = None                                # the state the last command left the robot in
+        self._busy = threading.Lock()
+        self._trail: deque = deque()
+        self._latest_tracked = None
+        self.edge_pub = self.create_publisher(ExecutedEdge, '~/executed_edge', 100)
+        self.predicted_pub = self.create_publisher(PoseWithCovarianceStamped, '~/predicted_pose', 10)
+        self.predicted_path_pub = self.create_publisher(Path, '~/predicted_path', 10)
+        self.trail_pub = self.create_publisher(Path, '~/trail', 10)
+        self.joint_pub = self.create_publisher(JointState, 'joint_states', 10)
+        group = ReentrantCallbackGroup()     # goals run for minutes beside telemetry, tracking and services
+        self.create_subscription(PoseStamped, 'tracked_pose', self._on_tracked, 10, callback_group=group)
+        self.create_timer(TRAIL_PERIOD_S, self._publish_trail)
+        for action, name, run in ((ExecuteGait, '~/execute_gait', self._execute_gait),
+                                  (ExecuteWalk, '~/execute_walk', self._execute_walk)):
+            ActionServer(self, action, name, run, callback_group=group,
+                         cancel_callback=lambda _goal: CancelResponse.ACCEPT)
+
+    def on_configure(self, state: State) -> TransitionCallbackReturn:
+        try:
+            self.robot = executor_config(read_parameters(self, self.param_specs))
+        except (ParameterError, ValueError) as error:
+            self.get_logger().error(str(error))
+            return TransitionCallbackReturn.FAILURE
+        return super().on_configure(state)
+
+    # --- actions -----------------------------------------------------------------------------------------------
+    def _execute_gait(self, goal_handle) -> ExecuteGait.Result:
+        goal = goal_handle.request
+        return self._execute(goal_handle, ExecuteGait.Result(),
+                             lambda graph, current: gait_primitives(graph, current, list(goal.vertices), goal.cycles),
+                             lambda p, k, total, edge, pose: ExecuteGait.Feedback(cycle=p.cycle, edge=edge,
+                                                                                  predicted_pose=pose))
+
+    def _execute_walk(self, goal_handle) -> ExecuteWalk.Result:
+        walk = list(goal_handle.request.vertices)
+        return self._execute(goal_handle, ExecuteWalk.Result(),
+                             lambda graph, current: walk_primitives(graph, current, walk),
+                             lambda p, k, total, edge, pose: ExecuteWalk.Feedback(
+                                 primitives_done=k, primitives_total=total, edge=edge))
+
+    def _execute(self, goal_handle, result, plan, feedback):
+        """Run plan(graph, current state) and the clean stop; fill ``result``; end the goal by its outcome."""
+        if not self._busy.acquire(blocking=False):
+            return self._end(goal_handle, result, 'abort', 'refused: the executor is running another goal')
+        try:
+            self._at = self._ready()
+            primitives = plan(self.robot.graph, self._at)
+            prediction = self._prediction()
+            outcome = self._run(primitives, goal_handle, result, prediction, feedback)
+            self._run(stop_primitives(self._at), None, result, prediction, feedback)
+            if isinstance(result, ExecuteGait.Result):
+                result.predicted_pose = prediction.message(self._world_header()) or result.predicted_pose
+            return self._end(goal_handle, result, outcome, 'cancelled; stopped in state 1'
+                             if outcome == 'cancel' else f'done: {result.primitives} primitives, stopped in state 1')
+        except (Refused, GaitError) as error:
+            return self._end(goal_handle, result, 'abort', str(error))
+        finally:
+            self._busy.release()
+
+    def _ready(self) -> int:
+        if not self.commands_enabled or self.link is None:
+            raise Refused('refused: the executor is not active (lifecycle: configure, then activate)')
+        if self.vertex is None:
+            raise Refused('refused: no telemetry from the robot yet, its state is unknown')
+        return self.vertex
+
+    def _run(self, primitives, goal_handle, result, prediction, feedback) -> str:
+        """Run ``primitives`` one per τ from a monotonic clock; 'succeed' or 'cancel' (checked between primitives)."""
+        t0 = time.monotonic()
+        for k, primitive in enumerate(primitives):
+            self._at = primitive.initial
+            if goal_handle is not None and goal_handle.is_cancel_requested:
+                return 'cancel'
+            start = self.get_clock().now().to_msg()
+            self._drive(primitive, t0 + k * self.robot.tau_s)
+            edge = messages.executed_edge(primitive, start, self.get_clock().now().to_msg(),
+                                          self.get_parameter('frame_id').value)
+            self._at = primitive.terminal
+            prediction.step(primitive)
+            self.edge_pub.publish(edge)
+            result.edges.append(edge)
+            result.primitives += 1
+            pose = self._publish_prediction(prediction)
+            if goal_handle is not None:
+                goal_handle.publish_feedback(feedback(primitive, k + 1, len(primitives), edge, pose))
+        return 'succeed'
+
+    def _drive(self, primitive, t_start: float) -> None:
+        """Command one primitive: the pulse drive at once, the held drive after the reversal pulse, until τ ends."""
+        r = self.robot
+        pulse, after = primitive_drives(primitive.initial, primitive.terminal, r.graph.n_limbs, r.motor_of_limb,
+                                        r.hold_curled_powered)
+        self._send(pulse, primitive)
+        if after != pulse:
+            _sleep_until(t_start + r.reversal_pulse_s)
+            self._send(after, primitive)
+        _sleep_until(t_start + r.tau_s)
+
+    def _send(self, drive, primitive) -> None:
+        link = self.link
+        try:
+            if not self.commands_enabled or link is None:
+                raise LinkDown('the bridge was deactivated')
+            link.send('set_limbs', wait_ack=True, timeout_s=ACK_TIMEOUT_S, drive=drive)
+        except (LinkDown, CommandRefused) as error:
+            safe = self.force_safe_state('gait aborted') if link else False
+            raise Refused(f'aborted in primitive {primitive.initial}->{primitive.terminal}: {error}; robot '
+                          + ('in its safe state' if safe else 'left to its firmware watchdog (safe state)')) from None
+
+    def _end(self, goal_handle, result, outcome: str, message: str):
+        result.success, result.message = outcome == 'succeed', message
+        getattr(goal_handle, {'succeed': 'succeed', 'cancel': 'canceled', 'abort': 'abort'}[outcome])()
+        if result.success:   # one call site per severity: rclpy refuses to change it at a call site
+            self.get_logger().info(message)
+        else:
+            self.get_logger().warning(message)
+        return result
+
+    # --- prediction, tracking and telemetry ------------------------------------------------------------------------
+    def _publish_prediction(self, prediction: Prediction) -> PoseWithCovarianceStamped:
+        pose = prediction.message(self._world_header())
+        if pose is None:
+            return PoseWithCovarianceStamped()
+        self.predicted_pub.publish(pose)
+        self.predicted_path_pub.publish(prediction.path(self._world_header()))
+        return pose
+
+    def _prediction(self) -> Prediction:
+        """Open-loop odometry from the tracked pose (or the origin), on the weights file if there is one."""
+        start = messages.paper_pose(self._latest_tracked.pose) if self._latest_tracked else None
+        prediction = Prediction.from_file(self.get_parameter('weights_file').value, self.robot.graph.n_limbs, start)
+        if prediction.problem:
+            self.get_logger().warning(f'no open-loop prediction: {prediction.problem}', throttle_duration_sec=60.0)
+        return prediction
+
+    def _on_tracked(self, msg: PoseStamped) -> None:
+        self._latest_tracked = msg
+        self._trail.append(msg)
+        while len(self._trail) > self.get_parameter('trail_length').value:
+            self._trail.popleft()
+
+    def _publish_trail(self) -> None:
+        if self._trail:
+            self.trail_pub.publish(Path(header=self._trail[-1].header, poses=list(self._trail)))
+
+    def on_device_message(self, message) -> None:
+        if message.name != 'limbs' or self.robot is None:
+            return
+        self.vertex = int(message['vertex'])
+        curl = [message['curl_pct'][m] / 100.0 for m in self.robot.motor_of_limb]
+        self.joint_pub.publish(JointState(header=self._world_header(), name=joint_names(len(curl)),
+                                          position=curl_joint_positions(curl)))
+
+    def _world_header(self) -> Header:
+        return Header(stamp=self.get_clock().now().to_msg(), frame_id=self.get_parameter('frame_id').value)
+
+
+def _sleep_until(deadline: float) -> None:
+    time.sleep(max(0.0, deadline - time.monotonic()))
+
+
+def main(args=None) -> None:
+    init_for_bridge(args)
+    spin_bridge(TerreSoroExecutor(), MultiThreadedExecutor(num_threads=4))
+
+
+if __name__ == '__main__':
+    main()

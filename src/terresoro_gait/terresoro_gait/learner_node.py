@@ -1,0 +1,149 @@
+"""``terresoro_learner``: learn a substrate's edge weights on the robot (paper III-C/D, VI-C2; spec 2.2-3.4).
+
+Action ``~/learn_edges`` (LearnEdges) runs ``rounds`` random Eulerian circuits of the complete digraph (Algorithm
+1), each begun and ended in state 1, through the executor's ``~/execute_walk``. For every executed primitive it takes
+the tracked pose (``tracked_pose``) averaged over ``pose_window_s`` before its command instant and before the next
+one, turns the pair into an edge sample in the frame of the initial state, and at the end estimates every edge's
+mean and covariance and writes the weights file (CSV, mm and degrees). Feedback reports the round and primitives.
+"""
+from __future__ import annotations
+
+import sys
+import threading
+
+import numpy as np
+import rclpy
+from geometry_msgs.msg import PoseStamped
+from rclpy.action import ActionClient, ActionServer, CancelResponse
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.node import Node
+from soro_interfaces.action import ExecuteWalk, LearnEdges
+
+from soro_link.bridge_node import declare_parameters, read_parameters
+from terresoro_gait import messages
+from terresoro_gait.digraph import LimbDigraph
+from terresoro_gait.execution import REST_VERTEX
+from terresoro_gait.explore import stochastic_hierholzer
+from terresoro_gait.learning import add_samples, estimate
+from terresoro_gait.parameters import LEARNER
+from terresoro_gait.tracking import PoseHistory, TrackingLost
+from terresoro_gait.weights import WeightsError, write_csv
+
+WALK_SERVER_TIMEOUT_S = 5.0
+
+
+class Failed(RuntimeError):
+    """The learning run cannot go on; the message is the action result's reason."""
+
+
+class TerreSoroLearner(Node):
+    def __init__(self, **kwargs):
+        super().__init__('terresoro_learner', **kwargs)
+        declare_parameters(self, LEARNER)
+        self.params = read_parameters(self, LEARNER)
+        self.history = PoseHistory()
+        group = ReentrantCallbackGroup()
+        self.create_subscription(PoseStamped, 'tracked_pose', self._on_tracked, 100, callback_group=group)
+        self.walk_action = f'{self.params["executor"]}/execute_walk'
+        self.walk_client = ActionClient(self, ExecuteWalk, self.walk_action, callback_group=group)
+        self.server = ActionServer(self, LearnEdges, '~/learn_edges', self._learn, callback_group=group,
+                                   cancel_callback=lambda _goal: CancelResponse.ACCEPT)
+
+    def _on_tracked(self, msg: PoseStamped) -> None:
+        self.history.add(messages.seconds(msg.header.stamp), messages.paper_pose(msg.pose))
+
+    def _learn(self, goal_handle) -> LearnEdges.Result:
+        goal, result = goal_handle.request, LearnEdges.Result()
+        path = goal.weights_file or self.get_parameter('weights_file').value
+        try:
+            if goal.rounds < 2 or not path:
+                raise Failed(f'refused: rounds = {goal.rounds} must be >= 2 (a covariance needs two samples)'
+                             if goal.rounds < 2 else 'refused: no weights_file in the goal or the parameters')
+            samples = self._explore(goal_handle, goal)
+            weights = estimate(samples, self.params['n_limbs'])
+            write_csv(weights, path)
+        except (Failed, TrackingLost, WeightsError, ValueError, OSError) as error:
+            result.message = str(error)
+            goal_handle.canceled() if goal_handle.is_cancel_requested else goal_handle.abort()
+            self.get_logger().warning(result.message)
+            return result
+        result.success, result.weights_file = True, str(path)
+        result.samples = sum(len(s) for s in samples.values())
+        result.message = f'{result.samples} edge samples over {goal.rounds} rounds written to {path}'
+        self.get_logger().info(result.message)
+        goal_handle.succeed()
+        return result
+
+    def _explore(self, goal_handle, goal) -> dict:
+        graph = LimbDigraph(self.params['n_limbs'])
+        rng = np.random.default_rng(None if goal.seed < 0 else goal.seed)
+        samples: dict = {}
+        for round_ in range(1, goal.rounds + 1):
+            if goal_handle.is_cancel_requested:
+                raise Failed(f'cancelled in round {round_}; nothing written')
+            walk = stochastic_hierholzer(graph.vertices, rng)
+            at = walk.index(REST_VERTEX)
+            edges = self._run_walk(goal_handle, walk[at:] + walk[:at], round_, goal.rounds)
+            add_samples(samples, [(e.initial_vertex, e.terminal_vertex) for e in edges],
+                        self._boundary_poses(edges))
+        return samples
+
+    def _boundary_poses(self, edges) -> np.ndarray:
+        """Tracked pose at each primitive's command instant and at the end of the last one, (K + 1, 3)."""
+        instants = [messages.seconds(e.start) for e in edges] + [messages.seconds(edges[-1].end)]
+        window, max_age = self.params['pose_window_s'], self.params['tracking_timeout_s']
+        return np.array([self.history.at(t, window, max_age) for t in instants])
+
+    def _run_walk(self, goal_handle, walk: list[int], round_: int, rounds: int) -> list:
+        if not self.walk_client.wait_for_server(timeout_sec=WALK_SERVER_TIMEOUT_S):
+            raise Failed(f'no executor action {self.walk_action} within {WALK_SERVER_TIMEOUT_S:g} s')
+
+        def progress(feedback):
+            f = feedback.feedback
+            goal_handle.publish_feedback(LearnEdges.Feedback(round=round_, rounds=rounds,
+                                                             primitives_done=f.primitives_done,
+                                                             primitives_total=f.primitives_total))
+        accepted = _wait(self.walk_client.send_goal_async(ExecuteWalk.Goal(vertices=walk),
+                                                          feedback_callback=progress))
+        if not accepted.accepted:
+            raise Failed(f'round {round_}: the executor rejected the walk')
+        answer = _wait(accepted.get_result_async(), cancel=lambda: goal_handle.is_cancel_requested,
+                       on_cancel=accepted.cancel_goal_async).result
+        if not answer.success:
+            raise Failed(f'round {round_}: {answer.message}')
+        return list(answer.edges)
+
+
+def _wait(future, cancel=lambda: False, on_cancel=None, poll_s: float = 0.05):
+    """Block this (executor worker) thread until ``future`` is done; ask ``on_cancel`` once if ``cancel()``."""
+    done = threading.Event()
+    future.add_done_callback(lambda _f: done.set())
+    asked = False
+    while not done.wait(poll_s):
+        if on_cancel and not asked and cancel():
+            on_cancel()
+            asked = True
+    return future.result()
+
+
+def main(args=None) -> int:
+    rclpy.init(args=args)
+    try:
+        node = TerreSoroLearner()
+    except ValueError as error:
+        print(f'terresoro_learner: {error}', file=sys.stderr)
+        rclpy.try_shutdown()
+        return 2
+    try:
+        rclpy.spin(node, executor=MultiThreadedExecutor(num_threads=3))
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown()
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,52 @@
+"""Open-loop pose prediction while a gait runs (spec 8): compose the learned mean motion of every executed
+primitive, propagating its covariance to first order (kinematics.odometry). Renders ROS messages; no rclpy."""
+from __future__ import annotations
+
+from pathlib import Path as FilePath
+
+import numpy as np
+from geometry_msgs.msg import PoseWithCovarianceStamped
+from nav_msgs.msg import Path
+from std_msgs.msg import Header
+
+from terresoro_gait import messages
+from terresoro_gait.execution import Primitive
+from terresoro_gait.kinematics import odometry
+from terresoro_gait.weights import EdgeWeights, WeightsError, read_csv
+
+
+class Prediction:
+    """Predicted pose (x mm, y mm, φ deg) and covariance (3, 3) after the primitives stepped so far, and the path."""
+
+    def __init__(self, weights: EdgeWeights | None, start_pose=None, problem: str | None = None):
+        self.weights, self.problem = weights, problem
+        self.pose = np.zeros(3) if start_pose is None else np.asarray(start_pose, dtype=float)
+        self.cov = np.zeros((3, 3))
+        self.poses = [self.pose]
+
+    @classmethod
+    def from_file(cls, weights_file: str, n_limbs: int, start_pose=None) -> Prediction:
+        """On the weights in ``weights_file``; without weights (no file, a bad one, another robot's) it predicts
+        nothing and ``problem`` says why."""
+        if not weights_file:
+            return cls(None, start_pose, 'no weights_file (learn the substrate first)')
+        try:
+            weights = read_csv(FilePath(weights_file))
+        except WeightsError as error:
+            return cls(None, start_pose, str(error))
+        if weights.n_limbs != n_limbs:
+            return cls(None, start_pose, f'{weights_file} is for {weights.n_limbs} limbs, the robot has {n_limbs}')
+        return cls(weights, start_pose)
+
+    def step(self, primitive: Primitive) -> None:
+        if self.weights is None:
+            return
+        poses, covs = odometry(self.weights, [(primitive.initial, primitive.terminal)], self.pose, self.cov)
+        self.pose, self.cov = poses[-1], covs[-1]
+        self.poses.append(self.pose)
+
+    def message(self, header: Header) -> PoseWithCovarianceStamped | None:
+        return None if self.weights is None else messages.with_covariance(self.pose, self.cov, header)
+
+    def path(self, header: Header) -> Path:
+        return Path(header=header, poses=[messages.stamped(p, header) for p in self.poses])

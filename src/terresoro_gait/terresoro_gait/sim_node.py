@@ -1,0 +1,85 @@
+"""``terresoro_sim``: the simulated TerreSoRo world for ``sim:=true``: the robot and its Arduino behind a
+pseudo-terminal, on a ground-truth substrate, seen by an overhead camera tracker.
+
+The firmware (``device.TerreSoroFirmware``) answers on ``port`` exactly as the real board would, so the executor
+runs its real bridge code. The tracker publishes ``tracked_pose`` (geometry_msgs/PoseStamped in ``frame_id``) at
+``tracker_rate_hz`` with Gaussian noise, as the paper's marker tracking would (VI-B); ``~/ground_truth`` is the
+same pose without noise, for evaluation only.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import rclpy
+from geometry_msgs.msg import PoseStamped
+from rclpy.executors import ExternalShutdownException
+from rclpy.node import Node
+from std_msgs.msg import Header
+
+from soro_link.bridge_node import declare_parameters, read_parameters
+from soro_link.device import SimulatedDevice
+from soro_link.params import ParameterError
+from terresoro_gait import messages
+from terresoro_gait.device import TerreSoroFirmware
+from terresoro_gait.limbs import check_motor_map
+from terresoro_gait.parameters import SIMULATOR
+from terresoro_gait.substrate import substrate_weights
+from terresoro_gait.units import MM_PER_M, DEG_PER_RAD
+from terresoro_gait.weights import write_csv
+
+
+class TerreSoroSimNode(Node):
+    def __init__(self, **kwargs):
+        super().__init__('terresoro_sim', **kwargs)
+        declare_parameters(self, SIMULATOR)
+        p = read_parameters(self, SIMULATOR)
+        truth = substrate_weights(p['substrate'], p['n_limbs'], p['seed'])
+        if p['truth_file']:
+            write_csv(truth, p['truth_file'])
+        self.firmware = TerreSoroFirmware(truth, check_motor_map(p['motor_of_limb'], p['n_limbs']), p['seed'] + 1,
+                                          p['settle_s'], tuple(p['failed_limbs']))
+        Path(p['port']).parent.mkdir(parents=True, exist_ok=True)
+        self.device = SimulatedDevice(self.firmware, p['port'], p['watchdog_ms'],
+                                      boot_delay_s=p['boot_delay_s']).start()
+        self._rng = np.random.default_rng(p['seed'] + 2)
+        self._frame = p['frame_id']
+        self.tracked_pub = self.create_publisher(PoseStamped, 'tracked_pose', 10)
+        self.truth_pub = self.create_publisher(PoseStamped, '~/ground_truth', 10)
+        self.create_timer(1.0 / p['tracker_rate_hz'], self._camera_frame)
+        self.get_logger().info(f'TerreSoRo-{p["n_limbs"]} on {p["substrate"]} behind {p["port"]}')
+
+    def _camera_frame(self) -> None:
+        truth = self.firmware.pose()
+        sd_m, sd_rad = self.get_parameter('tracker_noise_m').value, self.get_parameter('tracker_noise_rad').value
+        noise = self._rng.normal(0.0, [sd_m * MM_PER_M, sd_m * MM_PER_M, sd_rad * DEG_PER_RAD])
+        header = Header(stamp=self.get_clock().now().to_msg(), frame_id=self._frame)
+        self.tracked_pub.publish(messages.stamped(truth + noise, header))
+        self.truth_pub.publish(messages.stamped(truth, header))
+
+    def destroy_node(self) -> None:
+        self.device.stop()
+        super().destroy_node()
+
+
+def main(args=None) -> int:
+    rclpy.init(args=args)
+    try:
+        node = TerreSoroSimNode()
+    except (ParameterError, ValueError) as error:
+        print(f'terresoro_sim: {error}', file=sys.stderr)
+        rclpy.try_shutdown()
+        return 2
+    try:
+        rclpy.spin(node)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown()
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

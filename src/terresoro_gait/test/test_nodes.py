@@ -1,0 +1,193 @@
+"""The TerreSoRo nodes through real rclpy and a real pseudo-terminal: explore -> learn -> synthesize -> execute in
+simulation, bad goals, and a device that vanishes mid-gait. A 2-limb robot at τ = 0.15 s keeps the rounds short.
+
+The simulated robot runs in its own process, as ``sim:=true`` launches it, so its firmware and camera keep their
+timing whatever the nodes under test do with this interpreter."""
+import math
+import threading
+import time
+
+import numpy as np
+import pytest
+import rclpy
+from geometry_msgs.msg import PoseStamped
+from rclpy.action import ActionClient
+from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
+from rclpy.parameter import Parameter
+from soro_interfaces.action import ExecuteGait, LearnEdges
+from soro_interfaces.msg import ExecutedEdge
+from soro_interfaces.srv import SynthesizeGait
+
+from terresoro_gait.digraph import LimbDigraph
+from terresoro_gait.executor_node import TerreSoroExecutor
+from terresoro_gait.learner_node import TerreSoroLearner
+from terresoro_gait.messages import paper_pose
+from terresoro_gait.synthesis import GaitProblem
+from terresoro_gait.synthesis_node import TerreSoroSynthesis
+from soro_link.scenario import Process, executable
+from terresoro_gait.units import objective_from_si
+from terresoro_gait.weights import read_csv
+
+pytestmark = pytest.mark.ros
+TAU, LIMBS, ROUNDS = 0.15, 2, 3
+
+
+def wait_until(done, timeout_s):
+    deadline = time.monotonic() + timeout_s
+    while not done() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return done()
+
+
+def params(**values):
+    return [Parameter(k, value=v) for k, v in values.items()]
+
+
+class World:
+    """Simulated robot and tracker, executor, learner and synthesis nodes, each on its own executor, and a client."""
+
+    def __init__(self, tmp_path):
+        self.weights, self.truth = tmp_path / 'weights.csv', tmp_path / 'truth.csv'
+        self.tmp_path, port = tmp_path, str(tmp_path / 'ttySIM0')
+        robot = dict(n_limbs=LIMBS, tau_s=TAU)
+        self.sim_command = [executable('terresoro_gait', 'terresoro_sim'), '--ros-args', '-p', f'n_limbs:={LIMBS}',
+                            '-p', f'port:={port}', '-p', 'settle_s:=0.06', '-p', f'truth_file:={self.truth}',
+                            '-p', 'seed:=5']
+        self.sim = self.start_sim()
+        self.executor = TerreSoroExecutor(parameter_overrides=params(
+            **robot, port=port, reversal_pulse_s=0.03, weights_file=str(self.weights), stale_timeout_s=1.0))
+        self.learner = TerreSoroLearner(parameter_overrides=params(
+            n_limbs=LIMBS, weights_file=str(self.weights), pose_window_s=0.05))
+        self.synthesis = TerreSoroSynthesis(parameter_overrides=params(**robot, weights_file=str(self.weights)))
+        self.client = rclpy.create_node('probe')
+        self.edges, self.truth_poses = [], []
+        self.client.create_subscription(ExecutedEdge, '/terresoro_executor/executed_edge', self.edges.append, 100)
+        self.client.create_subscription(PoseStamped, '/terresoro_sim/ground_truth', self.truth_poses.append, 100)
+        self.learn_client = ActionClient(self.client, LearnEdges, '/terresoro_learner/learn_edges')
+        self.gait_client = ActionClient(self.client, ExecuteGait, '/terresoro_executor/execute_gait')
+        self.synth_client = self.client.create_client(SynthesizeGait, '/terresoro_synthesis/synthesize')
+        self.executor.trigger_configure()
+        self.executor.trigger_activate()
+        self.spinners = []
+        for node, executor in ((self.executor, MultiThreadedExecutor(4)),
+                               (self.learner, MultiThreadedExecutor(3)), (self.synthesis, SingleThreadedExecutor()),
+                               (self.client, SingleThreadedExecutor())):
+            executor.add_node(node)
+            thread = threading.Thread(target=executor.spin, daemon=True)
+            thread.start()
+            self.spinners.append((executor, thread, node))
+        assert wait_until(lambda: self.executor.vertex is not None, 10.0), 'no telemetry from the simulated robot'
+
+    def start_sim(self) -> Process:
+        sim = Process('terresoro_sim', self.sim_command, self.tmp_path)
+        sim.wait_for_output('behind')
+        return sim
+
+    def goal(self, client, goal, timeout_s):
+        assert client.wait_for_server(timeout_sec=5.0)
+        feedback = []
+        sent = client.send_goal_async(goal, feedback_callback=lambda f: feedback.append(f.feedback))
+        assert wait_until(sent.done, 5.0)
+        result = sent.result().get_result_async()
+        assert wait_until(result.done, timeout_s)
+        return result.result().result, feedback
+
+    def synthesize(self, **request):
+        assert self.synth_client.wait_for_service(timeout_sec=5.0)
+        future = self.synth_client.call_async(SynthesizeGait.Request(**request))
+        assert wait_until(future.done, 10.0)
+        return future.result()
+
+    def close(self):
+        for executor, thread, node in self.spinners:
+            executor.shutdown()
+            thread.join(timeout=5.0)
+            node.destroy_node()
+        assert self.sim.stop() == 0
+
+
+@pytest.fixture(scope='module')
+def world(tmp_path_factory):
+    rclpy.init()
+    w = World(tmp_path_factory.mktemp('terresoro'))
+    yield w
+    w.close()
+    rclpy.try_shutdown()
+
+
+def test_learned_weights_approach_the_substrate(world):
+    result, feedback = world.goal(world.learn_client, LearnEdges.Goal(rounds=ROUNDS, seed=7), 60.0)
+    assert result.success, result.message
+    m = LimbDigraph(LIMBS).m
+    assert result.samples == ROUNDS * m                     # every round starts and ends in state 1: no lead-ins
+    assert feedback[-1].round == ROUNDS and feedback[-1].primitives_done == m
+    learned, truth = read_csv(world.weights), read_csv(world.truth)
+    # 3 samples of noise 0.4 mm (0.4°) per axis plus tracker noise: the mean is off by ~0.3; the means spread ~3
+    assert np.sqrt(np.mean((learned.px_mm - truth.px_mm) ** 2)) < 0.6
+    assert np.sqrt(np.mean((learned.theta_deg - truth.theta_deg) ** 2)) < 0.6
+    assert np.std(truth.px_mm) > 4 * np.sqrt(np.mean((learned.px_mm - truth.px_mm) ** 2))
+
+
+def test_synthesis_service_is_the_exact_core_optimum_in_si(world):
+    request = dict(goal='translation', alpha=[-1.0, 0.0], beta=0.0, gamma=0.0, eps=math.radians(3.0), k=2)
+    response = world.synthesize(**request)
+    assert response.success, response.message
+    weights = read_csv(world.weights)
+    core = GaitProblem(weights, LimbDigraph(LIMBS)).k_best(
+        objective_from_si('translation', [-1.0, 0.0], 0.0, 0.0, math.radians(3.0)), 2)
+    assert [tuple(g.vertices) for g in response.gaits] == [s.cycle for s in core]
+    assert response.gaits[0].cost == pytest.approx(core[0].cost / 1000.0)       # mm -> m
+    assert response.gaits[0].period_s == pytest.approx(len(response.gaits[0].vertices) * TAU)
+
+
+def test_synthesis_refusals_are_one_line(world):
+    tight = world.synthesize(goal='rotation', alpha=[-1.0], beta=0.0, gamma=0.0, eps=0.0, k=1)
+    assert not tight.success and 'no simple cycle meets' in tight.message
+    wrong = world.synthesize(goal='sideways', alpha=[1.0], beta=0.0, gamma=0.0, eps=1.0, k=1)
+    assert not wrong.success and 'goal' in wrong.message and '\n' not in wrong.message
+
+
+def test_gait_runs_open_loop_and_prediction_follows_the_robot(world):
+    gait = world.synthesize(goal='translation', alpha=[-1.0, 0.0], beta=0.0, gamma=0.0, eps=math.radians(5.0),
+                            k=1).gaits[0]
+    before = len(world.truth_poses)
+    result, feedback = world.goal(world.gait_client, ExecuteGait.Goal(vertices=gait.vertices, cycles=4), 30.0)
+    assert result.success, result.message
+    body = [e for e in result.edges if not e.transition]
+    assert len(body) == 4 * len(gait.vertices)
+    assert all(e.transition for e in result.edges if e not in body)
+    assert result.edges[-1].terminal_vertex == 1                   # clean stop: all limbs uncurled
+    assert [f.cycle for f in feedback if not f.edge.transition][-1] == 4
+    starts = [e.start.sec + e.start.nanosec * 1e-9 for e in result.edges]
+    assert np.allclose(np.diff(starts), TAU, atol=0.03)           # one primitive per τ
+    assert wait_until(lambda: world.executor.vertex == 1, 2.0)
+    # the robot (ground truth) ends within 4 σ of the open-loop prediction, per axis
+    truth = paper_pose(world.truth_poses[-1].pose)
+    predicted = paper_pose(result.predicted_pose.pose.pose)
+    cov = np.array(result.predicted_pose.pose.covariance).reshape(6, 6)
+    sd_mm = 1000 * np.sqrt(np.diag(cov)[:2]) + 1.0                # + tracker offset of the start pose
+    assert np.all(np.abs(truth[:2] - predicted[:2]) < 4 * sd_mm), (truth, predicted, sd_mm)
+    assert len(world.truth_poses) > before
+
+
+def test_bad_gaits_are_refused_with_the_reason(world):
+    repeated, _ = world.goal(world.gait_client, ExecuteGait.Goal(vertices=[1, 2, 1, 3], cycles=1), 5.0)
+    assert not repeated.success and 'vertex 1 repeats' in repeated.message
+    outside, _ = world.goal(world.gait_client, ExecuteGait.Goal(vertices=[1, 9], cycles=1), 5.0)
+    assert not outside.success and 'vertex 9 is not in the graph' in outside.message
+    none, _ = world.goal(world.gait_client, ExecuteGait.Goal(vertices=[1, 2], cycles=0), 5.0)
+    assert not none.success and 'cycles = 0' in none.message
+
+
+def test_device_vanishing_mid_gait_aborts_safely_and_recovers(world):
+    threading.Timer(0.5, world.sim.popen.kill).start()          # the robot loses power: its port vanishes
+    result, _ = world.goal(world.gait_client, ExecuteGait.Goal(vertices=[1, 2, 4, 3], cycles=50), 10.0)
+    assert not result.success
+    assert 'aborted in primitive' in result.message and ('safe state' in result.message)
+    assert 0 < result.primitives < 50 * 4
+    world.sim.stop()
+    world.sim = world.start_sim()
+    # the firmware boots safe with its limbs released; once the link is back a new gait runs
+    assert wait_until(lambda: world.executor.link.state.name == 'CONNECTED', 10.0)
+    again, _ = world.goal(world.gait_client, ExecuteGait.Goal(vertices=[1, 2], cycles=1), 10.0)
+    assert again.success, again.message

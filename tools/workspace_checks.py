@@ -35,7 +35,7 @@ PYTHON_KEYS = {
 ROS_MODULES = {
     'rclpy', 'ament_index_python', 'launch', 'launch_ros', 'launch_testing', 'rosidl_runtime_py',
     'builtin_interfaces', 'std_msgs', 'std_srvs', 'geometry_msgs', 'sensor_msgs', 'nav_msgs', 'diagnostic_msgs',
-    'visualization_msgs', 'action_msgs', 'lifecycle_msgs', 'rcl_interfaces', 'unique_identifier_msgs',
+    'visualization_msgs', 'action_msgs', 'tf2_ros', 'lifecycle_msgs', 'rcl_interfaces', 'unique_identifier_msgs',
 }
 
 

@@ -5,8 +5,9 @@ states, repeated) and ``~/execute_walk`` (ExecuteWalk: a closed walk once, for e
 τ, open loop, and end with a clean stop in state 1. Each primitive is a 12 V step on the limbs that curl and a
 reversal pulse on those that uncurl. Publishes ``~/executed_edge`` per primitive, the open-loop prediction from the
 learned weights (``~/predicted_pose`` with covariance, ``~/predicted_path``), ``joint_states`` from the limbs'
-curl telemetry, and ``~/trail``, the path of the tracked pose (``tracked_pose``). A device that disconnects or
-refuses a command aborts the goal with the reason and leaves the robot in its safe state.
+curl telemetry, and ``~/trail``, the path of the tracked pose (``tracked_pose``); the tracked pose also places
+``base_frame`` in the world on tf where tf2_ros is installed. A device that disconnects or refuses a command aborts
+the goal with the reason and leaves the robot in its safe state.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import time
 from collections import deque
 
 import rclpy
-from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
+from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped, TransformStamped
 from nav_msgs.msg import Path
 from rclpy.action import ActionServer, CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
@@ -35,6 +36,11 @@ from terresoro_gait.execution import gait_primitives, stop_primitives, walk_prim
 from terresoro_gait.limbs import SCHEMAS, curl_joint_positions, joint_names, primitive_drives
 from terresoro_gait.prediction import Prediction
 from terresoro_gait.parameters import EXECUTOR, executor_config
+
+try:
+    from tf2_ros import TransformBroadcaster     # on every ROS machine; the pinned wheels have no tf2
+except ImportError:
+    TransformBroadcaster = None
 
 ACK_TIMEOUT_S = 0.5
 TRAIL_PERIOD_S = 0.5          # the trail is for the eye; every camera frame would cost thousands of poses a second
@@ -57,6 +63,7 @@ class TerreSoroExecutor(BridgeNode):
         self.predicted_path_pub = self.create_publisher(Path, '~/predicted_path', 10)
         self.trail_pub = self.create_publisher(Path, '~/trail', 10)
         self.joint_pub = self.create_publisher(JointState, 'joint_states', 10)
+        self.tf = TransformBroadcaster(self) if TransformBroadcaster else None
         group = ReentrantCallbackGroup()     # goals run for minutes beside telemetry, tracking and services
         self.create_subscription(PoseStamped, 'tracked_pose', self._on_tracked, 10, callback_group=group)
         self.create_timer(TRAIL_PERIOD_S, self._publish_trail)
@@ -184,7 +191,14 @@ class TerreSoroExecutor(BridgeNode):
         return prediction
 
     def _on_tracked(self, msg: PoseStamped) -> None:
+        """Keep the tracked pose for predictions and the trail; it places base_link in the world for rviz."""
         self._latest_tracked = msg
+        if self.tf:
+            p = msg.pose.position
+            transform = TransformStamped(header=msg.header, child_frame_id=self.get_parameter('base_frame').value)
+            transform.transform.translation.x, transform.transform.translation.y = p.x, p.y
+            transform.transform.rotation = msg.pose.orientation
+            self.tf.sendTransform(transform)
         self._trail.append(msg)
         while len(self._trail) > self.get_parameter('trail_length').value:
             self._trail.popleft()

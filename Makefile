@@ -43,7 +43,8 @@ test: $(BUILT)
 demo: $(BUILT)
 	@out=runs/$$(date +%Y%m%d-%H%M%S) && $(ENV_SH) && source install/setup.bash && \
 	    tools/netns_run.sh python -m tensegrity_sim.demo --out $$out/tensegrity --config config/tensegrity.yaml && \
-	    echo "make demo: results in $$out (summary: $$out/tensegrity/summary.md)"
+	    tools/netns_run.sh python -m terresoro_gait.demo --out $$out/terresoro --config config/terresoro_iii.yaml && \
+	    echo "make demo: results in $$out (summaries: $$out/tensegrity/summary.md, $$out/terresoro/summary.md)"
 
 bench: $(BUILT)
 	@$(ENV_SH) && source install/setup.bash && \

@@ -43,6 +43,7 @@ except ImportError:
     TransformBroadcaster = None
 
 ACK_TIMEOUT_S = 0.5
+TELEMETRY_WAIT_S = 5.0        # a goal sent right after start-up waits this long for the link and the robot's state
 TRAIL_PERIOD_S = 0.5          # the trail is for the eye; every camera frame would cost thousands of poses a second
 
 
@@ -55,6 +56,7 @@ class TerreSoroExecutor(BridgeNode):
         super().__init__('terresoro_executor', SCHEMAS, EXECUTOR, **kwargs)
         self.robot, self.vertex = None, None          # set by configure and by the device's telemetry
         self._at = None                                # the state the last command left the robot in
+        self._telemetry = threading.Event()
         self._busy = threading.Lock()
         self._trail: deque = deque()
         self._latest_tracked = None
@@ -117,8 +119,8 @@ class TerreSoroExecutor(BridgeNode):
     def _ready(self) -> int:
         if not self.commands_enabled or self.link is None:
             raise Refused('refused: the executor is not active (lifecycle: configure, then activate)')
-        if self.vertex is None:
-            raise Refused('refused: no telemetry from the robot yet, its state is unknown')
+        if not self._telemetry.wait(TELEMETRY_WAIT_S):
+            raise Refused(f'refused: no telemetry from the robot within {TELEMETRY_WAIT_S:g} s, its state is unknown')
         return self.vertex
 
     def _run(self, primitives, goal_handle, result, prediction, feedback) -> str:
@@ -211,6 +213,7 @@ class TerreSoroExecutor(BridgeNode):
         if message.name != 'limbs' or self.robot is None:
             return
         self.vertex = int(message['vertex'])
+        self._telemetry.set()
         curl = [message['curl_pct'][m] / 100.0 for m in self.robot.motor_of_limb]
         self.joint_pub.publish(JointState(header=self._world_header(), name=joint_names(len(curl)),
                                           position=curl_joint_positions(curl)))

@@ -26,6 +26,10 @@ class PoseHistory:
     def latest(self) -> tuple[float, np.ndarray] | None:
         return self._frames[-1] if self._frames else None
 
+    def between(self, t0_s: float, t1_s: float) -> np.ndarray:
+        """The poses (N, 3) tracked in [t0_s, t1_s], in order."""
+        return np.array([p for t, p in self._frames if t0_s <= t <= t1_s]).reshape(-1, 3)
+
     def at(self, t_s: float, window_s: float, max_age_s: float) -> np.ndarray:
         """Mean pose (3,) of the frames in [t_s - window_s, t_s], φ by circular mean kept near the last frame's turn
         count; when the window is empty (camera jitter), the last frame before t_s if it is under ``max_age_s``

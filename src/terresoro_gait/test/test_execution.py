@@ -196,3 +196,21 @@ def test_si_objective_is_the_paper_objective_scaled():
         assert si_cost @ z == pytest.approx((motion + beta * var + gamma) @ z)
     assert objective_from_si('translation', (1.0, 0.0), 0, 0, math.radians(3.0)).eps == pytest.approx(3.0)
     assert objective_from_si('rotation', (1.0,), 0, 0, 0.008).eps == pytest.approx(8.0)
+
+
+def test_cycle_speeds_are_per_cycle_motion_over_l_tau():
+    from terresoro_gait.evaluation import cycle_speeds, gait_cycle_starts
+    history = PoseHistory()
+    # a 3-state gait at τ = 0.2 s run: each cycle moves 6 mm forward in its own frame and turns 3°
+    pose = np.zeros(3)
+    for c in range(5):
+        history.add(0.6 * c, pose)
+        heading = math.radians(pose[2])
+        pose = pose + [6 * math.cos(heading), 6 * math.sin(heading), 3.0]
+    history.add(3.0, pose)
+    records = [(0.2 * k, 0.2 * (k + 1), False) for k in range(15)] + [(3.0, 3.2, True)]    # then the stop
+    starts = gait_cycle_starts(records, 3)
+    assert starts == pytest.approx([0.0, 0.6, 1.2, 1.8, 2.4, 3.0])
+    speeds = cycle_speeds(starts, history, 3, tau_s=0.55)            # reported at the robot's τ
+    assert speeds.speed_mm_s == pytest.approx([6 / 1.65] * 5)
+    assert speeds.yaw_rate_deg_s == pytest.approx([3 / 1.65] * 5)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 
 import numpy as np
 import rclpy
@@ -31,6 +32,7 @@ from terresoro_gait.tracking import PoseHistory, TrackingLost
 from terresoro_gait.weights import WeightsError, write_csv
 
 WALK_SERVER_TIMEOUT_S = 5.0
+TRACKER_WAIT_S = 10.0         # DDS discovery of a tracker started alongside can take seconds
 
 
 class Failed(RuntimeError):
@@ -76,6 +78,8 @@ class TerreSoroLearner(Node):
         return result
 
     def _explore(self, goal_handle, goal) -> dict:
+        if not _poll(lambda: len(self.history) > 0, TRACKER_WAIT_S):
+            raise Failed(f'refused: no tracked_pose within {TRACKER_WAIT_S:g} s; is the tracker running?')
         graph = LimbDigraph(self.params['n_limbs'])
         rng = np.random.default_rng(None if goal.seed < 0 else goal.seed)
         samples: dict = {}
@@ -113,6 +117,13 @@ class TerreSoroLearner(Node):
         if not answer.success:
             raise Failed(f'round {round_}: {answer.message}')
         return list(answer.edges)
+
+
+def _poll(done, timeout_s: float, poll_s: float = 0.05) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while not done() and time.monotonic() < deadline:
+        time.sleep(poll_s)
+    return done()
 
 
 def _wait(future, cancel=lambda: False, on_cancel=None, poll_s: float = 0.05):

@@ -19,6 +19,8 @@ from rclpy.node import Node
 from soro_interfaces.action import ExecuteGait, LearnEdges
 from soro_interfaces.srv import SynthesizeGait
 
+from terresoro_gait.waiting import WaitTimeout, wait_for
+
 
 class CommanderError(RuntimeError):
     """A server that is not there, a goal that was rejected or failed; the message says which and why."""
@@ -76,11 +78,10 @@ class TerreSoroCommander(Node):
 
 
 def _wait(future, timeout_s: float, what: str):
-    done = threading.Event()
-    future.add_done_callback(lambda _f: done.set())
-    if not done.wait(timeout_s):
-        raise CommanderError(f'{what}: no answer within {timeout_s:g} s')
-    return future.result()
+    try:
+        return wait_for(future, timeout_s)
+    except WaitTimeout as error:
+        raise CommanderError(f'{what}: {error}') from None
 
 
 def init() -> None:

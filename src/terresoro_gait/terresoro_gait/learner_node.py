@@ -9,8 +9,6 @@ mean and covariance and writes the weights file (CSV, mm and degrees). Feedback 
 from __future__ import annotations
 
 import sys
-import threading
-import time
 
 import numpy as np
 import rclpy
@@ -29,6 +27,7 @@ from terresoro_gait.explore import stochastic_hierholzer
 from terresoro_gait.learning import add_samples, estimate
 from terresoro_gait.parameters import LEARNER
 from terresoro_gait.tracking import PoseHistory, TrackingLost
+from terresoro_gait.waiting import poll, wait_for
 from terresoro_gait.weights import WeightsError, write_csv
 
 WALK_SERVER_TIMEOUT_S = 5.0
@@ -78,7 +77,7 @@ class TerreSoroLearner(Node):
         return result
 
     def _explore(self, goal_handle, goal) -> dict:
-        if not _poll(lambda: len(self.history) > 0, TRACKER_WAIT_S):
+        if not poll(lambda: len(self.history) > 0, TRACKER_WAIT_S):
             raise Failed(f'refused: no tracked_pose within {TRACKER_WAIT_S:g} s; is the tracker running?')
         graph = LimbDigraph(self.params['n_limbs'])
         rng = np.random.default_rng(None if goal.seed < 0 else goal.seed)
@@ -108,34 +107,15 @@ class TerreSoroLearner(Node):
             goal_handle.publish_feedback(LearnEdges.Feedback(round=round_, rounds=rounds,
                                                              primitives_done=f.primitives_done,
                                                              primitives_total=f.primitives_total))
-        accepted = _wait(self.walk_client.send_goal_async(ExecuteWalk.Goal(vertices=walk),
+        accepted = wait_for(self.walk_client.send_goal_async(ExecuteWalk.Goal(vertices=walk),
                                                           feedback_callback=progress))
         if not accepted.accepted:
             raise Failed(f'round {round_}: the executor rejected the walk')
-        answer = _wait(accepted.get_result_async(), cancel=lambda: goal_handle.is_cancel_requested,
+        answer = wait_for(accepted.get_result_async(), cancel=lambda: goal_handle.is_cancel_requested,
                        on_cancel=accepted.cancel_goal_async).result
         if not answer.success:
             raise Failed(f'round {round_}: {answer.message}')
         return list(answer.edges)
-
-
-def _poll(done, timeout_s: float, poll_s: float = 0.05) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while not done() and time.monotonic() < deadline:
-        time.sleep(poll_s)
-    return done()
-
-
-def _wait(future, cancel=lambda: False, on_cancel=None, poll_s: float = 0.05):
-    """Block this (executor worker) thread until ``future`` is done; ask ``on_cancel`` once if ``cancel()``."""
-    done = threading.Event()
-    future.add_done_callback(lambda _f: done.set())
-    asked = False
-    while not done.wait(poll_s):
-        if on_cancel and not asked and cancel():
-            on_cancel()
-            asked = True
-    return future.result()
 
 
 def main(args=None) -> int:

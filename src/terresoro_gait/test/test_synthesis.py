@@ -129,3 +129,37 @@ def test_lhs_sweep_finds_each_distinct_exact_optimum_once(test_a):
             ranked, costs = exhaustive_ranking(problem, Objective('translation', alpha, 0.0, 0.5, 3.0), cycles, Z)
             assert gait.cycle == ranked[0] or costs[1] == pytest.approx(costs[0])
     assert all(abs(a) <= 1 for alphas in result.alphas for alpha in alphas for a in alpha)
+
+
+def test_reduced_cost_fixing_on_a_shared_problem_keeps_the_exhaustive_optimum(eight, random_weights, monkeypatch):
+    """One problem solving a run of nearby α: the known cycles then bound each optimum tightly, so the BILP runs
+    on fewer columns (checked); every answer still equals the exhaustive optimum."""
+    graph, cycles, Z = eight
+    problem = GaitProblem(random_weights(3, 5), graph)
+    widths = []
+    solve_on = problem._milp_on
+    monkeypatch.setattr(problem, '_milp_on', lambda c, cons, keep: widths.append(int(keep.sum())) or
+                        solve_on(c, cons, keep))
+    for angle in np.linspace(0, 2 * np.pi, 12, endpoint=False):
+        objective = Objective('translation', (np.cos(angle), np.sin(angle)), 0.2, 0.5, 4.0)
+        solution = problem.solve(objective)
+        ranked, costs = exhaustive_ranking(problem, objective, cycles, Z)
+        assert solution.cost == pytest.approx(costs[0], abs=1e-7)
+        assert solution.cycle == ranked[0] or costs[1] == pytest.approx(costs[0], abs=1e-7)
+    assert min(widths) < graph.m
+
+
+def test_patching_two_disjoint_cycles_gives_simple_cycles_of_both():
+    from terresoro_gait.synthesis import _patches
+    graph = LimbDigraph(3)
+    patched = _patches((1, 2, 3), (4, 5))
+    assert len(patched) == 6 and (1, 5, 4, 2, 3) in patched
+    assert all(sorted(graph.check_cycle(p)) == [1, 2, 3, 4, 5] for p in patched)
+
+
+def test_lhs_sweep_in_two_processes_equals_the_sequential_sweep(test_a):
+    graph = LimbDigraph(2)
+    one = lhs_sweep(GaitProblem(test_a, graph), 'translation', 0.0, 0.5, 3.0, samples=40, seed=4)
+    two = lhs_sweep(GaitProblem(test_a, graph), 'translation', 0.0, 0.5, 3.0, samples=40, seed=4, workers=2)
+    assert [g.cycle for g in one.gaits] == [g.cycle for g in two.gaits] and one.alphas == two.alphas
+    assert [g.cost for g in one.gaits] == pytest.approx([g.cost for g in two.gaits])

@@ -232,6 +232,28 @@ class GenericOutputsBridge(BridgeNode):
             self.outputs_pub.publish(Float64MultiArray(data=[d / 100.0 for d in message['duty_pct']]))
 
 
+def run_node(make_node, name: str, make_executor=None, args=None,
+             refused: tuple[type[Exception], ...] = (ValueError,)) -> int:
+    """The main() of a plain node: init, build it with ``make_node()``, spin it (on ``make_executor()``, made after
+    init; default single-threaded) until SIGINT, clean up. A start-up refusal (one of ``refused``, e.g. a
+    ParameterError) is logged as fatal under ``name``; exit code 2."""
+    rclpy.init(args=args)
+    try:
+        node = make_node()
+    except refused as error:
+        rclpy.logging.get_logger(name).fatal(str(error))   # the node never came to be
+        rclpy.try_shutdown()
+        return 2
+    try:
+        rclpy.spin(node, executor=make_executor() if make_executor else None)
+    except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
+        pass
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown()
+    return 0
+
+
 def init_for_bridge(args=None) -> None:
     """rclpy.init without rclpy's signal handlers, so SIGINT/SIGTERM reach ``spin_bridge`` with the context alive
     and the device is put in its safe state before ROS shuts down."""

@@ -128,7 +128,7 @@ def read_truth(bag: Path) -> tuple[PoseHistory, dict]:
 
 def evaluate(out: Path, runs: dict, history: PoseHistory) -> list[dict]:
     """Per gait: predicted speeds from the learned weights, simulated per-cycle speeds from the ground truth."""
-    learned, truth = read_csv(out / 'weights.csv'), read_csv(out / 'truth.csv')
+    learned = read_csv(out / 'weights.csv')
     tau, rows = ROBOT_TAU_S[learned.n_limbs], []
     for goal, (gait, result) in runs.items():
         body = [e for e in result.edges if not e.transition]
@@ -137,13 +137,11 @@ def evaluate(out: Path, runs: dict, history: PoseHistory) -> list[dict]:
         records = [(messages.seconds(e.start), messages.seconds(e.end), e.transition) for e in result.edges]
         simulated = cycle_speeds(gait_cycle_starts(records, l), history, l, tau)
         p, theta = cycle_motion(learned, cycle)
-        p_true, theta_true = cycle_motion(truth, cycle)
         start_t = records[[r[2] for r in records].index(False)][0]
         start = history.at(start_t, 0.05, 0.3)
         predicted_path, _ = odometry(learned, [(e.initial_vertex, e.terminal_vertex) for e in body], start)
         rows.append({'label': f'{goal} {list(gait.vertices)}', 'goal': goal, 'cycle': cycle,
                      'predicted': (np.hypot(*p) / (l * tau), theta / (l * tau)),
-                     'model': (np.hypot(*p_true) / (l * tau), theta_true / (l * tau)),
                      'simulated': simulated.mean_sd(), 'cycles': len(simulated.speed_mm_s),
                      'truth': history.between(start_t, records[-1][1]),
                      'predicted_path': np.vstack([start, predicted_path])})

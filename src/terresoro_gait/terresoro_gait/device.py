@@ -35,6 +35,7 @@ class TerreSoroFirmware(DeviceModel):
         super().__init__()
         self.n_limbs, self.substrate = substrate.n_limbs, substrate
         self.motor_of_limb, self.failed_limbs = tuple(motor_of_limb), tuple(failed_limbs)
+        self._broken_motors = {self.motor_of_limb[k - 1] for k in self.failed_limbs}   # snapped tendons
         self.settle_s, self._rng = settle_s, np.random.default_rng(seed)
         self._edge_index = LimbDigraph(self.n_limbs).edge_index
         self._lock = threading.Lock()
@@ -78,13 +79,12 @@ class TerreSoroFirmware(DeviceModel):
             return np.array([self._pose[0], self._pose[1], np.degrees(self._pose[2])])
 
     def target_vertex(self) -> int:
-        bits = [self.curled[m] and limb + 1 not in self.failed_limbs for limb, m in enumerate(self.motor_of_limb)]
+        bits = [self.curled[m] and m not in self._broken_motors for m in self.motor_of_limb]
         return vertex(bits)
 
     def _move_limbs(self, dt: float) -> None:
         for m, limb_curled in enumerate(self.curled):
-            broken = m in [self.motor_of_limb[k - 1] for k in self.failed_limbs]
-            goal = 1.0 if limb_curled and not broken else 0.0
+            goal = 1.0 if limb_curled and m not in self._broken_motors else 0.0
             self.curl[m] += np.clip(goal - self.curl[m], -dt / self.settle_s, dt / self.settle_s)
 
     def _move_hub(self, now: float) -> None:

@@ -11,15 +11,14 @@ from __future__ import annotations
 import sys
 
 import numpy as np
-import rclpy
 from geometry_msgs.msg import PoseStamped
 from rclpy.action import ActionClient, ActionServer, CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
 from soro_interfaces.action import ExecuteWalk, LearnEdges
 
-from soro_link.bridge_node import declare_parameters, read_parameters
+from soro_link.bridge_node import declare_parameters, read_parameters, run_node
 from terresoro_gait import messages
 from terresoro_gait.digraph import LimbDigraph
 from terresoro_gait.execution import REST_VERTEX
@@ -119,21 +118,7 @@ class TerreSoroLearner(Node):
 
 
 def main(args=None) -> int:
-    rclpy.init(args=args)
-    try:
-        node = TerreSoroLearner()
-    except ValueError as error:
-        print(f'terresoro_learner: {error}', file=sys.stderr)
-        rclpy.try_shutdown()
-        return 2
-    try:
-        rclpy.spin(node, executor=MultiThreadedExecutor(num_threads=3))
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        node.destroy_node()
-        rclpy.try_shutdown()
-    return 0
+    return run_node(TerreSoroLearner, 'terresoro_learner', lambda: MultiThreadedExecutor(num_threads=3), args=args)
 
 
 if __name__ == '__main__':

@@ -12,15 +12,12 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import rclpy
 from geometry_msgs.msg import PoseStamped
-from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from std_msgs.msg import Header
 
-from soro_link.bridge_node import declare_parameters, read_parameters
+from soro_link.bridge_node import declare_parameters, read_parameters, run_node
 from soro_link.device import SimulatedDevice
-from soro_link.params import ParameterError
 from terresoro_gait import messages
 from terresoro_gait.device import TerreSoroFirmware
 from terresoro_gait.limbs import check_motor_map
@@ -64,21 +61,7 @@ class TerreSoroSimNode(Node):
 
 
 def main(args=None) -> int:
-    rclpy.init(args=args)
-    try:
-        node = TerreSoroSimNode()
-    except (ParameterError, ValueError) as error:
-        print(f'terresoro_sim: {error}', file=sys.stderr)
-        rclpy.try_shutdown()
-        return 2
-    try:
-        rclpy.spin(node)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        node.destroy_node()
-        rclpy.try_shutdown()
-    return 0
+    return run_node(TerreSoroSimNode, 'terresoro_sim', args=args)
 
 
 if __name__ == '__main__':

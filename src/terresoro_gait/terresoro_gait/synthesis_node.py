@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import sys
 
-import rclpy
-from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from soro_interfaces.srv import SynthesizeGait
 
-from soro_link.bridge_node import declare_parameters, read_parameters
+from soro_link.bridge_node import declare_parameters, read_parameters, run_node
 from terresoro_gait import messages
 from terresoro_gait.digraph import GaitError, LimbDigraph
 from terresoro_gait.kinematics import cycle_motion
@@ -56,21 +54,7 @@ class TerreSoroSynthesis(Node):
 
 
 def main(args=None) -> int:
-    rclpy.init(args=args)
-    try:
-        node = TerreSoroSynthesis()
-    except ValueError as error:
-        print(f'terresoro_synthesis: {error}', file=sys.stderr)
-        rclpy.try_shutdown()
-        return 2
-    try:
-        rclpy.spin(node)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        node.destroy_node()
-        rclpy.try_shutdown()
-    return 0
+    return run_node(TerreSoroSynthesis, 'terresoro_synthesis', args=args)
 
 
 if __name__ == '__main__':

@@ -5,7 +5,6 @@ The simulated robot runs in its own process, as ``sim:=true`` launches it, so it
 timing whatever the nodes under test do with this interpreter."""
 import math
 import threading
-import time
 
 import numpy as np
 import pytest
@@ -26,17 +25,11 @@ from terresoro_gait.synthesis import GaitProblem
 from terresoro_gait.synthesis_node import TerreSoroSynthesis
 from soro_link.scenario import Process, executable
 from terresoro_gait.units import objective_from_si
+from terresoro_gait.waiting import poll
 from terresoro_gait.weights import read_csv
 
 pytestmark = pytest.mark.ros
 TAU, LIMBS, ROUNDS = 0.15, 2, 3
-
-
-def wait_until(done, timeout_s):
-    deadline = time.monotonic() + timeout_s
-    while not done() and time.monotonic() < deadline:
-        time.sleep(0.01)
-    return done()
 
 
 def params(**values):
@@ -76,7 +69,7 @@ class World:
             thread = threading.Thread(target=executor.spin, daemon=True)
             thread.start()
             self.spinners.append((executor, thread, node))
-        assert wait_until(lambda: self.executor.vertex is not None, 10.0), 'no telemetry from the simulated robot'
+        assert poll(lambda: self.executor.vertex is not None, 10.0), 'no telemetry from the simulated robot'
 
     def start_sim(self) -> Process:
         sim = Process('terresoro_sim', self.sim_command, self.tmp_path)
@@ -87,15 +80,15 @@ class World:
         assert client.wait_for_server(timeout_sec=5.0)
         feedback = []
         sent = client.send_goal_async(goal, feedback_callback=lambda f: feedback.append(f.feedback))
-        assert wait_until(sent.done, 5.0)
+        assert poll(sent.done, 5.0)
         result = sent.result().get_result_async()
-        assert wait_until(result.done, timeout_s)
+        assert poll(result.done, timeout_s)
         return result.result().result, feedback
 
     def synthesize(self, **request):
         assert self.synth_client.wait_for_service(timeout_sec=5.0)
         future = self.synth_client.call_async(SynthesizeGait.Request(**request))
-        assert wait_until(future.done, 10.0)
+        assert poll(future.done, 10.0)
         return future.result()
 
     def close(self):
@@ -160,7 +153,7 @@ def test_gait_runs_open_loop_and_prediction_follows_the_robot(world):
     assert [f.cycle for f in feedback if not f.edge.transition][-1] == 4
     starts = [e.start.sec + e.start.nanosec * 1e-9 for e in result.edges]
     assert np.allclose(np.diff(starts), TAU, atol=0.03)           # one primitive per τ
-    assert wait_until(lambda: world.executor.vertex == 1, 2.0)
+    assert poll(lambda: world.executor.vertex == 1, 2.0)
     # the robot (ground truth) ends within 4 σ of the open-loop prediction, per axis
     truth = paper_pose(world.truth_poses[-1].pose)
     predicted = paper_pose(result.predicted_pose.pose.pose)
@@ -188,6 +181,6 @@ def test_device_vanishing_mid_gait_aborts_safely_and_recovers(world):
     world.sim.stop()
     world.sim = world.start_sim()
     # the firmware boots safe with its limbs released; once the link is back a new gait runs
-    assert wait_until(lambda: world.executor.link.state.name == 'CONNECTED', 10.0)
+    assert poll(lambda: world.executor.link.state.name == 'CONNECTED', 10.0)
     again, _ = world.goal(world.gait_client, ExecuteGait.Goal(vertices=[1, 2], cycles=1), 10.0)
     assert again.success, again.message

@@ -95,6 +95,8 @@ class TerreSoroLearner(Node):
         """Tracked pose at each primitive's command instant and at the end of the last one, (K + 1, 3)."""
         instants = [messages.seconds(e.start) for e in edges] + [messages.seconds(edges[-1].end)]
         window, max_age = self.params['pose_window_s'], self.params['tracking_timeout_s']
+        # camera frames arrive with latency: wait for the first one past the last instant (or for max_age)
+        poll(lambda: self.history.latest()[0] >= instants[-1], max_age)
         return np.array([self.history.at(t, window, max_age) for t in instants])
 
     def _run_walk(self, goal_handle, walk: list[int], round_: int, rounds: int) -> list:

@@ -1,8 +1,8 @@
 """The TerreSoRo nodes through real rclpy and a real pseudo-terminal: explore -> learn -> synthesize -> execute in
 simulation, bad goals, and a device that vanishes mid-gait. A 2-limb robot at τ = 0.15 s keeps the rounds short.
 
-The simulated robot runs in its own process, as ``sim:=true`` launches it, so its firmware and camera keep their
-timing whatever the nodes under test do with this interpreter."""
+The simulated robot and the executor run in their own processes, as the launch file starts them, so the firmware,
+the camera and the executor's τ schedule keep their timing whatever the other nodes do with this interpreter."""
 import math
 import threading
 
@@ -13,17 +13,17 @@ from geometry_msgs.msg import PoseStamped
 from rclpy.action import ActionClient
 from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
 from rclpy.parameter import Parameter
+from sensor_msgs.msg import JointState
 from soro_interfaces.action import ExecuteGait, LearnEdges
-from soro_interfaces.msg import ExecutedEdge
+from soro_interfaces.msg import ExecutedEdge, LinkStatus
 from soro_interfaces.srv import SynthesizeGait
 
+from soro_link.scenario import Process, executable
 from terresoro_gait.digraph import LimbDigraph
-from terresoro_gait.executor_node import TerreSoroExecutor
 from terresoro_gait.learner_node import TerreSoroLearner
 from terresoro_gait.messages import paper_pose
 from terresoro_gait.synthesis import GaitProblem
 from terresoro_gait.synthesis_node import TerreSoroSynthesis
-from soro_link.scenario import Process, executable
 from terresoro_gait.units import objective_from_si
 from terresoro_gait.waiting import poll
 from terresoro_gait.weights import read_csv
@@ -47,29 +47,40 @@ class World:
                             '-p', f'port:={port}', '-p', 'settle_s:=0.06', '-p', f'truth_file:={self.truth}',
                             '-p', 'seed:=5']
         self.sim = self.start_sim()
-        self.executor = TerreSoroExecutor(parameter_overrides=params(
-            **robot, port=port, reversal_pulse_s=0.03, weights_file=str(self.weights), stale_timeout_s=1.0))
+        self.executor_command = [executable('terresoro_gait', 'terresoro_executor'), '--ros-args'] + [
+            a for k, v in dict(robot, port=port, reversal_pulse_s=0.03, weights_file=self.weights,
+                               stale_timeout_s=1.0, autostart=True).items() for a in ('-p', f'{k}:={v}')]
+        self.executor = self.start_executor()
         self.learner = TerreSoroLearner(parameter_overrides=params(
             n_limbs=LIMBS, weights_file=str(self.weights), pose_window_s=0.05))
         self.synthesis = TerreSoroSynthesis(parameter_overrides=params(**robot, weights_file=str(self.weights)))
         self.client = rclpy.create_node('probe')
-        self.edges, self.truth_poses = [], []
+        self.edges, self.truth_poses, self.link, self.joints = [], [], None, None
+        self.client.create_subscription(LinkStatus, '/terresoro_executor/link_status',
+                                        lambda m: setattr(self, 'link', m), 10)
+        self.client.create_subscription(JointState, '/joint_states', lambda m: setattr(self, 'joints', m), 10)
         self.client.create_subscription(ExecutedEdge, '/terresoro_executor/executed_edge', self.edges.append, 100)
         self.client.create_subscription(PoseStamped, '/terresoro_sim/ground_truth', self.truth_poses.append, 100)
         self.learn_client = ActionClient(self.client, LearnEdges, '/terresoro_learner/learn_edges')
         self.gait_client = ActionClient(self.client, ExecuteGait, '/terresoro_executor/execute_gait')
         self.synth_client = self.client.create_client(SynthesizeGait, '/terresoro_synthesis/synthesize')
-        self.executor.trigger_configure()
-        self.executor.trigger_activate()
         self.spinners = []
-        for node, executor in ((self.executor, MultiThreadedExecutor(4)),
-                               (self.learner, MultiThreadedExecutor(3)), (self.synthesis, SingleThreadedExecutor()),
+        for node, executor in ((self.learner, MultiThreadedExecutor(3)), (self.synthesis, SingleThreadedExecutor()),
                                (self.client, SingleThreadedExecutor())):
             executor.add_node(node)
             thread = threading.Thread(target=executor.spin, daemon=True)
             thread.start()
             self.spinners.append((executor, thread, node))
-        assert poll(lambda: self.executor.vertex is not None, 10.0), 'no telemetry from the simulated robot'
+        assert poll(self.connected, 10.0), 'the executor did not connect to the simulated robot'
+        assert poll(lambda: self.joints is not None, 5.0), 'no limb telemetry from the simulated robot'
+
+    def connected(self) -> bool:
+        return self.link is not None and self.link.state == LinkStatus.CONNECTED
+
+    def start_executor(self) -> Process:
+        executor = Process('terresoro_executor', self.executor_command, self.tmp_path)
+        executor.wait_for_output('opening')
+        return executor
 
     def start_sim(self) -> Process:
         sim = Process('terresoro_sim', self.sim_command, self.tmp_path)
@@ -96,6 +107,7 @@ class World:
             executor.shutdown()
             thread.join(timeout=5.0)
             node.destroy_node()
+        assert self.executor.stop() == 0
         assert self.sim.stop() == 0
 
 
@@ -153,7 +165,7 @@ def test_gait_runs_open_loop_and_prediction_follows_the_robot(world):
     assert [f.cycle for f in feedback if not f.edge.transition][-1] == 4
     starts = [e.start.sec + e.start.nanosec * 1e-9 for e in result.edges]
     assert np.allclose(np.diff(starts), TAU, atol=0.03)           # one primitive per τ
-    assert poll(lambda: world.executor.vertex == 1, 2.0)
+    assert poll(lambda: not any(world.joints.position), 2.0)     # state 1: every limb flat again
     # the robot (ground truth) ends within 4 σ of the open-loop prediction, per axis
     truth = paper_pose(world.truth_poses[-1].pose)
     predicted = paper_pose(result.predicted_pose.pose.pose)
@@ -179,8 +191,9 @@ def test_device_vanishing_mid_gait_aborts_safely_and_recovers(world):
     assert 'aborted in primitive' in result.message and ('safe state' in result.message)
     assert 0 < result.primitives < 50 * 4
     world.sim.stop()
+    world.link = None
     world.sim = world.start_sim()
     # the firmware boots safe with its limbs released; once the link is back a new gait runs
-    assert poll(lambda: world.executor.link.state.name == 'CONNECTED', 10.0)
+    assert poll(world.connected, 10.0)
     again, _ = world.goal(world.gait_client, ExecuteGait.Goal(vertices=[1, 2], cycles=1), 10.0)
     assert again.success, again.message

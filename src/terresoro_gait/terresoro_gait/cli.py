@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from terresoro_gait.digraph import GaitError, LimbDigraph
@@ -29,6 +30,16 @@ def _limbs(text: str) -> tuple[int, ...]:
         return tuple(int(x) for x in text.split(',') if x.strip())
     except ValueError:
         raise argparse.ArgumentTypeError(f'{text!r} is not a comma-separated list of limb numbers') from None
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f'{text!r} is not a whole number >= 1')
+    return value
 
 
 def _problem_arguments(parser: argparse.ArgumentParser) -> None:
@@ -65,7 +76,7 @@ def _synthesize(argv) -> int:
     parser = argparse.ArgumentParser(prog='terresoro-synthesize', description='exact gait synthesis, BILP (28)/(29)')
     _problem_arguments(parser)
     parser.add_argument('--alpha', type=_numbers, required=True, help='α: AX,AY for translation, A for rotation')
-    parser.add_argument('--k', type=int, default=1, help='the k best gaits, best first')
+    parser.add_argument('--k', type=_positive, default=1, help='the k best gaits, best first')
     parser.add_argument('--json', action='store_true', help='print JSON (the default output)')
     args = parser.parse_args(argv)
     weights = read_csv(args.weights)
@@ -79,16 +90,18 @@ def _synthesize(argv) -> int:
 def _sweep(argv) -> int:
     parser = argparse.ArgumentParser(prog='terresoro-sweep', description='Latin-hypercube sweep of α (paper V-B)')
     _problem_arguments(parser)
-    parser.add_argument('--samples', type=int, default=LHS_SAMPLES, help='N, α samples')
-    parser.add_argument('--iterations', type=int, default=MAX_ITERATIONS, help='L, cut-loop iterations per sample')
+    parser.add_argument('--samples', type=_positive, default=LHS_SAMPLES, help='N, α samples')
+    parser.add_argument('--iterations', type=_positive, default=MAX_ITERATIONS, help='L, cut-loop iterations per sample')
     parser.add_argument('--seed', type=int, default=0)
+    parser.add_argument('--workers', type=_positive, default=os.cpu_count() or 1, help='processes (default: one per core)')
     parser.add_argument('--tau', type=float, default=None, help='primitive duration τ (s) for speeds; default '
                         '0.55 s for 3 limbs, 0.45 s for 4')
     args = parser.parse_args(argv)
     weights = read_csv(args.weights)
     tau = args.tau or (0.55 if weights.n_limbs == 3 else 0.45)
     problem = GaitProblem(weights, LimbDigraph(weights.n_limbs, args.lost_limbs))
-    result = lhs_sweep(problem, args.goal, args.beta, args.gamma, args.eps, args.samples, args.iterations, args.seed)
+    result = lhs_sweep(problem, args.goal, args.beta, args.gamma, args.eps, args.samples, args.iterations, args.seed,
+                       args.workers)
     print(f'{"gait":<40} {"hits":>4} {"px_mm":>8} {"py_mm":>8} {"theta_deg":>9} {"mm/s":>7} {"deg/s":>7}')
     for gait, alphas in zip(result.gaits, result.alphas):
         g = gait_record(weights, gait.cycle, gait.cost)
@@ -104,7 +117,7 @@ def _sweep(argv) -> int:
 def _explore(argv) -> int:
     parser = argparse.ArgumentParser(prog='terresoro-explore', description='randomized Eulerian exploration (Alg. 1)')
     parser.add_argument('--limbs', type=int, required=True, help='3 (TerreSoRo-III) or 4 (TerreSoRo-IV)')
-    parser.add_argument('--rounds', type=int, default=5, help='Eulerian circuits; the paper uses 5')
+    parser.add_argument('--rounds', type=_positive, default=5, help='Eulerian circuits; the paper uses 5')
     parser.add_argument('--seed', type=int, default=None)
     parser.add_argument('--lost-limbs', type=_limbs, default=())
     args = parser.parse_args(argv)

@@ -45,6 +45,13 @@ def test_sweep_prints_one_row_per_distinct_gait(test_a_csv, capsys):
     assert sum(hits) == 20 and f'{len(rows)} distinct gaits from 20 α samples' in err
 
 
+@pytest.mark.parametrize('option', ['--workers', '--samples', '--iterations'])
+def test_sweep_refuses_counts_below_one(test_a_csv, capsys, option):
+    with pytest.raises(SystemExit) as exit_:
+        cli.sweep_main(['--weights', test_a_csv, '--goal', 'rotation', '--eps', '8', option, '0'])
+    assert exit_.value.code == 2 and f"{option}: '0' is not a whole number >= 1" in capsys.readouterr().err
+
+
 def test_explore_prints_five_eulerian_rounds(capsys):
     """5 rounds on TerreSoRo-III: 280 primitives (5 m), every one of the 56 edges exactly 5 times, a closed walk."""
     assert cli.explore_main(['--limbs', '3', '--rounds', '5', '--seed', '7']) == 0

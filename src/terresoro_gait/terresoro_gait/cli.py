@@ -91,9 +91,10 @@ def _sweep(argv) -> int:
     parser = argparse.ArgumentParser(prog='terresoro-sweep', description='Latin-hypercube sweep of α (paper V-B)')
     _problem_arguments(parser)
     parser.add_argument('--samples', type=_positive, default=LHS_SAMPLES, help='N, α samples')
-    parser.add_argument('--iterations', type=_positive, default=MAX_ITERATIONS, help='L, cut-loop iterations per sample')
+    parser.add_argument('--iterations', type=_positive, default=MAX_ITERATIONS, help='L, cut-loop iterations per α')
     parser.add_argument('--seed', type=int, default=0)
-    parser.add_argument('--workers', type=_positive, default=os.cpu_count() or 1, help='processes (default: one per core)')
+    parser.add_argument('--workers', type=_positive, default=os.cpu_count() or 1,
+                        help='processes; default: one per core')
     parser.add_argument('--tau', type=float, default=None, help='primitive duration τ (s) for speeds; default '
                         '0.55 s for 3 limbs, 0.45 s for 4')
     args = parser.parse_args(argv)

@@ -19,7 +19,8 @@ import scipy
 
 from terresoro_gait.digraph import LimbDigraph
 from terresoro_gait.substrate import PRESETS, substrate_weights
-from terresoro_gait.synthesis import GaitProblem, Objective, lhs_sweep
+from terresoro_gait.sweep import lhs_sweep
+from terresoro_gait.synthesis import GaitProblem, Objective
 from terresoro_gait.weights import EdgeWeights
 
 TARGETS = {'solve_p50_ms': 100.0, 'sweep_wall_s': 10.0}

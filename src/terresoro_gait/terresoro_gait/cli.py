@@ -13,8 +13,8 @@ import sys
 from terresoro_gait.digraph import GaitError, LimbDigraph
 from terresoro_gait.explore import eulerian_rounds
 from terresoro_gait.kinematics import cycle_motion
-from terresoro_gait.synthesis import (LHS_SAMPLES, MAX_ITERATIONS, GaitProblem, Objective, SynthesisInfeasible,
-                                      lhs_sweep)
+from terresoro_gait.sweep import LHS_SAMPLES, lhs_sweep
+from terresoro_gait.synthesis import MAX_ITERATIONS, GaitProblem, Objective, SynthesisInfeasible
 from terresoro_gait.weights import EdgeWeights, WeightsError, read_csv
 
 

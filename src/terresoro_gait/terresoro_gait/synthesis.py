@@ -11,28 +11,20 @@ cycle, so the optimum over simple cycles is exact:
   j ∉ S, a single cycle through both must leave S: Σ_{e ∈ δ⁺(S)} z_e ≥ y_i + y_j - 1, with y = B^i z.
 Speed, still exact: each BILP runs only on the edges that reduced-cost fixing cannot exclude, against the best
 known simple cycle meeting the tolerance (every 2- and 3-cycle, each solution's components, patches of them,
-earlier optima of the same problem); the LHS sweep solves arcs of neighbouring α directions in parallel.
+earlier optima of the same problem). The Latin-hypercube sweep of α is in terresoro_gait.sweep.
 """
 from __future__ import annotations
 
-import copy
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, linprog, milp
-from scipy.stats import qmc
 
 from terresoro_gait.digraph import LimbDigraph, canonical
 from terresoro_gait.weights import EdgeWeights
 
 GOALS = ('translation', 'rotation')
 MAX_ITERATIONS = 50       # the paper's L
-LHS_SAMPLES = 100         # the paper's N
-# Neighbouring α directions tend to share their optimum, whose cycle then bounds the next solve tightly for the
-# reduced-cost fixing; cuts and cycles carried from distant directions only slow HiGHS. On the bench, arcs of 10
-# rows, each on a fresh copy of the problem, beat one problem per process (IV: 10 s against 13.5 s, 2 cores).
-ARC_ROWS = 10
 
 
 class SynthesisInfeasible(RuntimeError):
@@ -255,60 +247,3 @@ def _inequalities(constraints: list[LinearConstraint]) -> dict:
     upper, lower = ~equal & np.isfinite(ub), ~equal & np.isfinite(lb)
     return {'A_ub': np.vstack([A[upper], -A[lower]]), 'b_ub': np.concatenate([ub[upper], -lb[lower]]),
             'A_eq': A[equal] if equal.any() else None, 'b_eq': lb[equal] if equal.any() else None}
-
-
-@dataclass
-class SweepResult:
-    gaits: list[Solution]           # distinct gaits, in order of first discovery
-    alphas: list[list[tuple]]       # per gait, the α samples that produced it
-    unresolved: int                 # α samples with no single cycle within the iteration limit (spec A12)
-
-
-def lhs_sweep(problem: GaitProblem, goal: str, beta: float, gamma: float, eps: float,
-              samples: int = LHS_SAMPLES, max_iterations: int = MAX_ITERATIONS, seed: int = 0,
-              workers: int = 1) -> SweepResult:
-    """Spec 5.4: α = 2h - 1 over a Latin hypercube h ∈ [0, 1]^M (M = 2 translation, 1 rotation) of ``samples``
-    rows, each solved exactly; gaits de-duplicated by their canonical vertex list, listed in row order. The rows,
-    in order of α's direction, are cut into arcs of ARC_ROWS, each solved on its own copy of ``problem`` (which
-    is left unchanged), in ``workers`` processes. Raises SynthesisInfeasible when the tolerance admits no cycle."""
-    hypercube = qmc.LatinHypercube(d=2 if goal == 'translation' else 1, seed=seed).random(samples)
-    alphas = [tuple(float(a) for a in 2 * h - 1) for h in hypercube]
-    order = sorted(range(samples), key=lambda r: np.arctan2(alphas[r][1], alphas[r][0]) if len(alphas[r]) == 2
-                   else alphas[r][0])
-    arcs = [[(r, alphas[r]) for r in order[k:k + ARC_ROWS]] for k in range(0, samples, ARC_ROWS)]
-    jobs = [(problem, goal, beta, gamma, eps, arc, max_iterations) for arc in arcs]
-    if workers <= 1:
-        parts = [_solve_rows(copy.deepcopy(job[0]), *job[1:]) for job in jobs]
-    else:
-        with ProcessPoolExecutor(min(workers, len(arcs))) as pool:
-            parts = list(pool.map(_solve_rows, *zip(*jobs)))    # each job unpickles its own copy
-    return _collect(alphas, {row: solution for part in parts for row, solution in part.items()})
-
-
-def _solve_rows(problem: GaitProblem, goal: str, beta: float, gamma: float, eps: float,
-                rows: list[tuple[int, tuple]], max_iterations: int) -> dict:
-    """{row: Solution, or None when the cut loop ran out} for (row, α) pairs, solved in turn on ``problem``."""
-    solved = {}
-    for row, alpha in rows:
-        try:
-            solved[row] = problem.solve(Objective(goal, alpha, beta, gamma, eps), max_iterations=max_iterations)
-        except IterationLimit:
-            solved[row] = None
-    return solved
-
-
-def _collect(alphas: list[tuple], solved: dict) -> SweepResult:
-    """The sweep's result from every row's solution, in row order."""
-    result = SweepResult([], [], 0)
-    index: dict[tuple[int, ...], int] = {}
-    for row, alpha in enumerate(alphas):
-        solution = solved[row]
-        if solution is None:
-            result.unresolved += 1
-            continue
-        if solution.cycle not in index:
-            index[solution.cycle] = len(result.gaits)
-            result.gaits.append(solution)
-            result.alphas.append([])
-        result.alphas[index[solution.cycle]].append(alpha)
-    return result

@@ -5,7 +5,8 @@ import pytest
 
 from terresoro_gait.digraph import LimbDigraph, state_bits
 from terresoro_gait.kinematics import simple_cycles
-from terresoro_gait.synthesis import GaitProblem, Objective, SynthesisInfeasible, lhs_sweep
+from terresoro_gait.sweep import lhs_sweep
+from terresoro_gait.synthesis import GaitProblem, Objective, SynthesisInfeasible
 from terresoro_gait.weights import EdgeWeights
 
 

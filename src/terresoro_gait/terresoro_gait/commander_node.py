@@ -1,6 +1,6 @@
 """``TerreSoroCommander``: blocking calls to the TerreSoRo nodes for scripts and the demo (in the manner of
-nav2_simple_commander): learn a substrate, synthesize gaits, execute one. Each call returns the action result or
-service response, or raises CommanderError with the reason.
+nav2_simple_commander): learn a substrate, synthesize gaits (for one α, or the paper's sweep of α), execute one.
+Each call returns the action result or service response, or raises CommanderError with the reason.
 
     rclpy.init()
     robot = TerreSoroCommander()
@@ -16,7 +16,7 @@ import rclpy
 from rclpy.action import ActionClient
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
-from soro_interfaces.action import ExecuteGait, LearnEdges
+from soro_interfaces.action import ExecuteGait, LearnEdges, SweepGaits
 from soro_interfaces.srv import SynthesizeGait
 
 from terresoro_gait.waiting import WaitTimeout, wait_for
@@ -33,6 +33,7 @@ class TerreSoroCommander(Node):
         self.learn_client = ActionClient(self, LearnEdges, f'{learner}/learn_edges')
         self.gait_client = ActionClient(self, ExecuteGait, f'{executor}/execute_gait')
         self.synthesis_client = self.create_client(SynthesizeGait, f'{synthesis}/synthesize')
+        self.sweep_client = ActionClient(self, SweepGaits, f'{synthesis}/sweep')
         self._executor = SingleThreadedExecutor()
         self._executor.add_node(self)
         self._spinner = threading.Thread(target=self._executor.spin, daemon=True)
@@ -57,6 +58,12 @@ class TerreSoroCommander(Node):
         if not response.success:
             raise CommanderError(f'synthesis: {response.message}')
         return response
+
+    def sweep_gaits(self, goal: str, beta: float = 0.0, gamma: float = 0.0, eps: float = 0.05, lost_limbs=(),
+                    samples: int = 0, seed: int = 0, timeout_s: float = 600.0, on_feedback=None) -> SweepGaits.Result:
+        request = SweepGaits.Goal(goal=goal, beta=float(beta), gamma=float(gamma), eps=float(eps),
+                                  lost_limbs=list(lost_limbs), samples=samples, seed=seed)
+        return self._action(self.sweep_client, request, timeout_s, on_feedback)
 
     def close(self) -> None:
         self._executor.shutdown()

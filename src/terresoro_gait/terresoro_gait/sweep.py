@@ -3,7 +3,9 @@ gaits they give, and which α produced each."""
 from __future__ import annotations
 
 import copy
-from concurrent.futures import ProcessPoolExecutor
+import multiprocessing
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,6 +18,10 @@ LHS_SAMPLES = 100         # the paper's N
 # reduced-cost fixing; cuts and cycles carried from distant directions only slow HiGHS. On the bench, arcs of 10
 # rows, each on a fresh copy of the problem, beat one problem per process (IV: 10 s against 13.5 s, 2 cores).
 ARC_ROWS = 10
+# Workers come from a fork server, a single-threaded process that has imported the solver once: forking the
+# caller itself is unsafe when it runs threads, as a ROS node does.
+_WORKERS = multiprocessing.get_context('forkserver')
+_WORKERS.set_forkserver_preload(['terresoro_gait.synthesis'])
 
 
 @dataclass
@@ -27,23 +33,35 @@ class SweepResult:
 
 def lhs_sweep(problem: GaitProblem, goal: str, beta: float, gamma: float, eps: float,
               samples: int = LHS_SAMPLES, max_iterations: int = MAX_ITERATIONS, seed: int = 0,
-              workers: int = 1) -> SweepResult:
+              workers: int = 1, progress: Callable[[int, int], None] | None = None) -> SweepResult:
     """Spec 5.4: α = 2h - 1 over a Latin hypercube h ∈ [0, 1]^M (M = 2 translation, 1 rotation) of ``samples``
     rows, each solved exactly; gaits de-duplicated by their canonical vertex list, listed in row order. The rows,
     in order of α's direction, are cut into arcs of ARC_ROWS, each solved on its own copy of ``problem`` (which
-    is left unchanged), in ``workers`` processes. Raises SynthesisInfeasible when the tolerance admits no cycle."""
+    is left unchanged), in ``workers`` processes. ``progress(rows_done, samples)`` is called after each arc; an
+    exception it raises stops the sweep (arcs not started are dropped). Raises SynthesisInfeasible when the
+    tolerance admits no cycle."""
     hypercube = qmc.LatinHypercube(d=2 if goal == 'translation' else 1, seed=seed).random(samples)
     alphas = [tuple(float(a) for a in 2 * h - 1) for h in hypercube]
     order = sorted(range(samples), key=lambda r: np.arctan2(alphas[r][1], alphas[r][0]) if len(alphas[r]) == 2
                    else alphas[r][0])
     arcs = [[(r, alphas[r]) for r in order[k:k + ARC_ROWS]] for k in range(0, samples, ARC_ROWS)]
     jobs = [(problem, goal, beta, gamma, eps, arc, max_iterations) for arc in arcs]
+    solved, report = {}, progress or (lambda done, total: None)
     if workers <= 1:
-        parts = [_solve_rows(copy.deepcopy(job[0]), *job[1:]) for job in jobs]
-    else:
-        with ProcessPoolExecutor(min(workers, len(arcs))) as pool:
-            parts = list(pool.map(_solve_rows, *zip(*jobs)))    # each job unpickles its own copy
-    return _collect(alphas, {row: solution for part in parts for row, solution in part.items()})
+        for job in jobs:
+            solved.update(_solve_rows(copy.deepcopy(job[0]), *job[1:]))
+            report(len(solved), samples)
+        return _collect(alphas, solved)
+    with ProcessPoolExecutor(min(workers, len(arcs)), mp_context=_WORKERS) as pool:
+        futures = [pool.submit(_solve_rows, *job) for job in jobs]     # each job unpickles its own copy
+        try:
+            for future in as_completed(futures):
+                solved.update(future.result())
+                report(len(solved), samples)
+        finally:
+            for future in futures:
+                future.cancel()
+    return _collect(alphas, solved)
 
 
 def _solve_rows(problem: GaitProblem, goal: str, beta: float, gamma: float, eps: float,

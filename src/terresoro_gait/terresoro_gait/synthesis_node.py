@@ -3,13 +3,20 @@
 ``~/synthesize`` (SynthesizeGait) solves BILP (28) or (29) on the weights in ``weights_file``, read at every
 request so a fresh learning run is picked up, pruned for ``lost_limbs`` without re-learning (spec 5.8). The request
 is SI and converted to the file's mm and degrees (units.objective_from_si); gaits come back best first with their
-predicted motion per cycle. Every refusal is ``success = false`` with a one-line reason.
+predicted motion per cycle. The action ``~/sweep`` (SweepGaits) runs the paper's Latin-hypercube sweep of α on
+one process per core, with feedback after every arc of α and cancellation between arcs. Every refusal is
+``success = false`` with a one-line reason.
 """
 from __future__ import annotations
 
+import os
 import sys
 
+from rclpy.action import ActionServer, CancelResponse
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
+from soro_interfaces.action import SweepGaits
 from soro_interfaces.srv import SynthesizeGait
 
 from soro_link.bridge_node import declare_parameters, read_parameters, run_node
@@ -17,9 +24,17 @@ from terresoro_gait import messages
 from terresoro_gait.digraph import GaitError, LimbDigraph
 from terresoro_gait.kinematics import cycle_motion
 from terresoro_gait.parameters import SYNTHESIS
+from terresoro_gait.sweep import LHS_SAMPLES, lhs_sweep
 from terresoro_gait.synthesis import GaitProblem, SynthesisInfeasible
 from terresoro_gait.units import cost_scale, objective_from_si
-from terresoro_gait.weights import WeightsError, read_csv
+from terresoro_gait.weights import EdgeWeights, WeightsError, read_csv
+
+REFUSED = (WeightsError, SynthesisInfeasible, GaitError, ValueError)
+MAX_SWEEP_SAMPLES = 10_000
+
+
+class _Cancelled(Exception):
+    pass
 
 
 class TerreSoroSynthesis(Node):
@@ -28,33 +43,84 @@ class TerreSoroSynthesis(Node):
         declare_parameters(self, SYNTHESIS)
         self.params = read_parameters(self, SYNTHESIS)
         self.create_service(SynthesizeGait, '~/synthesize', self._synthesize)
+        self.sweep_server = ActionServer(self, SweepGaits, '~/sweep', self._sweep,
+                                         callback_group=ReentrantCallbackGroup(),    # beside ~/synthesize
+                                         cancel_callback=lambda _goal: CancelResponse.ACCEPT)
 
     def _synthesize(self, request, response):
         try:
             response.gaits = self._gaits(request)
             response.success = True
             response.message = f'{len(response.gaits)} gait(s)'
-        except (WeightsError, SynthesisInfeasible, GaitError, ValueError) as error:
+        except REFUSED as error:
             response.success, response.message = False, str(error)
             self.get_logger().warning(f'synthesis refused: {error}')
         return response
 
     def _gaits(self, request) -> list:
+        weights = self._weights()
+        objective = objective_from_si(request.goal, request.alpha, request.beta, request.gamma, request.eps)
+        problem = self._problem(weights, request.lost_limbs)
+        return [self._gait_msg(weights, request.goal, s) for s in problem.k_best(objective, max(1, request.k))]
+
+    def _sweep(self, goal_handle) -> SweepGaits.Result:
+        request, result = goal_handle.request, SweepGaits.Result()
+
+        def progress(done: int, total: int) -> None:
+            if goal_handle.is_cancel_requested:
+                raise _Cancelled
+            goal_handle.publish_feedback(SweepGaits.Feedback(samples_done=done, samples_total=total))
+
+        try:
+            weights = self._weights()
+            sweep = self._run_sweep(weights, request, progress)
+        except _Cancelled:
+            goal_handle.canceled()
+            result.message = 'sweep cancelled'
+            return result
+        except REFUSED as error:
+            goal_handle.abort()
+            result.message = str(error)
+            self.get_logger().warning(f'sweep refused: {error}')
+            return result
+        result.gaits = [self._gait_msg(weights, request.goal, s) for s in sweep.gaits]
+        result.hits = [len(alphas) for alphas in sweep.alphas]
+        result.alphas = [a for alphas in sweep.alphas for a in alphas[0]]
+        result.unresolved = sweep.unresolved
+        result.success, result.message = True, f'{len(sweep.gaits)} distinct gait(s) from {sum(result.hits)} samples'
+        goal_handle.succeed()
+        return result
+
+    def _run_sweep(self, weights: EdgeWeights, request, progress):
+        samples = request.samples or LHS_SAMPLES
+        if samples > MAX_SWEEP_SAMPLES:
+            raise ValueError(f'samples = {samples}: allowed 1 to {MAX_SWEEP_SAMPLES} (0 means {LHS_SAMPLES})')
+        size = 2 if request.goal == 'translation' else 1
+        objective = objective_from_si(request.goal, [0.0] * size, request.beta, request.gamma, request.eps)
+        problem = self._problem(weights, request.lost_limbs)
+        return lhs_sweep(problem, objective.goal, objective.beta, objective.gamma, objective.eps, samples,
+                         seed=request.seed, workers=os.cpu_count() or 1, progress=progress)
+
+    def _weights(self) -> EdgeWeights:
         path = self.get_parameter('weights_file').value
         if not path:
             raise ValueError('no weights_file: learn the substrate first (terresoro_learner ~/learn_edges)')
         weights = read_csv(path)
         if weights.n_limbs != self.params['n_limbs']:
             raise ValueError(f'{path} is for {weights.n_limbs} limbs, the robot has {self.params["n_limbs"]}')
-        objective = objective_from_si(request.goal, request.alpha, request.beta, request.gamma, request.eps)
-        problem = GaitProblem(weights, LimbDigraph(weights.n_limbs, tuple(int(k) for k in request.lost_limbs)))
+        return weights
+
+    def _problem(self, weights: EdgeWeights, lost_limbs) -> GaitProblem:
+        return GaitProblem(weights, LimbDigraph(weights.n_limbs, tuple(int(k) for k in lost_limbs)))
+
+    def _gait_msg(self, weights: EdgeWeights, goal: str, solution):
         tau = self.get_parameter('tau_s').value
-        return [messages.gait_msg(s.cycle, s.cost / cost_scale(request.goal), cycle_motion(weights, s.cycle), tau)
-                for s in problem.k_best(objective, max(1, request.k))]
+        return messages.gait_msg(solution.cycle, solution.cost / cost_scale(goal),
+                                 cycle_motion(weights, solution.cycle), tau)
 
 
 def main(args=None) -> int:
-    return run_node(TerreSoroSynthesis, 'terresoro_synthesis', args=args)
+    return run_node(TerreSoroSynthesis, 'terresoro_synthesis', lambda: MultiThreadedExecutor(2), args=args)
 
 
 if __name__ == '__main__':

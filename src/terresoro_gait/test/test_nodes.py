@@ -9,12 +9,13 @@ import threading
 import numpy as np
 import pytest
 import rclpy
+from action_msgs.msg import GoalStatus
 from geometry_msgs.msg import PoseStamped
 from rclpy.action import ActionClient
 from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
-from soro_interfaces.action import ExecuteGait, LearnEdges
+from soro_interfaces.action import ExecuteGait, LearnEdges, SweepGaits
 from soro_interfaces.msg import ExecutedEdge, LinkStatus
 from soro_interfaces.srv import SynthesizeGait
 
@@ -22,6 +23,7 @@ from soro_link.scenario import Process, executable
 from terresoro_gait.digraph import LimbDigraph
 from terresoro_gait.learner_node import TerreSoroLearner
 from terresoro_gait.messages import paper_pose
+from terresoro_gait.sweep import lhs_sweep
 from terresoro_gait.synthesis import GaitProblem
 from terresoro_gait.synthesis_node import TerreSoroSynthesis
 from terresoro_gait.units import objective_from_si
@@ -64,8 +66,9 @@ class World:
         self.learn_client = ActionClient(self.client, LearnEdges, '/terresoro_learner/learn_edges')
         self.gait_client = ActionClient(self.client, ExecuteGait, '/terresoro_executor/execute_gait')
         self.synth_client = self.client.create_client(SynthesizeGait, '/terresoro_synthesis/synthesize')
+        self.sweep_client = ActionClient(self.client, SweepGaits, '/terresoro_synthesis/sweep')
         self.spinners = []
-        for node, executor in ((self.learner, MultiThreadedExecutor(3)), (self.synthesis, SingleThreadedExecutor()),
+        for node, executor in ((self.learner, MultiThreadedExecutor(3)), (self.synthesis, MultiThreadedExecutor(2)),
                                (self.client, SingleThreadedExecutor())):
             executor.add_node(node)
             thread = threading.Thread(target=executor.spin, daemon=True)
@@ -150,6 +153,39 @@ def test_synthesis_refusals_are_one_line(world):
     assert not tight.success and 'no simple cycle meets' in tight.message
     wrong = world.synthesize(goal='sideways', alpha=[1.0], beta=0.0, gamma=0.0, eps=1.0, k=1)
     assert not wrong.success and 'goal' in wrong.message and '\n' not in wrong.message
+
+
+def test_sweep_action_is_the_core_sweep_with_progress(world):
+    """Spec 5.4 on the learned weights: the same distinct gaits, hits and first α as the core's sweep."""
+    goal = SweepGaits.Goal(goal='translation', beta=0.0, gamma=0.0005, eps=math.radians(3.0), samples=40, seed=4)
+    result, feedback = world.goal(world.sweep_client, goal, 30.0)
+    assert result.success, result.message
+    objective = objective_from_si('translation', [0.0, 0.0], 0.0, 0.0005, math.radians(3.0))
+    core = lhs_sweep(GaitProblem(read_csv(world.weights), LimbDigraph(LIMBS)), 'translation', objective.beta,
+                     objective.gamma, objective.eps, samples=40, seed=4)
+    assert [tuple(g.vertices) for g in result.gaits] == [g.cycle for g in core.gaits]
+    assert list(result.hits) == [len(a) for a in core.alphas] and sum(result.hits) + result.unresolved == 40
+    assert list(result.alphas) == pytest.approx([a for alphas in core.alphas for a in alphas[0]])
+    assert result.gaits[0].cost == pytest.approx(core.gaits[0].cost / 1000.0)       # mm -> m
+    done = [f.samples_done for f in feedback]
+    assert done == sorted(done) and done[-1] == 40 and {f.samples_total for f in feedback} == {40}
+
+
+def test_sweep_refusals_and_cancel(world):
+    too_many, _ = world.goal(world.sweep_client, SweepGaits.Goal(goal='rotation', eps=0.01, samples=20000), 5.0)
+    assert not too_many.success and too_many.message == 'samples = 20000: allowed 1 to 10000 (0 means 100)'
+    tight, _ = world.goal(world.sweep_client, SweepGaits.Goal(goal='rotation', eps=0.0, samples=10), 5.0)
+    assert not tight.success and 'no simple cycle meets' in tight.message
+    # a long sweep stops within one arc of α per process once cancelled
+    feedback = []
+    sent = world.sweep_client.send_goal_async(SweepGaits.Goal(goal='rotation', eps=0.01, samples=10000),
+                                              feedback_callback=lambda f: feedback.append(f.feedback))
+    assert poll(sent.done, 5.0) and poll(lambda: feedback, 10.0)
+    sent.result().cancel_goal_async()
+    result = sent.result().get_result_async()
+    assert poll(result.done, 10.0)
+    assert result.result().status == GoalStatus.STATUS_CANCELED
+    assert result.result().result.message == 'sweep cancelled' and feedback[-1].samples_done < 10000
 
 
 def test_gait_runs_open_loop_and_prediction_follows_the_robot(world):

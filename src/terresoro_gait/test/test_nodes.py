@@ -176,13 +176,15 @@ def test_sweep_refusals_and_cancel(world):
     assert not too_many.success and too_many.message == 'samples = 20000: allowed 1 to 10000 (0 means 100)'
     tight, _ = world.goal(world.sweep_client, SweepGaits.Goal(goal='rotation', eps=0.0, samples=10), 5.0)
     assert not tight.success and 'no simple cycle meets' in tight.message
-    # a long sweep stops within one arc of α per process once cancelled
+    # during a long sweep ~/synthesize still answers; the sweep stops within one arc per process once cancelled
     feedback = []
     sent = world.sweep_client.send_goal_async(SweepGaits.Goal(goal='rotation', eps=0.01, samples=10000),
                                               feedback_callback=lambda f: feedback.append(f.feedback))
     assert poll(sent.done, 5.0) and poll(lambda: feedback, 10.0)
-    sent.result().cancel_goal_async()
     result = sent.result().get_result_async()
+    assert world.synthesize(goal='rotation', alpha=[-1.0], beta=0.0, gamma=0.0, eps=0.01, k=1).success
+    assert not result.done()
+    sent.result().cancel_goal_async()
     assert poll(result.done, 10.0)
     assert result.result().status == GoalStatus.STATUS_CANCELED
     assert result.result().result.message == 'sweep cancelled' and feedback[-1].samples_done < 10000

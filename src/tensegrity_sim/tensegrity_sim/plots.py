@@ -39,10 +39,7 @@ def strain_vs_time(result: SweepResult, path: Path, title: str) -> Path:
     axes[0].set_ylabel('ε, %')
     axes[-1].legend(fontsize=8)
     fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def psi_ranges(result: SweepResult, path: Path, title: str) -> Path:
@@ -68,10 +65,7 @@ def psi_ranges(result: SweepResult, path: Path, title: str) -> Path:
     ax.set_title(title)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def triples_vs_time(t: np.ndarray, strain: np.ndarray, path: Path, title: str) -> Path:
@@ -82,6 +76,11 @@ def triples_vs_time(t: np.ndarray, strain: np.ndarray, path: Path, title: str) -
     ax.set(xlabel='simulated t, s', ylabel='ε, %', title=title)
     ax.grid(alpha=0.3)
     ax.legend()
+    return _save(fig, path)
+
+
+def _save(fig, path: Path) -> Path:
+    """Lay out, write at the module's resolution and release the figure (pyplot keeps every open one)."""
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

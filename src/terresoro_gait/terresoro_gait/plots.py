@@ -24,10 +24,7 @@ def learned_vs_true(learned: EdgeWeights, truth: EdgeWeights, path: Path) -> Pat
         ax.set_xlabel('substrate model (truth)')
         ax.grid(alpha=0.3)
     axes[0].set_ylabel('learned')
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def trajectories(runs: list[dict], path: Path) -> Path:
@@ -44,10 +41,7 @@ def trajectories(runs: list[dict], path: Path) -> Path:
         ax.set_aspect('equal', adjustable='datalim')
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def speeds(rows: list[dict], path: Path) -> Path:
@@ -64,6 +58,11 @@ def speeds(rows: list[dict], path: Path) -> Path:
     ax.set_ylabel('rotation speed |ω|, deg/s')
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
+    return _save(fig, path)
+
+
+def _save(fig, path: Path) -> Path:
+    """Lay out, write at the module's resolution and release the figure (pyplot keeps every open one)."""
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

@@ -1,0 +1,106 @@
+"""The rclpy side of every softbots node that is not a hardware bridge: typed parameters, main(), action goals.
+
+- ``declare_parameters`` / ``read_parameters`` turn ``params.ParamSpec`` tuples into declared parameters whose
+  descriptors carry the range, and refuse a bad value at start-up and on every later ``ros2 param set``.
+- ``run_node`` is a node's whole main(): init, build, spin until SIGINT, clean up, one line for a start-up refusal.
+- ``run_goal`` ends an action goal by what its work did: succeeded, cancelled (``GoalCancelled`` from a
+  ``progress_reporter``) or aborted with the refusal's one-line reason.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import rclpy
+from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
+
+from soro_node.params import ParamSpec, check_all
+
+
+def declare_parameters(node: rclpy.node.Node, specs: tuple[ParamSpec, ...]) -> None:
+    """Declare ``specs`` with descriptors and refuse any later change that a spec does not allow."""
+    for spec in specs:
+        limits = spec.allowed_range if spec.low is not None else ', '.join(map(str, spec.choices))
+        node.declare_parameter(spec.name, spec.default, ParameterDescriptor(
+            description=spec.description, additional_constraints=limits, read_only=spec.read_only,
+            dynamic_typing=True))  # our own check types the value, so `-p rate:=10` is accepted for a double
+
+    by_name = {spec.name: spec for spec in specs}
+
+    def on_set(parameters):
+        for parameter in parameters:
+            spec = by_name.get(parameter.name)
+            problem = spec.check(parameter.value) if spec else None
+            if problem:
+                return SetParametersResult(successful=False, reason=problem)
+        return SetParametersResult(successful=True)
+
+    node.add_on_set_parameters_callback(on_set)
+
+
+def read_parameters(node: rclpy.node.Node, specs: tuple[ParamSpec, ...]) -> dict[str, object]:
+    """Current values of ``specs``, validated; raises params.ParameterError naming the bad one."""
+    return check_all(specs, {spec.name: node.get_parameter(spec.name).value for spec in specs})
+
+
+def run_node(make_node: Callable[[], rclpy.node.Node], name: str, make_executor=None, args=None,
+             refused: tuple[type[Exception], ...] = (ValueError,),
+             until: Callable[[rclpy.node.Node], bool] | None = None) -> int:
+    """The main() of a plain node: init, build it with ``make_node()``, spin it (on ``make_executor()``, made after
+    init; default single-threaded) until SIGINT or until ``until(node)`` holds, clean up. A start-up refusal (one of
+    ``refused``, e.g. a ParameterError) is logged as fatal under ``name``; exit code 2."""
+    rclpy.init(args=args)
+    try:
+        node = make_node()
+    except refused as error:
+        rclpy.logging.get_logger(name).fatal(str(error))   # the node never came to be
+        rclpy.try_shutdown()
+        return 2
+    executor = make_executor() if make_executor else rclpy.executors.SingleThreadedExecutor()
+    executor.add_node(node)
+    try:
+        while rclpy.ok() and not (until and until(node)):
+            executor.spin_once(timeout_sec=0.1)
+    except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
+        pass
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown()
+    return 0
+
+
+class GoalCancelled(Exception):
+    """Raised inside an action's work when its client asked to cancel; ``run_goal`` ends the goal as cancelled."""
+
+
+def progress_reporter(goal_handle, make_feedback: Callable[..., object]) -> Callable[..., None]:
+    """A progress callback for long work: publishes ``make_feedback(*args)`` as the goal's feedback, and raises
+    GoalCancelled instead once the client asked to cancel (so cancelling takes effect at the next progress)."""
+    def report(*args) -> None:
+        if goal_handle.is_cancel_requested:
+            raise GoalCancelled
+        goal_handle.publish_feedback(make_feedback(*args))
+    return report
+
+
+def run_goal(goal_handle, result, work: Callable[[], str], refused: tuple[type[Exception], ...], logger,
+             cancelled: str, refusal_prefix: str = ''):
+    """Run ``work()``, which fills ``result`` and returns its success message, and end the goal by the outcome:
+    succeeded; cancelled with message ``cancelled`` when work raised GoalCancelled; aborted with
+    ``refusal_prefix`` + the one-line reason when it raised one of ``refused``. Sets ``result.message`` (and
+    ``result.success`` where the result has one); returns ``result``."""
+    try:
+        message = work()
+    except GoalCancelled:
+        goal_handle.canceled()
+        result.message = cancelled
+        return result
+    except refused as error:
+        goal_handle.abort()
+        result.message = f'{refusal_prefix}{error}'
+        logger.warning(result.message)
+        return result
+    if hasattr(result, 'success'):
+        result.success = True
+    result.message = message
+    goal_handle.succeed()
+    return result

@@ -1,0 +1,85 @@
+"""``Commander``: the base of the blocking client libraries that scripts and demos use to drive a robot's nodes, in
+the manner of nav2_simple_commander's BasicNavigator. A commander is a node spinning on its own thread; its calls
+block the caller until the service answers or the action ends, and return the response or result, or raise
+CommanderError with the reason.
+
+    class MyRobot(Commander):
+        def __init__(self):
+            super().__init__('my_robot_commander')
+            self.walk_client = ActionClient(self, Walk, '/my_robot/walk')
+
+        def walk(self, steps: int) -> Walk.Result:
+            return self.run_action(self.walk_client, Walk.Goal(steps=steps), timeout_s=60.0)
+"""
+from __future__ import annotations
+
+import threading
+
+import rclpy
+from rclpy.action import ActionClient
+from rclpy.client import Client
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.node import Node
+
+from soro_node.waiting import WaitTimeout, wait_for
+
+SERVER_WAIT_S = 10.0          # discovery of a server started alongside can take seconds
+
+
+class CommanderError(RuntimeError):
+    """A server that is not there, a goal that was rejected or failed; the message says which and why."""
+
+
+class Commander(Node):
+    def __init__(self, node_name: str, **kwargs):
+        super().__init__(node_name, **kwargs)
+        self._executor = SingleThreadedExecutor()
+        self._executor.add_node(self)
+        self._spinner = threading.Thread(target=self._executor.spin, daemon=True)
+        self._spinner.start()
+
+    def call_service(self, client: Client, request, timeout_s: float, what: str):
+        """The response of ``client`` to ``request``; a response with ``success`` false raises with its message."""
+        if not client.wait_for_service(timeout_sec=min(timeout_s, SERVER_WAIT_S)):
+            raise CommanderError(f'no service {client.srv_name}')
+        response = _wait(client.call_async(request), timeout_s, what)
+        if hasattr(response, 'success') and not response.success:
+            raise CommanderError(f'{what}: {response.message}')
+        return response
+
+    def run_action(self, client: ActionClient, goal, timeout_s: float, on_feedback=None):
+        """Send ``goal``, pass each feedback to ``on_feedback``, and return the result once the goal ends; a
+        rejected goal or a result with ``success`` false raises with its message."""
+        name = type(goal).__name__.removesuffix('_Goal')
+        if not client.wait_for_server(timeout_sec=min(timeout_s, SERVER_WAIT_S)):
+            raise CommanderError(f'no {name} action server')
+        sent = client.send_goal_async(goal, feedback_callback=lambda f: on_feedback and on_feedback(f.feedback))
+        handle = _wait(sent, SERVER_WAIT_S, name)
+        if not handle.accepted:
+            raise CommanderError(f'{name} goal rejected')
+        result = _wait(handle.get_result_async(), timeout_s, name).result
+        if hasattr(result, 'success') and not result.success:
+            raise CommanderError(f'{name}: {result.message}')
+        return result
+
+    def close(self) -> None:
+        self._executor.shutdown()
+        self._spinner.join(timeout=5.0)
+        self.destroy_node()
+
+
+def _wait(future, timeout_s: float, what: str):
+    try:
+        return wait_for(future, timeout_s)
+    except WaitTimeout as error:
+        raise CommanderError(f'{what}: {error}') from None
+
+
+def init() -> None:
+    """rclpy.init() for scripts that use only a commander (they need not import rclpy themselves)."""
+    if not rclpy.ok():
+        rclpy.init()
+
+
+def shutdown() -> None:
+    rclpy.try_shutdown()

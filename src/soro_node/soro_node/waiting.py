@@ -1,0 +1,41 @@
+"""Blocking waits for node code that runs on an executor worker thread (action bodies, script clients) and for tests.
+No rclpy: any future with ``add_done_callback`` and ``result`` will do (rclpy's do)."""
+from __future__ import annotations
+
+import threading
+import time
+
+
+class WaitTimeout(TimeoutError):
+    pass
+
+
+def poll(done, timeout_s: float, poll_s: float = 0.05) -> bool:
+    """True once ``done()`` holds, False after ``timeout_s``."""
+    return time_until(done, timeout_s, poll_s) is not None
+
+
+def time_until(done, timeout_s: float, poll_s: float = 0.002) -> float | None:
+    """Seconds until ``done()`` held (checked every ``poll_s``), or None if it did not within ``timeout_s``."""
+    start = time.monotonic()
+    while True:
+        if done():
+            return time.monotonic() - start
+        if time.monotonic() - start >= timeout_s:
+            return None
+        time.sleep(poll_s)
+
+
+def wait_for(future, timeout_s: float = float('inf'), cancel=None, on_cancel=None, poll_s: float = 0.05):
+    """``future.result()`` once done; calls ``on_cancel()`` once when ``cancel()`` turns true meanwhile; raises
+    WaitTimeout after ``timeout_s``."""
+    done = threading.Event()
+    future.add_done_callback(lambda _f: done.set())
+    deadline, asked = time.monotonic() + timeout_s, False
+    while not done.wait(poll_s):
+        if time.monotonic() > deadline:
+            raise WaitTimeout(f'no answer within {timeout_s:g} s')
+        if on_cancel and not asked and cancel():
+            on_cancel()
+            asked = True
+    return future.result()

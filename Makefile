@@ -8,7 +8,7 @@ MODE     := $(if $(filter jazzy,$(ROS_DISTRO)),ros,wheels)
 ENV_OK   := $(VENV)/.ready-$(MODE)
 BUILT    := install/.built
 ENV_SH   := source $(VENV)/env.sh
-SOURCES  := $(shell find src -type f -not -path '*/__pycache__/*' -not -name '*.pyc' 2>/dev/null) colcon.meta
+SOURCES  := $(shell find src launch config urdf -type f -not -path '*/__pycache__/*' -not -name '*.pyc' 2>/dev/null) colcon.meta
 PYTEST   ?= -q
 
 .PHONY: help env build test demo bench lock clean
@@ -42,8 +42,8 @@ test: $(BUILT)
 # Each robot's scenario writes into runs/<time>/<robot>/; DDS stays inside a loopback-only namespace as for tests.
 demo: $(BUILT)
 	@out=runs/$$(date +%Y%m%d-%H%M%S) && $(ENV_SH) && source install/setup.bash && \
-	    tools/netns_run.sh python -m tensegrity_sim.demo --out $$out/tensegrity --config config/tensegrity.yaml && \
-	    tools/netns_run.sh python -m terresoro_gait.demo --out $$out/terresoro --config config/terresoro_iii.yaml && \
+	    tools/netns_run.sh python -m tensegrity_sim.demo --out $$out/tensegrity && \
+	    tools/netns_run.sh python -m terresoro_gait.demo --out $$out/terresoro && \
 	    echo "make demo: results in $$out (summaries: $$out/tensegrity/summary.md, $$out/terresoro/summary.md)"
 
 bench: $(BUILT)

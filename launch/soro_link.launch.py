@@ -1,29 +1,30 @@
 """Generic soro_link bridge, on hardware (port:=/dev/ttyUSB0) or against the simulated board (sim:=true).
 
-    ros2 launch launch/soro_link.launch.py sim:=true
-    ros2 launch launch/soro_link.launch.py port:=/dev/ttyACM0
+    ros2 launch softbots_bringup soro_link.launch.py sim:=true
+    ros2 launch softbots_bringup soro_link.launch.py port:=/dev/ttyACM0
+    ros2 launch launch/soro_link.launch.py sim:=true                   # the same, from the source tree
+
+ROBOT is what this launch starts, as data: the runner of demos and tests starts the same processes from it.
 """
-from pathlib import Path
+from softbots_bringup.description import Argument, NodeSpec, RobotLaunch
 
-from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, ExecuteProcess
-from launch.conditions import IfCondition
-from launch.substitutions import LaunchConfiguration, PythonExpression
-from launch_ros.actions import Node
-
-CONFIG = Path(__file__).resolve().parent.parent / 'config' / 'soro_link.yaml'
 SIM_PORT = '/tmp/softbots/soro_link_sim'
+
+ROBOT = RobotLaunch(
+    arguments=(
+        Argument('sim', 'false', 'use the simulated board on a pty'),
+        Argument('port', '/dev/ttyUSB0', 'serial port of the real board'),
+    ),
+    derive=lambda a: {'port': SIM_PORT if a['sim'] == 'true' else a['port']},
+    nodes=(
+        NodeSpec('soro_link', 'sim_device', 'soro_link_sim', arguments=('--model', 'generic_outputs',
+                                                                          '--port', SIM_PORT),
+                 when='sim', ready='sim_device:'),
+        NodeSpec('soro_link', 'bridge_node', 'soro_link_bridge', ('config/soro_link.yaml',), {'port': '{port}'}),
+    ),
+)
 
 
 def generate_launch_description():
-    sim = LaunchConfiguration('sim')
-    port = PythonExpression(["'", SIM_PORT, "' if '", sim, "' == 'true' else '", LaunchConfiguration('port'), "'"])
-    return LaunchDescription([
-        DeclareLaunchArgument('sim', default_value='false', description='use the simulated board on a pty'),
-        DeclareLaunchArgument('port', default_value='/dev/ttyUSB0', description='serial port of the real board'),
-        ExecuteProcess(
-            cmd=['ros2', 'run', 'soro_link', 'sim_device', '--model', 'generic_outputs', '--port', SIM_PORT],
-            condition=IfCondition(sim), output='screen'),
-        Node(package='soro_link', executable='bridge_node', name='soro_link_bridge', output='screen',
-             parameters=[str(CONFIG), {'port': port}]),
-    ])
+    from softbots_bringup.launching import launch_description
+    return launch_description(ROBOT)

@@ -1,34 +1,31 @@
 """Tensegrity simulator live, watched in rviz2 (a simulation only: there is no tensegrity hardware).
 
-    ros2 launch launch/tensegrity.launch.py                            # savin2020_reproduce released at ψ = 36°
-    ros2 launch launch/tensegrity.launch.py psi_deg:=60 rviz:=true
-    ros2 launch launch/tensegrity.launch.py preset:=savin2020_stated real_time_factor:=0.2
+    ros2 launch softbots_bringup tensegrity.launch.py                  # savin2020_reproduce released at ψ = 36°
+    ros2 launch softbots_bringup tensegrity.launch.py psi_deg:=60 rviz:=true
+    ros2 launch softbots_bringup tensegrity.launch.py preset:=savin2020_stated real_time_factor:=0.2
+    ros2 launch launch/tensegrity.launch.py                            # the same, from the source tree
+
+ROBOT is what this launch starts, as data: the runner of demos and tests starts the same processes from it.
 """
-from pathlib import Path
+from softbots_bringup.description import Argument, NodeSpec, RobotLaunch
 
-from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument
-from launch.conditions import IfCondition
-from launch.substitutions import LaunchConfiguration
-from launch_ros.actions import Node
-
-ROOT = Path(__file__).resolve().parent.parent
-CONFIG = ROOT / 'config' / 'tensegrity.yaml'
-RVIZ = ROOT / 'config' / 'tensegrity.rviz'
+ROBOT = RobotLaunch(
+    arguments=(
+        Argument('preset', 'savin2020_reproduce', "savin2020_reproduce (L = 0.45 m), savin2020_stated (L = 0.3 m) "
+                 "or savin2020_code (the authors' integrator)",
+                 ('savin2020_reproduce', 'savin2020_stated', 'savin2020_code')),
+        Argument('psi_deg', '36.0', 'initial rod tilt ψ (deg), in (0, 90)'),
+        Argument('real_time_factor', '1.0', 'simulated s per wall s'),
+        Argument('rviz', 'false', 'open rviz2 with config/tensegrity.rviz'),
+    ),
+    nodes=(
+        NodeSpec('tensegrity_sim', 'tensegrity_sim_node', 'tensegrity_sim', ('config/tensegrity.yaml',),
+                 {'preset': '{preset}', 'psi_deg': '{psi_deg}', 'real_time_factor': '{real_time_factor}'}),
+        NodeSpec('rviz2', 'rviz2', 'rviz2', arguments=('-d', '{share}/config/tensegrity.rviz'), when='rviz'),
+    ),
+)
 
 
 def generate_launch_description():
-    arg = LaunchConfiguration
-    return LaunchDescription([
-        DeclareLaunchArgument('preset', default_value='savin2020_reproduce',
-                              description='savin2020_reproduce (L = 0.45 m), savin2020_stated (L = 0.3 m) or '
-                                          'savin2020_code (the authors\' integrator)'),
-        DeclareLaunchArgument('psi_deg', default_value='36.0', description='initial rod tilt ψ (deg), in (0, 90)'),
-        DeclareLaunchArgument('real_time_factor', default_value='1.0', description='simulated s per wall s'),
-        DeclareLaunchArgument('rviz', default_value='false', description='open rviz2 with config/tensegrity.rviz'),
-        Node(package='tensegrity_sim', executable='tensegrity_sim_node', name='tensegrity_sim', output='screen',
-             parameters=[str(CONFIG), {'preset': arg('preset'), 'psi_deg': arg('psi_deg'),
-                                       'real_time_factor': arg('real_time_factor')}]),
-        Node(package='rviz2', executable='rviz2', name='rviz2', arguments=['-d', str(RVIZ)],
-             condition=IfCondition(arg('rviz'))),
-    ])
+    from softbots_bringup.launching import launch_description
+    return launch_description(ROBOT)

@@ -110,57 +110,57 @@ def missing_dependencies(manifest: Manifest, workspace: set[str] = frozenset()) 
     return problems
 
 
-def console_scripts(setup_py: Path) -> set[str]:
-    """Executable names declared in a setup.py's ``console_scripts`` entry points."""
-    names = set()
-    for node in ast.walk(ast.parse(setup_py.read_text(), str(setup_py))):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and '=' in node.value \
-                and ':' in node.value.split('=', 1)[1]:
-            names.add(node.value.split('=', 1)[0].strip())
-    return names
-
-
-def executables(src: Path) -> dict[str, set[str]]:
-    """Package name -> its executables, for every ament_python package below ``src``."""
-    return {m.name: console_scripts(m.path / 'setup.py') for m in find_manifests(src)
-            if (m.path / 'setup.py').exists()}
-
-
-FILE_SUFFIXES = ('.yaml', '.rviz', '.xacro', '.urdf')
 # Executables of the ROS installation that launch files may start (rviz2 and friends are not wheels: ROS machine only)
 SYSTEM_EXECUTABLES = {'rviz2': {'rviz2'}, 'robot_state_publisher': {'robot_state_publisher'}}
+TOP_LEVEL = {'launch': '*.launch.py', 'config': '*.*', 'urdf': '*.*'}     # installed by softbots_bringup
 
 
-def launch_problems(launch_file: Path, root: Path) -> list[str]:
-    """What a launch file names that does not exist: packages, executables, config/urdf/rviz files.
+def bringup_share(install: Path) -> Path:
+    return install / 'softbots_bringup' / 'share' / 'softbots_bringup'
 
-    Packages and executables come from ``Node(package=..., executable=...)`` calls with literal arguments; files from
-    string literals ending in a config suffix, looked up under ``root``'s config/, urdf/ and launch/ folders.
-    """
-    where = launch_file.name
+
+def launch_problems(launch_file: Path, install: Path) -> list[str]:
+    """What a launch file starts or reads that is not installed under ``install``, for every combination of its
+    arguments' choices: packages, executables, and parameter, URDF and rviz files resolved through the installed
+    share of softbots_bringup (where ``ros2 launch softbots_bringup ...`` finds them)."""
+    from softbots_bringup import description    # installed by the build; the manifest checks above need no build
+    where, share = launch_file.name, bringup_share(install)
     try:
-        tree = ast.parse(launch_file.read_text(), str(launch_file))
-    except SyntaxError as exc:
-        return [f'{where}: does not parse: {exc}']
-    if not any(isinstance(n, ast.FunctionDef) and n.name == 'generate_launch_description' for n in tree.body):
-        return [f'{where}: defines no generate_launch_description()']
-    known = {**SYSTEM_EXECUTABLES, **executables(root / 'src')}
-    problems = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            kw = {k.arg: k.value.value for k in node.keywords
-                  if isinstance(k.value, ast.Constant) and isinstance(k.value.value, str)}
-            if 'package' in kw and 'executable' in kw:
-                pkg, exe = kw['package'], kw['executable']
-                if pkg not in known:
-                    problems.append(f'{where}: package "{pkg}" is not in src/')
-                elif exe not in known[pkg]:
-                    problems.append(f'{where}: package "{pkg}" has no executable "{exe}" '
-                                    f'(it has: {", ".join(sorted(known[pkg])) or "none"})')
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.endswith(FILE_SUFFIXES):
-            name = Path(node.value).name
-            if not any((root / d / name).exists() for d in ('config', 'urdf', 'launch')):
-                problems.append(f'{where}: file "{node.value}" is not in config/, urdf/ or launch/')
+        robot = description.load(launch_file)
+    except (SyntaxError, TypeError, ImportError, NameError) as exc:
+        return [f'{where}: does not load: {exc}']
+    problems = set()
+    for values in description.every_combination(robot):
+        for node in description.resolve(robot, values, share):
+            problems.update(_executable_problems(where, node.package, node.executable, install))
+            problems.update(f'{where}: file "{f.relative_to(share) if f.is_relative_to(share) else f}" is not '
+                            f'installed in {share}' for f in description.files_named(node) if not f.is_file())
+    return sorted(problems)
+
+
+def _executable_problems(where: str, package: str, executable: str, install: Path) -> list[str]:
+    if package in SYSTEM_EXECUTABLES:
+        known = SYSTEM_EXECUTABLES[package]
+    elif (install / package).is_dir():
+        lib = install / package / 'lib' / package
+        known = {p.name for p in lib.iterdir()} if lib.is_dir() else set()
+    else:
+        return [f'{where}: package "{package}" is not installed in {install}']
+    if executable not in known:
+        return [f'{where}: package "{package}" has no executable "{executable}" '
+                f'(it has: {", ".join(sorted(known)) or "none"})']
+    return []
+
+
+def uninstalled_sources(root: Path, install: Path) -> list[str]:
+    """Top-level launch/, config/ and urdf/ files whose installed copy in softbots_bringup's share is missing or
+    stale (the top-level folders are the single source; `make build` installs them)."""
+    share, problems = bringup_share(install), []
+    for folder, pattern in TOP_LEVEL.items():
+        for source in sorted((root / folder).glob(pattern)):
+            copy = share / folder / source.name
+            if not copy.is_file() or copy.read_bytes() != source.read_bytes():
+                problems.append(f'{folder}/{source.name} is not installed as it is in the source tree: make build')
     return problems
 
 
@@ -169,7 +169,8 @@ def main() -> int:
     manifests = find_manifests(root / 'src')
     workspace = {m.name for m in manifests}
     problems = [p for m in manifests for p in missing_dependencies(m, workspace)]
-    problems += [p for f in sorted((root / 'launch').glob('*.launch.py')) for p in launch_problems(f, root)]
+    problems += uninstalled_sources(root, root / 'install')
+    problems += [p for f in sorted((root / 'launch').glob('*.launch.py')) for p in launch_problems(f, root / 'install')]
     print('\n'.join(problems) or f'{len(manifests)} packages and their launch files check out')
     return 1 if problems else 0
 

@@ -75,44 +75,76 @@ def test_workspace_packages_are_their_own_keys(tmp_path):
 
 
 LAUNCH = """
-from launch import LaunchDescription
-from launch_ros.actions import Node
+from softbots_bringup.description import Argument, NodeSpec, RobotLaunch
+
+ROBOT = RobotLaunch(arguments=(Argument('sim', 'false', 'simulated'),), nodes=(
+    NodeSpec('{pkg}', '{exe}', 'demo_node', ('config/{params}',)),
+    NodeSpec('demo_pkg', 'demo_sim', 'demo_sim', when='sim'),
+))
 
 def generate_launch_description():
-    return LaunchDescription([Node(package='{pkg}', executable='{exe}', parameters=['{params}'])])
+    from softbots_bringup.launching import launch_description
+    return launch_description(ROBOT)
 """
+INSTALL = ROOT / 'install'
 
 
 def launch_tree(tmp_path, pkg, exe, params):
-    make_package(tmp_path, '', 'def main():\n    pass\n')
-    (tmp_path / 'config').mkdir()
-    (tmp_path / 'config' / 'demo.yaml').write_text('demo_node:\n  ros__parameters: {}\n')
-    (tmp_path / 'launch').mkdir()
-    launch = tmp_path / 'launch' / 'demo.launch.py'
+    """An install/ with demo_pkg (demo_node, demo_sim) and softbots_bringup's share holding config/demo.yaml."""
+    lib = tmp_path / 'install' / 'demo_pkg' / 'lib' / 'demo_pkg'
+    lib.mkdir(parents=True)
+    for name in ('demo_node', 'demo_sim'):
+        (lib / name).write_text('#!/bin/sh\n')
+    config = wc.bringup_share(tmp_path / 'install') / 'config'
+    config.mkdir(parents=True)
+    (config / 'demo.yaml').write_text('demo_node:\n  ros__parameters: {}\n')
+    launch = tmp_path / 'demo.launch.py'
     launch.write_text(LAUNCH.format(pkg=pkg, exe=exe, params=params))
     return launch
 
 
 def test_launch_checker_accepts_a_consistent_launch_file(tmp_path):
-    assert wc.launch_problems(launch_tree(tmp_path, 'demo_pkg', 'demo_node', 'demo.yaml'), tmp_path) == []
+    assert wc.launch_problems(launch_tree(tmp_path, 'demo_pkg', 'demo_node', 'demo.yaml'), tmp_path / 'install') == []
 
 
 @pytest.mark.parametrize('pkg, exe, params, expected', [
-    ('nope_pkg', 'demo_node', 'demo.yaml', 'package "nope_pkg" is not in src/'),
-    ('demo_pkg', 'other_node', 'demo.yaml', 'package "demo_pkg" has no executable "other_node" (it has: demo_node)'),
-    ('demo_pkg', 'demo_node', 'missing.yaml', 'file "missing.yaml" is not in config/, urdf/ or launch/'),
+    ('nope_pkg', 'demo_node', 'demo.yaml', 'package "nope_pkg" is not installed in {install}'),
+    ('demo_pkg', 'other_node', 'demo.yaml',
+     'package "demo_pkg" has no executable "other_node" (it has: demo_node, demo_sim)'),
+    ('demo_pkg', 'demo_node', 'missing.yaml', 'file "config/missing.yaml" is not installed in {share}'),
 ])
 def test_launch_checker_names_what_is_missing(tmp_path, pkg, exe, params, expected):
-    assert wc.launch_problems(launch_tree(tmp_path, pkg, exe, params), tmp_path) == [f'demo.launch.py: {expected}']
+    install = tmp_path / 'install'
+    expected = expected.format(install=install, share=wc.bringup_share(install))
+    assert wc.launch_problems(launch_tree(tmp_path, pkg, exe, params), install) == [f'demo.launch.py: {expected}']
 
 
 def test_launch_checker_reports_syntax_errors(tmp_path):
     bad = tmp_path / 'bad.launch.py'
     bad.write_text('def generate_launch_description(:\n')
     [problem] = wc.launch_problems(bad, tmp_path)
-    assert problem.startswith('bad.launch.py: does not parse')
+    assert problem.startswith('bad.launch.py: does not load')
 
 
 @pytest.mark.parametrize('launch_file', LAUNCH_FILES, ids=lambda p: p.name)
-def test_launch_file_names_only_what_exists(launch_file):
-    assert wc.launch_problems(launch_file, ROOT) == []
+def test_launch_file_names_only_what_is_installed(launch_file):
+    """Every package, executable and file the launch starts or reads, for every choice of its arguments, resolved
+    through install/ as `ros2 launch softbots_bringup <file>` resolves it."""
+    assert wc.launch_problems(launch_file, INSTALL) == []
+
+
+@pytest.mark.parametrize('launch_file', LAUNCH_FILES, ids=lambda p: p.name)
+def test_installed_launch_file_is_the_source_one(launch_file):
+    assert (wc.bringup_share(INSTALL) / 'launch' / launch_file.name).read_text() == launch_file.read_text()
+
+
+def test_top_level_folders_are_installed_whole():
+    assert wc.uninstalled_sources(ROOT, INSTALL) == []
+    assert {p.name for p in (wc.bringup_share(INSTALL) / 'urdf').iterdir()} >= {'terresoro.urdf.xacro'}
+
+
+def test_a_file_missing_from_the_install_is_named(tmp_path):
+    (tmp_path / 'config').mkdir()
+    (tmp_path / 'config' / 'robot.yaml').write_text('a: 1\n')
+    assert wc.uninstalled_sources(tmp_path, tmp_path / 'install') == [
+        'config/robot.yaml is not installed as it is in the source tree: make build']

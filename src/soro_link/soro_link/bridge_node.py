@@ -12,7 +12,6 @@ import signal
 
 import rclpy
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
-from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.lifecycle import LifecycleNode, State, TransitionCallbackReturn
 from rclpy.signals import SignalHandlerOptions
 from soro_interfaces.msg import LinkStatus
@@ -20,9 +19,10 @@ from std_msgs.msg import Float64MultiArray, Header
 from std_srvs.srv import Trigger
 
 from soro_link.device import GenericOutputs
-from soro_link.params import ParameterError, ParamSpec, check_all
 from soro_link.protocol import BodyError, BodySchema, LogCode, LogLevel, Message, link_protocol
 from soro_link.supervisor import CommandRefused, LinkConfig, LinkDown, LinkSupervisor, snapshot
+from soro_node.base_node import declare_parameters, read_parameters
+from soro_node.params import ParameterError, ParamSpec
 
 LINK_PARAMS = (
     ParamSpec('port', '/dev/ttyUSB0', 'pyserial URL of the device (a path, or e.g. socket://host:port)'),
@@ -31,32 +31,6 @@ LINK_PARAMS = (
     ParamSpec('stale_timeout_s', 0.3, 'link is stale after this long without a frame (s)', 0.05, 5.0),
     ParamSpec('autostart', False, 'configure and activate at start-up instead of waiting for lifecycle transitions'),
 )
-
-
-def declare_parameters(node: rclpy.node.Node, specs: tuple[ParamSpec, ...]) -> None:
-    """Declare ``specs`` with descriptors and refuse any later change that a spec does not allow."""
-    for spec in specs:
-        limits = spec.allowed_range if spec.low is not None else ', '.join(map(str, spec.choices))
-        node.declare_parameter(spec.name, spec.default, ParameterDescriptor(
-            description=spec.description, additional_constraints=limits, read_only=spec.read_only,
-            dynamic_typing=True))  # our own check types the value, so `-p rate:=10` is accepted for a double
-
-    by_name = {spec.name: spec for spec in specs}
-
-    def on_set(parameters):
-        for parameter in parameters:
-            spec = by_name.get(parameter.name)
-            problem = spec.check(parameter.value) if spec else None
-            if problem:
-                return SetParametersResult(successful=False, reason=problem)
-        return SetParametersResult(successful=True)
-
-    node.add_on_set_parameters_callback(on_set)
-
-
-def read_parameters(node: rclpy.node.Node, specs: tuple[ParamSpec, ...]) -> dict[str, object]:
-    """Current values of ``specs``, validated; raises ParameterError naming the bad one."""
-    return check_all(specs, {spec.name: node.get_parameter(spec.name).value for spec in specs})
 
 
 class BridgeNode(LifecycleNode):
@@ -230,28 +204,6 @@ class GenericOutputsBridge(BridgeNode):
     def on_device_message(self, message: Message) -> None:
         if message.name == 'outputs':
             self.outputs_pub.publish(Float64MultiArray(data=[d / 100.0 for d in message['duty_pct']]))
-
-
-def run_node(make_node, name: str, make_executor=None, args=None,
-             refused: tuple[type[Exception], ...] = (ValueError,)) -> int:
-    """The main() of a plain node: init, build it with ``make_node()``, spin it (on ``make_executor()``, made after
-    init; default single-threaded) until SIGINT, clean up. A start-up refusal (one of ``refused``, e.g. a
-    ParameterError) is logged as fatal under ``name``; exit code 2."""
-    rclpy.init(args=args)
-    try:
-        node = make_node()
-    except refused as error:
-        rclpy.logging.get_logger(name).fatal(str(error))   # the node never came to be
-        rclpy.try_shutdown()
-        return 2
-    try:
-        rclpy.spin(node, executor=make_executor() if make_executor else None)
-    except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
-        pass
-    finally:
-        node.destroy_node()
-        rclpy.try_shutdown()
-    return 0
 
 
 def init_for_bridge(args=None) -> None:

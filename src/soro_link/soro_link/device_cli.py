@@ -18,6 +18,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--port', required=True, help='symlink to create for the pseudo-terminal')
     parser.add_argument('--watchdog-ms', type=int, default=500)
     parser.add_argument('--boot-delay-s', type=float, default=2.0, help='an Arduino boots for ~2 s after a reset')
+    argv = sys.argv[1:] if argv is None else argv
+    if '--ros-args' in argv:    # started by launch_ros, which appends its own node name: not ours to read
+        argv = argv[:argv.index('--ros-args')]
     args = parser.parse_args(argv)
     if args.watchdog_ms <= 0 or args.boot_delay_s < 0:
         parser.error('--watchdog-ms must be > 0 and --boot-delay-s >= 0')

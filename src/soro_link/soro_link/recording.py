@@ -9,7 +9,7 @@ import signal
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from soro_link.params import ParamSpec
+from soro_node.params import ParamSpec
 
 DISCOVERY_PERIOD = ParamSpec('discovery_period_s', 0.5, 'How often to look for new topics (s).', 0.05, 10.0,
                              read_only=True)

@@ -14,18 +14,10 @@ from std_srvs.srv import Trigger
 
 from soro_link.bridge_node import GenericOutputsBridge
 from soro_link.device import GenericOutputs, SimulatedDevice
+from soro_node.waiting import time_until
 
 pytestmark = pytest.mark.ros
 OK, ERROR = ord(DiagnosticStatus.OK), ord(DiagnosticStatus.ERROR)  # byte constants in rclpy
-
-
-def wait_for(predicate, timeout_s):
-    start = time.monotonic()
-    while time.monotonic() - start < timeout_s:
-        if predicate():
-            return time.monotonic() - start
-        time.sleep(0.002)
-    return None
 
 
 class Harness:
@@ -53,7 +45,7 @@ class Harness:
         return any(when >= t and lvl == level for when, lvl in self.levels)
 
     def publish_duty(self, duty):
-        wait_for(lambda: self.duty_pub.get_subscription_count() > 0, 2.0)
+        time_until(lambda: self.duty_pub.get_subscription_count() > 0, 2.0)
         self.duty_pub.publish(Float64MultiArray(data=duty))
 
     def close(self):
@@ -82,14 +74,14 @@ def test_lifecycle_gates_commands_and_deactivate_makes_safe(rig):
     bridge, device = rig[0].bridge, rig[1]
     assert not bridge.send_command('set_outputs', duty_pct=(1, 1, 1, 1)), 'unconfigured bridge must refuse'
     assert bridge.trigger_configure() == TransitionCallbackReturn.SUCCESS
-    assert wait_for(lambda: bridge.link.identity is not None, 2.0) is not None
+    assert time_until(lambda: bridge.link.identity is not None, 2.0) is not None
     rig[0].publish_duty([0.5, 0.5, 0.5, 0.5])
     time.sleep(0.3)
     assert device.received == [] and device.model.safe, 'configured but inactive bridge must refuse commands'
 
     assert bridge.trigger_activate() == TransitionCallbackReturn.SUCCESS
     rig[0].publish_duty([0.5, 0.25, 0.0, 1.0])
-    assert wait_for(lambda: device.model.duty_pct == (50, 25, 0, 100), 1.0) is not None
+    assert time_until(lambda: device.model.duty_pct == (50, 25, 0, 100), 1.0) is not None
 
     assert bridge.trigger_deactivate() == TransitionCallbackReturn.SUCCESS
     assert device.model.safe and device.model.duty_pct == (0, 0, 0, 0)
@@ -103,15 +95,15 @@ def test_unplug_error_within_half_a_second_and_ok_within_two_after_replug(rig):
     harness, device = rig
     harness.bridge.trigger_configure()
     harness.bridge.trigger_activate()
-    assert wait_for(lambda: harness.level_since(0, OK), 2.0) is not None, harness.levels
+    assert time_until(lambda: harness.level_since(0, OK), 2.0) is not None, harness.levels
     for _ in range(2):
         pulled = time.monotonic()
         device.unplug()
-        assert wait_for(lambda: harness.level_since(pulled, ERROR), 0.5) is not None
+        assert time_until(lambda: harness.level_since(pulled, ERROR), 0.5) is not None
         time.sleep(1.0)
         back = time.monotonic()
         device.replug()
-        assert wait_for(lambda: harness.level_since(back, OK), 2.0) is not None
+        assert time_until(lambda: harness.level_since(back, OK), 2.0) is not None
     assert harness.bridge.link.stats.reconnects == 2
 
 
@@ -119,21 +111,21 @@ def test_safe_state_service_and_invalid_commands(rig):
     harness, device = rig
     harness.bridge.trigger_configure()
     harness.bridge.trigger_activate()
-    assert wait_for(lambda: harness.bridge.link.identity is not None, 2.0) is not None
+    assert time_until(lambda: harness.bridge.link.identity is not None, 2.0) is not None
     harness.publish_duty([0.3, 0.3, 0.3, 0.3])
-    assert wait_for(lambda: not device.model.safe, 1.0) is not None
+    assert time_until(lambda: not device.model.safe, 1.0) is not None
 
     client = harness.probe.create_client(Trigger, '/soro_link_bridge/safe_state')
     assert client.wait_for_service(timeout_sec=2.0)
     future = client.call_async(Trigger.Request())
-    assert wait_for(future.done, 2.0) is not None
+    assert time_until(future.done, 2.0) is not None
     assert future.result().success and device.model.safe
 
     for bad in ([0.3, 0.3, 0.3, 0.3], [math.nan, 0.1, 0.1, 0.1]), ([0.3] * 4, [1.5, 0, 0, 0]), ([0.3] * 4, [0.1]):
         harness.publish_duty(bad[0])
-        assert wait_for(lambda: not device.model.safe, 1.0) is not None
+        assert time_until(lambda: not device.model.safe, 1.0) is not None
         harness.publish_duty(bad[1])
-        assert wait_for(lambda: device.model.safe, 1.0) is not None, f'{bad[1]} must put the device in its safe state'
+        assert time_until(lambda: device.model.safe, 1.0) is not None, f'{bad[1]} must put the device in its safe state'
 
 
 def test_invalid_parameters_are_refused_by_name(ros):

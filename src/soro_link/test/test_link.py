@@ -8,20 +8,11 @@ import serial
 
 from soro_link.device import GenericOutputs, SimulatedDevice
 from soro_link.protocol import PROTOCOL_VERSION, link_protocol
+from soro_node.waiting import time_until
 from soro_link.supervisor import (CommandRefused, DiagnosticLevel, LinkConfig, LinkDown, LinkState, LinkSupervisor,
                                   snapshot)
 
 PROTOCOL = link_protocol(*GenericOutputs.schemas)
-
-
-def wait_for(predicate, timeout_s, step_s=0.002):
-    """Seconds until ``predicate()`` held, or None if it did not within ``timeout_s``."""
-    start = time.monotonic()
-    while time.monotonic() - start < timeout_s:
-        if predicate():
-            return time.monotonic() - start
-        time.sleep(step_s)
-    return None
 
 
 @pytest.fixture
@@ -41,7 +32,7 @@ def link_to():
 def test_handshake_waits_through_a_two_second_boot(link_to):
     with SimulatedDevice(GenericOutputs(), boot_delay_s=2.0) as device:
         link = link_to(device.port)
-        took = wait_for(lambda: link.state == LinkState.CONNECTED, 4.0)
+        took = time_until(lambda: link.state == LinkState.CONNECTED, 4.0)
         assert took is not None and 2.0 <= took < 2.6
         assert link.identity == {'device_kind': 'generic_outputs', 'firmware_version': '1.0.0',
                                  'protocol_version': PROTOCOL_VERSION}
@@ -51,30 +42,30 @@ def test_handshake_waits_through_a_two_second_boot(link_to):
 def test_commands_ack_nack_and_schema_errors(link_to):
     with SimulatedDevice(GenericOutputs()) as device:
         link = link_to(device.port)
-        assert wait_for(lambda: link.state == LinkState.CONNECTED, 2.0) is not None
+        assert time_until(lambda: link.state == LinkState.CONNECTED, 2.0) is not None
         link.send('set_outputs', wait_ack=True, duty_pct=(10, 20, 30, 40))
         assert device.model.duty_pct == (10, 20, 30, 40) and not device.model.safe
-        assert wait_for(lambda: link.latest('outputs') and not link.device_safe, 0.5) is not None
+        assert time_until(lambda: link.latest('outputs') and not link.device_safe, 0.5) is not None
         with pytest.raises(CommandRefused, match='code 3'):  # OUT_OF_RANGE: the firmware checks too
             link.send('set_outputs', wait_ack=True, duty_pct=(10, 20, 101, 40))
         assert link.stats.nacks == 1 and device.model.duty_pct == (10, 20, 30, 40)
         link.safe_state()
         assert device.model.safe and device.model.duty_pct == (0, 0, 0, 0)
-        assert wait_for(lambda: link.device_safe, 0.5) is not None  # reported back in the device heartbeat
-        assert wait_for(lambda: link.latest('outputs')[0]['duty_pct'] == (0, 0, 0, 0), 0.5) is not None
+        assert time_until(lambda: link.device_safe, 0.5) is not None  # reported back in the device heartbeat
+        assert time_until(lambda: link.latest('outputs')[0]['duty_pct'] == (0, 0, 0, 0), 0.5) is not None
 
 
 @pytest.mark.parametrize('watchdog_ms', [100, 300])
 def test_watchdog_safe_within_watchdog_plus_one_tick(link_to, watchdog_ms):
     with SimulatedDevice(GenericOutputs(), watchdog_ms=watchdog_ms, tick_s=0.005) as device:
         link = link_to(device.port, heartbeat_period_s=0.02)
-        assert wait_for(lambda: link.state == LinkState.CONNECTED, 2.0) is not None
+        assert time_until(lambda: link.state == LinkState.CONNECTED, 2.0) is not None
         link.send('set_outputs', wait_ack=True, duty_pct=(50, 50, 50, 50))
         time.sleep(3 * watchdog_ms / 1000)
         assert not device.model.safe, 'heartbeats alone must keep the device out of its safe state'
         link.stop()
         stopped = time.monotonic()
-        assert wait_for(lambda: device.event_times('safe:watchdog'), 2.0) is not None
+        assert time_until(lambda: device.event_times('safe:watchdog'), 2.0) is not None
         delay = device.event_times('safe:watchdog')[0] - stopped
         # the last heartbeat left at most one heartbeat period before the stop
         assert watchdog_ms / 1000 - 0.02 <= delay <= watchdog_ms / 1000 + device.tick_s + 0.01
@@ -84,16 +75,16 @@ def test_watchdog_safe_within_watchdog_plus_one_tick(link_to, watchdog_ms):
 def test_unplug_replug_reconnects_without_replaying_commands(link_to):
     with SimulatedDevice(GenericOutputs()) as device:
         link = link_to(device.port)
-        assert wait_for(lambda: link.state == LinkState.CONNECTED, 2.0) is not None
+        assert time_until(lambda: link.state == LinkState.CONNECTED, 2.0) is not None
         link.send('set_outputs', wait_ack=True, duty_pct=(70, 0, 0, 0))
         device.unplug()
-        assert wait_for(lambda: link.state == LinkState.DISCONNECTED, 0.5) is not None
+        assert time_until(lambda: link.state == LinkState.DISCONNECTED, 0.5) is not None
         assert snapshot(link).level == DiagnosticLevel.ERROR
         with pytest.raises(LinkDown, match='disconnected'):
             link.send('set_outputs', duty_pct=(1, 1, 1, 1))
         time.sleep(0.5)
         device.replug()
-        assert wait_for(lambda: link.state == LinkState.CONNECTED, 2.0) is not None
+        assert time_until(lambda: link.state == LinkState.CONNECTED, 2.0) is not None
         time.sleep(0.2)
         assert device.model.safe and len(device.received) == 1, 'the device must wait for a fresh command'
         assert (link.stats.reconnects, snapshot(link).level) == (1, DiagnosticLevel.OK)
@@ -102,7 +93,7 @@ def test_unplug_replug_reconnects_without_replaying_commands(link_to):
 def test_other_protocol_version_is_refused_naming_both(link_to, caplog):
     with SimulatedDevice(GenericOutputs(), protocol_version=PROTOCOL_VERSION + 1) as device:
         link = link_to(device.port)
-        assert wait_for(lambda: 'refused' in link.last_error, 2.0) is not None
+        assert time_until(lambda: 'refused' in link.last_error, 2.0) is not None
         assert f'protocol version {PROTOCOL_VERSION + 1}, this bridge speaks version {PROTOCOL_VERSION}' \
             in link.last_error
         time.sleep(0.6)
@@ -133,13 +124,13 @@ def test_garbage_is_counted_and_the_link_resynchronises(link_to):
     master, slave = os.openpty()
     try:
         link = link_to(os.ttyname(slave), stale_timeout_s=5.0)
-        assert wait_for(lambda: link.state == LinkState.HANDSHAKING, 1.0) is not None
+        assert time_until(lambda: link.state == LinkState.HANDSHAKING, 1.0) is not None
         identity = PROTOCOL.encode('identity', 1, protocol_version=PROTOCOL_VERSION, device_kind='hand',
                                    firmware_version='0')
         bad_crc = bytearray(PROTOCOL.encode('heartbeat', 2, uptime_ms=1, flags=0))
         bad_crc[3] ^= 0x10
         os.write(master, os.urandom(500).replace(b'\x00', b'\x01') + b'\x00' + bytes(bad_crc) + identity)
-        assert wait_for(lambda: link.state == LinkState.CONNECTED, 1.0) is not None
+        assert time_until(lambda: link.state == LinkState.CONNECTED, 1.0) is not None
         assert link.stats.crc_errors == 1 and link.stats.format_errors >= 1
     finally:
         os.close(master)
@@ -149,10 +140,10 @@ def test_garbage_is_counted_and_the_link_resynchronises(link_to):
 def test_silent_device_goes_stale_and_late_telemetry_keeps_its_age(link_to):
     with SimulatedDevice(GenericOutputs(telemetry_hz=50)) as device:
         link = link_to(device.port, stale_timeout_s=0.2)
-        assert wait_for(lambda: link.latest('outputs') is not None, 2.0) is not None
+        assert time_until(lambda: link.latest('outputs') is not None, 2.0) is not None
         device._running = False   # firmware hangs: the port stays open, nothing more arrives
         device._thread.join()
-        assert wait_for(lambda: link.state == LinkState.STALE, 0.5) is not None
+        assert time_until(lambda: link.state == LinkState.STALE, 0.5) is not None
         time.sleep(0.3)
         message, age = link.latest('outputs')
         assert age > 0.45 and snapshot(link).level == DiagnosticLevel.ERROR

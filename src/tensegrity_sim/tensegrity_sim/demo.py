@@ -1,7 +1,7 @@
 """``tensegrity-demo``: the paper's ψ sweep and one live run of the node recorded to a rosbag2 (MCAP) file, with
 plots and a summary. ``make demo`` runs it inside a loopback-only network namespace.
 
-    tensegrity-demo --out runs/demo/tensegrity --config config/tensegrity.yaml
+    tensegrity-demo --out runs/demo/tensegrity          # the node as launch/tensegrity.launch.py starts it
 """
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
+from softbots_bringup import runner
 from soro_link.bag import read_messages
-from soro_link.scenario import Process, ScenarioError, executable, run_for
 from tensegrity_sim import cli, plots, prism
 from tensegrity_sim.dynamics import Dynamics
 from tensegrity_sim.integrate import simulate
@@ -25,23 +25,24 @@ LIVE_SECONDS = 5.0
 STATE, MARKERS, POSES = '/tensegrity_sim/state', '/tensegrity_sim/markers', '/tensegrity_sim/rod_poses'
 
 
-def live_run(out: Path, config: Path) -> Path:
-    """The node released at LIVE_PSI_DEG in real time, its three topics recorded; returns the bag directory."""
+def live_run(out: Path) -> Path:
+    """The node as tensegrity.launch.py starts it, released at LIVE_PSI_DEG in real time with its three topics
+    recorded; returns the bag directory."""
     bag, logs = out / 'live_bag', out / 'logs'
     logs.mkdir(parents=True, exist_ok=True)
-    recorder = Process('recorder', [
-        executable('soro_link', 'recorder'), '--ros-args', '-p', f'output:={bag}',
+    recorder = runner.Process('recorder', [
+        runner.executable('soro_link', 'recorder'), '--ros-args', '-p', f'output:={bag}',
         '-p', f'topics:=[{STATE},{MARKERS},{POSES}]', '-p', 'discovery_period_s:=0.1'], logs)
+    live = logs / 'live.yaml'      # the clock starts once the recorder listens; the node exits after the run
+    live.write_text(f'tensegrity_sim:\n  ros__parameters: {{hold_for_subscribers: 1, duration_s: {LIVE_SECONDS}}}\n')
     try:
         recorder.wait_for_output('recording into')
-    except ScenarioError:
+        [node] = runner.start('tensegrity.launch.py', logs, {'preset': PRESET, 'psi_deg': str(LIVE_PSI_DEG)},
+                              extra_params=[live])
+    except runner.ScenarioError:
         recorder.stop()
         raise
-    node = Process('tensegrity_sim_node', [
-        executable('tensegrity_sim', 'tensegrity_sim_node'), '--ros-args', '--params-file', str(config),
-        '-p', f'preset:={PRESET}', '-p', f'psi_deg:={LIVE_PSI_DEG}',
-        '-p', 'hold_for_subscribers:=1', '-p', f'duration_s:={LIVE_SECONDS}'], logs)
-    run_for(LIVE_SECONDS + 30.0, [recorder, node], until_exit=node)   # the clock starts once the recorder listens
+    runner.run_for(LIVE_SECONDS + 30.0, [recorder, node], until_exit=node)
     return bag
 
 
@@ -96,15 +97,14 @@ def summarize(out: Path, sweep: dict, live: dict, core_diff: float) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog='tensegrity-demo', description=__doc__.splitlines()[0])
     parser.add_argument('--out', type=Path, required=True, help='folder for the results (created)')
-    parser.add_argument('--config', type=Path, default=Path('config/tensegrity.yaml'))
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     if cli.main(['--preset', PRESET, '--psi', '30:75:1', '--json', str(args.out / 'sweep.json'),
                  '--plots', str(args.out)]) != 0:
         return 1
     try:
-        live = read_live(live_run(args.out, args.config))
-    except ScenarioError as error:
+        live = read_live(live_run(args.out))
+    except runner.ScenarioError as error:
         print(f'tensegrity-demo: {error}', file=sys.stderr)
         return 1
     plots.triples_vs_time(live['sim_time_s'], live['strains'], args.out / 'live_strains.png',

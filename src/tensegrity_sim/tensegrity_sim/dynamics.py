@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tensegrity_sim import analysis, quaternion
+from soro_geometry import quaternion
+from tensegrity_sim import analysis
 from tensegrity_sim.structure import Structure
 
 C, V, Q, W = slice(0, 3), slice(3, 6), slice(6, 10), slice(10, 13)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from tensegrity_sim import quaternion
+from soro_geometry import quaternion
 from tensegrity_sim.dynamics import C, Q, V, W, Dynamics
 
 FIXED_STEP = ('rk4', 'semi_implicit', 'savin2020_code')

@@ -9,7 +9,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from tensegrity_sim import analysis, quaternion
+from soro_geometry import quaternion
+from tensegrity_sim import analysis
 from tensegrity_sim.dynamics import C, Q, V, W, Dynamics, make_state
 from tensegrity_sim.integrate import STEPPERS, SimulationDiverged, diverged
 from tensegrity_sim.presets import Preset

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from soro_link.params import ParamSpec
+from soro_node.params import ParamSpec
 from tensegrity_sim import prism
 from tensegrity_sim.integrate import FIXED_STEP
 from tensegrity_sim.presets import PRESETS, Preset

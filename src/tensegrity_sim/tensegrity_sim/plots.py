@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from tensegrity_sim import prism  # noqa: E402
-from tensegrity_sim.sweep import SweepResult  # noqa: E402
+from tensegrity_sim.sweep import PsiSweepResult  # noqa: E402
 
 PAPER_FIG3_PSI = (36.0, 40.0, 50.0, 60.0, 68.0)
 TRIPLE_TITLES = {'upper': 'a) upper triple (0, 3, 6)', 'lower': 'b) lower triple (1, 4, 7)',
@@ -25,7 +25,7 @@ def fig3_psi(psi_deg: np.ndarray) -> list[float]:
     return chosen
 
 
-def strain_vs_time(result: SweepResult, path: Path, title: str) -> Path:
+def strain_vs_time(result: PsiSweepResult, path: Path, title: str) -> Path:
     """Fig. 3: ε(t) in % of each triple (mean of its three cables, which are equal) for several ψ."""
     fig, axes = plt.subplots(1, 3, figsize=(13, 4), sharex=True)
     for psi in fig3_psi(result.psi_deg):
@@ -42,7 +42,7 @@ def strain_vs_time(result: SweepResult, path: Path, title: str) -> Path:
     return _save(fig, path)
 
 
-def psi_ranges(result: SweepResult, path: Path, title: str) -> Path:
+def psi_ranges(result: PsiSweepResult, path: Path, title: str) -> Path:
     """Fig. 4: min, max and final strain of each triple against ψ, with the 0 % and 100 % limits and the
     normal-mode range [ψ_min, ψ_max] shaded."""
     fig, ax = plt.subplots(figsize=(9, 5))

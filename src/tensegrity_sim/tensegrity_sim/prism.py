@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tensegrity_sim import quaternion
+from soro_geometry import quaternion
 from tensegrity_sim.dynamics import make_state
 
 TOP = (1, 2, 3)

@@ -14,11 +14,10 @@ import sys
 from dataclasses import replace
 
 import numpy as np
-import rclpy
 from geometry_msgs.msg import Point, Pose, PoseArray, Twist
 from rclpy.action import ActionServer, CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
 from soro_interfaces.action import PsiSweep
 from soro_interfaces.msg import TensegrityState
@@ -26,15 +25,15 @@ from soro_interfaces.srv import ResetTensegrity, SetRestLengths
 from std_msgs.msg import ColorRGBA, Header
 from visualization_msgs.msg import Marker, MarkerArray
 
-from soro_link.bridge_node import declare_parameters, read_parameters
-from soro_link.params import ParameterError
+from soro_node.base_node import declare_parameters, progress_reporter, read_parameters, run_goal, run_node
+from soro_node.params import ParameterError
 from tensegrity_sim.integrate import SimulationDiverged
 from tensegrity_sim.live import STATUS_COLOURS, LiveSimulation, cylinder_orientation
 from tensegrity_sim.parameters import PRESET, RUN, physics_parameters, structure_from_parameters
 from tensegrity_sim.prism import PsiError
 from tensegrity_sim.presets import preset
 from tensegrity_sim.structure import StructureError
-from tensegrity_sim.sweep import GridError, parse_grid, run_sweep
+from tensegrity_sim.sweep import GridError, psi_grid, run_sweep
 
 
 class TensegritySimNode(Node):
@@ -141,30 +140,20 @@ class TensegritySimNode(Node):
         goal, result = goal_handle.request, PsiSweep.Result()
         for name in ('psi_min_deg', 'psi_max_deg', 'psi_star_deg', 'psi_2star_deg'):
             setattr(result, name, math.nan)
+        progress = progress_reporter(goal_handle, lambda done, total, psi: PsiSweep.Feedback(
+            runs_done=done, runs_total=total, last_psi_deg=psi))
 
-        def progress(done: int, total: int, psi: float) -> None:
-            if goal_handle.is_cancel_requested:
-                raise _Cancelled
-            goal_handle.publish_feedback(PsiSweep.Feedback(runs_done=done, runs_total=total, last_psi_deg=psi))
-
-        try:
-            grid = parse_grid(f'{goal.psi_start_deg}:{goal.psi_stop_deg}:{goal.psi_step_deg}')
+        def work() -> str:
+            grid = psi_grid(goal.psi_start_deg, goal.psi_stop_deg, goal.psi_step_deg)
             sweep = run_sweep(self.sim.preset, grid, duration_s=goal.duration_s or None, progress=progress)
-        except _Cancelled:
-            goal_handle.canceled()
-            result.message = 'sweep cancelled'
-            return result
-        except (GridError, ValueError, SimulationDiverged) as error:
-            goal_handle.abort()
-            result.message = f'sweep refused: {error}'
-            return result
-        for name, value in sweep.thresholds.items():
-            setattr(result, name, math.nan if value is None else value)
-        result.psi_deg = [float(p) for p in sweep.psi_deg]
-        result.normal_mode = [run['normal_mode'] for run in sweep.runs]
-        result.message = f'{len(grid)} runs'
-        goal_handle.succeed()
-        return result
+            for name, value in sweep.thresholds.items():
+                setattr(result, name, math.nan if value is None else value)
+            result.psi_deg = [float(p) for p in sweep.psi_deg]
+            result.normal_mode = [run['normal_mode'] for run in sweep.runs]
+            return f'{len(grid)} runs'
+
+        return run_goal(goal_handle, result, work, (GridError, ValueError, SimulationDiverged), self.get_logger(),
+                        cancelled='sweep cancelled', refusal_prefix='sweep refused: ')
 
     # --- messages ------------------------------------------------------------------------------------------------
     def _publish(self, stamp) -> None:
@@ -197,10 +186,6 @@ class TensegritySimNode(Node):
         return rods + [cables]
 
 
-class _Cancelled(Exception):
-    pass
-
-
 def _point(x) -> Point:
     return Point(x=float(x[0]), y=float(x[1]), z=float(x[2]))
 
@@ -219,24 +204,10 @@ def _twist(v, w) -> Twist:
 
 
 def main(args=None) -> int:
-    rclpy.init(args=args)
-    try:
-        node = TensegritySimNode()
-    except (ParameterError, StructureError, PsiError, KeyError) as error:
-        rclpy.logging.get_logger('tensegrity_sim').fatal(str(error))   # the node never came to be
-        rclpy.try_shutdown()
-        return 2
-    executor = MultiThreadedExecutor(num_threads=2)   # the sweep action runs beside the clock
-    executor.add_node(node)
-    try:
-        while rclpy.ok() and not node.finished:
-            executor.spin_once(timeout_sec=0.1)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        node.destroy_node()
-        rclpy.try_shutdown()
-    return 0
+    return run_node(TensegritySimNode, 'tensegrity_sim',
+                    lambda: MultiThreadedExecutor(num_threads=2),   # the sweep action runs beside the clock
+                    args=args, refused=(ParameterError, StructureError, PsiError, KeyError),
+                    until=lambda node: node.finished)
 
 
 if __name__ == '__main__':

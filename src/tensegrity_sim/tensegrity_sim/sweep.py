@@ -18,29 +18,37 @@ class GridError(ValueError):
     """A ψ grid specification that is malformed or leaves (0°, 90°)."""
 
 
-def parse_grid(text: str) -> np.ndarray:
-    """'start:stop:step' in degrees (stop included when on the grid), or a single value."""
-    parts = text.split(':')
-    try:
-        numbers = [float(x) for x in parts]
-    except ValueError:
-        raise GridError(f'--psi {text!r}: expected START:STOP:STEP in degrees, e.g. 30:75:1') from None
-    if len(numbers) == 1:
-        numbers = [numbers[0], numbers[0], 1.0]
-    if len(numbers) != 3 or not numbers[2] > 0 or numbers[1] < numbers[0]:
-        raise GridError(f'--psi {text!r}: expected START:STOP:STEP with STOP >= START and STEP > 0')
-    start, stop, step = numbers
+def psi_grid(start: float, stop: float, step: float) -> np.ndarray:
+    """ψ from ``start`` to ``stop`` (included when on the grid) every ``step`` degrees, each inside (0°, 90°)."""
+    if not step > 0 or not stop >= start:
+        raise GridError(f'ψ grid {start:g}:{stop:g}:{step:g}: expected START:STOP:STEP with STOP >= START and STEP > 0')
     grid = start + step * np.arange(int(np.floor((stop - start) / step + 1e-9)) + 1)
     for psi in grid:
         try:
             prism.check_psi(psi)
         except prism.PsiError as error:
-            raise GridError(f'--psi {text!r}: {error}') from None
+            raise GridError(f'ψ grid {start:g}:{stop:g}:{step:g}: {error}') from None
     return grid
 
 
+def parse_grid(text: str) -> np.ndarray:
+    """'start:stop:step' in degrees (stop included when on the grid), or a single value: the CLI's ``--psi``."""
+    try:
+        numbers = [float(x) for x in text.split(':')]
+    except ValueError:
+        raise GridError(f'--psi {text!r}: expected START:STOP:STEP in degrees, e.g. 30:75:1') from None
+    if len(numbers) == 1:
+        numbers = [numbers[0], numbers[0], 1.0]
+    if len(numbers) != 3:
+        raise GridError(f'--psi {text!r}: expected START:STOP:STEP with STOP >= START and STEP > 0')
+    try:
+        return psi_grid(*numbers)
+    except GridError as error:
+        raise GridError(f'--psi {text!r}: {str(error).split(": ", 1)[1]}') from None
+
+
 @dataclass
-class SweepResult:
+class PsiSweepResult:
     psi_deg: np.ndarray          # (P,)
     t: np.ndarray                # (k,) s
     strain: np.ndarray           # (P, k, n_c) fractions
@@ -57,7 +65,7 @@ class SweepResult:
 
 def run_sweep(preset: Preset, psi_deg: Sequence[float], *, integrator: str | None = None, dt_s: float | None = None,
               duration_s: float | None = None, sample_period_s: float = 0.01, batch: int = 8,
-              progress: Progress | None = None) -> SweepResult:
+              progress: Progress | None = None) -> PsiSweepResult:
     """Simulate every ψ (in batches of ``batch`` runs integrated together) and summarise each run."""
     integrator = integrator or preset.integrator
     dt_s = dt_s or preset.dt_s
@@ -75,4 +83,4 @@ def run_sweep(preset: Preset, psi_deg: Sequence[float], *, integrator: str | Non
             progress(start + len(part), len(psi), float(part[-1]))
     strain = np.concatenate(chunks)
     runs = [analysis.summarize_run(run, prism.TRIPLES) for run in strain]
-    return SweepResult(psi, trajectory.t, strain, runs, analysis.thresholds(psi, runs))
+    return PsiSweepResult(psi, trajectory.t, strain, runs, analysis.thresholds(psi, runs))

@@ -8,7 +8,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from tensegrity_sim import analysis, prism, quaternion
+from soro_geometry import quaternion
+from tensegrity_sim import analysis, prism
 from tensegrity_sim.dynamics import Dynamics
 from tensegrity_sim.integrate import simulate
 from tensegrity_sim.presets import preset

@@ -1,22 +1,20 @@
 """``make demo``'s scenario and the installed node: sweep, a live run recorded to MCAP and read back, bad start-up."""
 import json
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from soro_link.bag import read_messages
-from soro_link.scenario import executable
+from softbots_bringup.runner import executable
+from softbots_bringup.share import installed
 from tensegrity_sim import demo
 
 pytestmark = pytest.mark.ros
-ROOT = Path(__file__).resolve().parents[3]
-CONFIG = ROOT / 'config' / 'tensegrity.yaml'
 
 
 def test_demo_records_a_live_run_that_matches_the_core(tmp_path, capsys):
-    assert demo.main(['--out', str(tmp_path), '--config', str(CONFIG)]) == 0
+    assert demo.main(['--out', str(tmp_path)]) == 0
     sweep = json.loads((tmp_path / 'sweep.json').read_text())
     assert (sweep['psi_min_deg'], sweep['psi_max_deg']) == (36.0, 68.0)
     for png in ('fig3_strain_vs_time.png', 'fig4_psi_ranges.png', 'live_strains.png'):
@@ -39,7 +37,7 @@ def test_demo_records_a_live_run_that_matches_the_core(tmp_path, capsys):
 
 def test_node_refuses_a_bad_start_up_parameter_with_its_range():
     node = executable('tensegrity_sim', 'tensegrity_sim_node')
-    done = subprocess.run([node, '--ros-args', '--params-file', str(CONFIG), '-p', 'psi_deg:=95.0'],
+    done = subprocess.run([node, '--ros-args', '--params-file', str(installed('config/tensegrity.yaml')), '-p', 'psi_deg:=95.0'],
                           capture_output=True, text=True, timeout=30)
     assert done.returncode == 2
     assert 'parameter psi_deg = 95.0: allowed range is (0.0, 90.0)' in done.stderr

@@ -13,6 +13,7 @@ from rclpy.parameter import Parameter
 from soro_interfaces.action import PsiSweep
 from soro_interfaces.msg import TensegrityState
 from soro_interfaces.srv import ResetTensegrity, SetRestLengths
+from soro_node.waiting import poll
 from visualization_msgs.msg import Marker, MarkerArray
 
 from tensegrity_sim import presets
@@ -22,13 +23,6 @@ from tensegrity_sim.sim_node import TensegritySimNode
 
 pytestmark = pytest.mark.ros
 UPPER, LOWER, SIDE = [0, 3, 6], [1, 4, 7], [2, 5, 8]
-
-
-def wait_until(done, timeout_s):
-    """Poll ``done()`` every 10 ms until it holds or ``timeout_s`` passes."""
-    deadline = time.monotonic() + timeout_s
-    while not done() and time.monotonic() < deadline:
-        time.sleep(0.01)
 
 
 class Probe:
@@ -55,22 +49,22 @@ class Probe:
 
     def wait_states(self, count, timeout_s=5.0):
         start = len(self.states)
-        wait_until(lambda: len(self.states) >= start + count, timeout_s)
+        poll(lambda: len(self.states) >= start + count, timeout_s)
         return self.states[start:]
 
     def call(self, client, request, timeout_s=5.0):
         assert client.wait_for_service(timeout_sec=timeout_s)
         future = client.call_async(request)
-        wait_until(future.done, timeout_s)
+        poll(future.done, timeout_s)
         return future.result()
 
     def sweep(self, goal, timeout_s=30.0):
         assert self.sweep_client.wait_for_server(timeout_sec=5.0)
         feedback = []
         sent = self.sweep_client.send_goal_async(goal, feedback_callback=lambda f: feedback.append(f.feedback))
-        wait_until(sent.done, timeout_s)
+        poll(sent.done, timeout_s)
         result = sent.result().get_result_async()
-        wait_until(result.done, timeout_s)
+        poll(result.done, timeout_s)
         return result.result(), feedback
 
     def close(self):

@@ -12,7 +12,8 @@ import sys
 
 from terresoro_gait.digraph import GaitError, LimbDigraph
 from terresoro_gait.explore import eulerian_rounds
-from terresoro_gait.kinematics import cycle_motion
+from terresoro_gait.kinematics import cycle_motion, predicted_speeds
+from terresoro_gait.parameters import PAPER_TAU_S
 from terresoro_gait.sweep import LHS_SAMPLES, lhs_sweep
 from terresoro_gait.synthesis import MAX_ITERATIONS, GaitProblem, Objective, SynthesisInfeasible
 from terresoro_gait.weights import EdgeWeights, WeightsError, read_csv
@@ -96,20 +97,19 @@ def _sweep(argv) -> int:
     parser.add_argument('--workers', type=_positive, default=os.cpu_count() or 1,
                         help='processes; default: one per core')
     parser.add_argument('--tau', type=float, default=None, help='primitive duration τ (s) for speeds; default '
-                        '0.55 s for 3 limbs, 0.45 s for 4')
+                        'the paper\'s: 0.55 s for 3 limbs, 0.45 s for 4')
     args = parser.parse_args(argv)
     weights = read_csv(args.weights)
-    tau = args.tau or (0.55 if weights.n_limbs == 3 else 0.45)
+    tau = args.tau or PAPER_TAU_S.get(weights.n_limbs, PAPER_TAU_S[3])
     problem = GaitProblem(weights, LimbDigraph(weights.n_limbs, args.lost_limbs))
     result = lhs_sweep(problem, args.goal, args.beta, args.gamma, args.eps, args.samples, args.iterations, args.seed,
                        args.workers)
     print(f'{"gait":<40} {"hits":>4} {"px_mm":>8} {"py_mm":>8} {"theta_deg":>9} {"mm/s":>7} {"deg/s":>7}')
     for gait, alphas in zip(result.gaits, result.alphas):
         g = gait_record(weights, gait.cycle, gait.cost)
-        period = len(gait.cycle) * tau
+        speed, yaw_rate = predicted_speeds((g['px_mm'], g['py_mm']), g['theta_deg'], len(gait.cycle), tau)
         print(f'{str(g["vertices"]):<40} {len(alphas):>4} {g["px_mm"]:>8.2f} {g["py_mm"]:>8.2f} '
-              f'{g["theta_deg"]:>9.2f} {(g["px_mm"] ** 2 + g["py_mm"] ** 2) ** 0.5 / period:>7.2f} '
-              f'{g["theta_deg"] / period:>7.2f}')
+              f'{g["theta_deg"]:>9.2f} {speed:>7.2f} {yaw_rate:>7.2f}')
     print(f'{len(result.gaits)} distinct gaits from {args.samples} α samples; {result.unresolved} without a single '
           f'cycle within {args.iterations} iterations', file=sys.stderr)
     return 0

@@ -3,7 +3,7 @@ substrate (Algorithm 1 rounds, tracked poses), synthesize the fastest translatio
 synthesis service, execute them, and compare predicted with simulated speed. Everything is recorded to a rosbag2
 (MCAP) file; plots and summary.md go beside it. ``make demo`` runs it in a loopback-only network namespace.
 
-    terresoro-demo --out runs/demo/terresoro --config config/terresoro_iii.yaml
+    terresoro-demo --out runs/demo/terresoro        # the nodes as launch/terresoro.launch.py sim:=true starts them
 
 Primitives are quasi-static (paper VI-A), so the simulated robot runs them at a shorter τ to keep the demo short;
 speeds are reported at the robot's own τ (0.55 s for III), i.e. per-cycle motion divided by l·τ.
@@ -17,16 +17,20 @@ from pathlib import Path
 
 import numpy as np
 
+from softbots_bringup import runner
+from soro_geometry import pose_msgs
+from soro_geometry.history import PoseHistory
 from soro_link.bag import read_messages
-from soro_link.scenario import Process, ScenarioError, executable
-from terresoro_gait import commander_node, messages, plots
+from soro_node import commander
+from terresoro_gait import messages, plots
+from terresoro_gait.commander import TerreSoroCommander
 from terresoro_gait.evaluation import cycle_speeds, gait_cycle_starts
-from terresoro_gait.kinematics import cycle_motion, odometry
+from terresoro_gait.kinematics import cycle_motion, odometry, predicted_speeds
 from terresoro_gait.metrics import BODY_LENGTH_MM
-from terresoro_gait.tracking import PoseHistory
+from terresoro_gait.parameters import PAPER_TAU_S
+from terresoro_gait.units import pose_to_paper
 from terresoro_gait.weights import read_csv
 
-ROBOT_TAU_S = {3: 0.55, 4: 0.45}            # paper VI-A
 DEMO_TAU_S = 0.2
 TRUTH_TOPIC = '/terresoro_sim/ground_truth'
 TOPICS = [TRUTH_TOPIC, '/tracked_pose', '/terresoro_executor/executed_edge', '/terresoro_executor/predicted_pose',
@@ -54,31 +58,21 @@ terresoro_learner:
     return path
 
 
-def start_nodes(out: Path, config: Path, logs: Path) -> list[Process]:
-    """Recorder, simulated robot, executor, learner and synthesis, each its own process, as the launch file."""
-    common = ['--ros-args', '--params-file', str(config), '--params-file', str(demo_parameters(out))]
-    specs = [
-        ('recorder', executable('soro_link', 'recorder'),
-         ['--ros-args', '-p', f'output:={out / "bag"}', '-p', f'topics:=[{",".join(TOPICS)}]',
-          '-p', 'discovery_period_s:=0.1'], 'recording into'),
-        ('terresoro_sim', executable('terresoro_gait', 'terresoro_sim'), common, 'behind'),
-        ('terresoro_executor', executable('terresoro_gait', 'terresoro_executor'), common, 'opening'),
-        ('terresoro_learner', executable('terresoro_gait', 'terresoro_learner'), common, None),
-        ('terresoro_synthesis', executable('terresoro_gait', 'terresoro_synthesis'), common, None),
-    ]
-    processes = []
+def start_nodes(out: Path, logs: Path) -> list[runner.Process]:
+    """The recorder, then what terresoro.launch.py robot:=iii sim:=true starts, with the demo's parameters over it."""
+    recorder = runner.Process('recorder', [
+        runner.executable('soro_link', 'recorder'), '--ros-args', '-p', f'output:={out / "bag"}',
+        '-p', f'topics:=[{",".join(TOPICS)}]', '-p', 'discovery_period_s:=0.1'], logs)
     try:
-        for name, exe, arguments, ready in specs:
-            processes.append(Process(name, [exe] + arguments, logs))
-            if ready:
-                processes[-1].wait_for_output(ready)
-    except ScenarioError:
-        stop_all(processes)
+        recorder.wait_for_output('recording into')
+        return [recorder] + runner.start('terresoro.launch.py', logs, {'robot': 'iii', 'sim': 'true'},
+                                         extra_params=[demo_parameters(out)])
+    except runner.ScenarioError:
+        recorder.stop()
         raise
-    return processes
 
 
-def stop_all(processes: list[Process]) -> dict[str, int]:
+def stop_all(processes: list[runner.Process]) -> dict[str, int]:
     return {p.name: p.stop() for p in reversed(processes)}
 
 
@@ -93,12 +87,12 @@ def fastest(robot, goal: str) -> object:
     return max(gaits, key=key)
 
 
-def run_scenario(out: Path, config: Path, rounds: int, cycles: int) -> dict:
+def run_scenario(out: Path, rounds: int, cycles: int) -> dict:
     logs = out / 'logs'
     logs.mkdir(parents=True, exist_ok=True)
-    processes = start_nodes(out, config, logs)
-    commander_node.init()
-    robot = commander_node.TerreSoroCommander()
+    processes = start_nodes(out, logs)
+    commander.init()
+    robot = TerreSoroCommander()
     try:
         learned = robot.learn_edges(rounds=rounds, seed=1, on_feedback=lambda f: f.primitives_done == 1 and print(
             f'terresoro-demo: learning round {f.round}/{f.rounds} ({f.primitives_total} primitives)', flush=True))
@@ -110,10 +104,10 @@ def run_scenario(out: Path, config: Path, rounds: int, cycles: int) -> dict:
             runs[goal] = (gait, robot.execute_gait(gait.vertices, cycles))
     finally:
         robot.close()
-        commander_node.shutdown()
+        commander.shutdown()
         codes = stop_all(processes)
     if any(code != 0 for code in codes.values()):
-        raise ScenarioError(f'processes did not stop cleanly: {codes}; logs in {logs}')
+        raise runner.ScenarioError(f'processes did not stop cleanly: {codes}; logs in {logs}')
     return runs
 
 
@@ -122,14 +116,14 @@ def read_truth(bag: Path) -> tuple[PoseHistory, dict]:
     for topic, _, message in read_messages(bag):
         counts[topic] += 1
         if topic == TRUTH_TOPIC:
-            history.add(messages.seconds(message.header.stamp), messages.paper_pose(message.pose))
+            history.add(messages.seconds(message.header.stamp), pose_msgs.planar_pose(message.pose))
     return history, counts
 
 
 def evaluate(out: Path, runs: dict, history: PoseHistory) -> list[dict]:
     """Per gait: predicted speeds from the learned weights, simulated per-cycle speeds from the ground truth."""
     learned = read_csv(out / 'weights.csv')
-    tau, rows = ROBOT_TAU_S[learned.n_limbs], []
+    tau, rows = PAPER_TAU_S[learned.n_limbs], []
     for goal, (gait, result) in runs.items():
         body = [e for e in result.edges if not e.transition]
         cycle = [body[k].initial_vertex for k in range(len(gait.vertices))]   # as run: from the entry state
@@ -138,12 +132,12 @@ def evaluate(out: Path, runs: dict, history: PoseHistory) -> list[dict]:
         simulated = cycle_speeds(gait_cycle_starts(records, l), history, l, tau)
         p, theta = cycle_motion(learned, cycle)
         start_t = records[[r[2] for r in records].index(False)][0]
-        start = history.at(start_t, 0.05, 0.3)
+        start = pose_to_paper(*history.at(start_t, 0.05, 0.3))
         predicted_path, _ = odometry(learned, [(e.initial_vertex, e.terminal_vertex) for e in body], start)
         rows.append({'label': f'{goal} {list(gait.vertices)}', 'goal': goal, 'cycle': cycle,
-                     'predicted': (np.hypot(*p) / (l * tau), theta / (l * tau)),
+                     'predicted': predicted_speeds(p, theta, l, tau),
                      'simulated': simulated.mean_sd(), 'cycles': len(simulated.speed_mm_s),
-                     'truth': history.between(start_t, records[-1][1]),
+                     'truth': np.array([pose_to_paper(*g) for g in history.between(start_t, records[-1][1])]),
                      'predicted_path': np.vstack([start, predicted_path])})
     return rows
 
@@ -157,7 +151,7 @@ def summarize(out: Path, rows: list[dict], counts: dict, rounds: int) -> str:
              f'## Learning: {rounds} Eulerian rounds of {truth.px_mm.size} primitives',
              f'- learned means against the substrate model: RMS error {error_p:.2f} mm (translation), '
              f'{error_t:.2f}° (rotation); plot learned_vs_true.png', '',
-             f'## Gaits, {rows[0]["cycles"]} cycles each; speeds at the robot\'s τ = {ROBOT_TAU_S[learned.n_limbs]} s',
+             f'## Gaits, {rows[0]["cycles"]} cycles each; speeds at the robot\'s τ = {PAPER_TAU_S[learned.n_limbs]} s',
              '| gait (as run) | predicted ‖ν‖ mm/s | simulated ‖ν‖ mm/s (mean ± SD) | BL/s (sim.) '
              '| predicted ω °/s | simulated ω °/s (mean ± SD) |', '|---|---|---|---|---|---|']
     for row in rows:
@@ -175,14 +169,13 @@ def summarize(out: Path, rows: list[dict], counts: dict, rounds: int) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog='terresoro-demo', description=__doc__.splitlines()[0])
     parser.add_argument('--out', type=Path, required=True, help='folder for the results (created)')
-    parser.add_argument('--config', type=Path, default=Path('config/terresoro_iii.yaml'))
     parser.add_argument('--rounds', type=int, default=3, help='learning rounds (the paper: 5)')
     parser.add_argument('--cycles', type=int, default=10, help='cycles of each gait')
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     try:
-        runs = run_scenario(args.out.resolve(), args.config.resolve(), args.rounds, args.cycles)
-    except (ScenarioError, commander_node.CommanderError) as error:
+        runs = run_scenario(args.out.resolve(), args.rounds, args.cycles)
+    except (runner.ScenarioError, commander.CommanderError) as error:
         print(f'terresoro-demo: {error}', file=sys.stderr)
         return 1
     history, counts = read_truth(args.out / 'bag')

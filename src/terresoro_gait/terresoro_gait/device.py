@@ -19,7 +19,7 @@ import numpy as np
 from soro_link.device import DeviceModel
 from soro_link.protocol import NackCode
 
-from terresoro_gait import se2
+from soro_geometry import se2
 from terresoro_gait.digraph import LimbDigraph, vertex
 from terresoro_gait.limbs import MOTORS, OFF, SCHEMAS, curled_target
 from terresoro_gait.weights import EdgeWeights

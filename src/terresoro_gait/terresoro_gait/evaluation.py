@@ -6,8 +6,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from terresoro_gait import se2
-from terresoro_gait.tracking import PoseHistory
+from soro_geometry import se2
+from soro_geometry.history import PoseHistory
+from terresoro_gait.units import DEG_PER_RAD, MM_PER_M
 
 
 @dataclass(frozen=True)
@@ -24,13 +25,14 @@ class CycleSpeeds:
 def cycle_speeds(cycle_starts_s, history: PoseHistory, length: int, tau_s: float, window_s: float = 0.05,
                  max_age_s: float = 0.3) -> CycleSpeeds:
     """Speeds of the cycles between consecutive instants of ``cycle_starts_s`` (K + 1,) (the last is the end of
-    the last cycle), from the poses of ``history`` there, each cycle's motion in its own start frame, at the
-    primitive time ``tau_s`` (which may differ from the run's: primitives are quasi-static, spec 8)."""
-    poses = np.array([history.at(t, window_s, max_age_s) for t in cycle_starts_s])
-    g = np.column_stack([poses[:, :2], np.radians(poses[:, 2])])
+    the last cycle), from the poses of ``history`` there ((x m, y m, yaw rad), as tracked), each cycle's motion in
+    its own start frame, at the primitive time ``tau_s`` (which may differ from the run's: primitives are
+    quasi-static, spec 8)."""
+    g = np.array([history.at(t, window_s, max_age_s) for t in cycle_starts_s])
     motion = se2.relative(g[:-1], g[1:])
     period = length * tau_s
-    return CycleSpeeds(np.hypot(motion[:, 0], motion[:, 1]) / period, np.degrees(motion[:, 2]) / period)
+    return CycleSpeeds(MM_PER_M * np.hypot(motion[:, 0], motion[:, 1]) / period,
+                       DEG_PER_RAD * motion[:, 2] / period)
 
 
 def gait_cycle_starts(edges, length: int) -> list[float]:

@@ -12,7 +12,6 @@ the goal with the reason and leaves the robot in its safe state.
 from __future__ import annotations
 
 import threading
-import time
 from collections import deque
 
 import rclpy
@@ -20,6 +19,7 @@ from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped, TransformS
 from nav_msgs.msg import Path
 from rclpy.action import ActionServer, CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.duration import Duration
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.lifecycle import State, TransitionCallbackReturn
 from sensor_msgs.msg import JointState
@@ -27,8 +27,10 @@ from soro_interfaces.action import ExecuteGait, ExecuteWalk
 from soro_interfaces.msg import ExecutedEdge
 from std_msgs.msg import Header
 
-from soro_link.bridge_node import BridgeNode, init_for_bridge, read_parameters, spin_bridge
-from soro_link.params import ParameterError
+from soro_link.bridge_node import BridgeNode, init_for_bridge, spin_bridge
+from soro_node.base_node import read_parameters
+from soro_node.params import ParameterError
+from soro_node.sequence import SequencePlayer
 from soro_link.supervisor import CommandRefused, LinkDown
 from terresoro_gait import messages
 from terresoro_gait.digraph import GaitError
@@ -124,15 +126,14 @@ class TerreSoroExecutor(BridgeNode):
         return self.vertex
 
     def _run(self, primitives, goal_handle, result, prediction, feedback) -> str:
-        """Run ``primitives`` one per τ from a monotonic clock; 'succeed' or 'cancel' (checked between primitives)."""
-        t0 = time.monotonic()
-        for k, primitive in enumerate(primitives):
+        """Run ``primitives`` one per τ on the sequence player; 'succeed' or 'cancel' (asked before each one)."""
+        total = len(primitives)
+
+        def act(slot, primitive) -> None:
             self._at = primitive.initial
-            if goal_handle is not None and goal_handle.is_cancel_requested:
-                return 'cancel'
-            start = self.get_clock().now().to_msg()
-            self._drive(primitive, t0 + k * self.robot.tau_s)
-            edge = messages.executed_edge(primitive, start, self.get_clock().now().to_msg(),
+            start = self._drive(primitive, slot)
+            end = start + Duration(seconds=self.robot.tau_s)     # its slot's end: the next command instant
+            edge = messages.executed_edge(primitive, start.to_msg(), end.to_msg(),
                                           self.get_parameter('frame_id').value)
             self._at = primitive.terminal
             prediction.step(primitive)
@@ -141,19 +142,27 @@ class TerreSoroExecutor(BridgeNode):
             result.primitives += 1
             pose = self._publish_prediction(prediction)
             if goal_handle is not None:
-                goal_handle.publish_feedback(feedback(primitive, k + 1, len(primitives), edge, pose))
-        return 'succeed'
+                goal_handle.publish_feedback(feedback(primitive, slot.index + 1, total, edge, pose))
 
-    def _drive(self, primitive, t_start: float) -> None:
-        """Command one primitive: the pulse drive at once, the held drive after the reversal pulse, until τ ends."""
+        report = SequencePlayer(self.robot.tau_s).play(
+            primitives, act, stop=lambda: goal_handle is not None and goal_handle.is_cancel_requested)
+        if report.reanchored:
+            self.get_logger().warning(f'{report.reanchored} primitive(s) started over τ/4 late (up to '
+                                      f'{max(report.late_s) * 1e3:.0f} ms): was the machine overloaded?')
+        return 'cancel' if report.stopped else 'succeed'
+
+    def _drive(self, primitive, slot):
+        """Command one primitive at the start of its slot: the pulse drive at once, the held drive after the
+        reversal pulse. Returns the command instant (rclpy Time)."""
         r = self.robot
         pulse, after = primitive_drives(primitive.initial, primitive.terminal, r.graph.n_limbs, r.motor_of_limb,
                                         r.hold_curled_powered)
+        start = self.get_clock().now()
         self._send(pulse, primitive)
         if after != pulse:
-            _sleep_until(t_start + r.reversal_pulse_s)
+            slot.wait_until(r.reversal_pulse_s)
             self._send(after, primitive)
-        _sleep_until(t_start + r.tau_s)
+        return start
 
     def _send(self, drive, primitive) -> None:
         link = self.link
@@ -220,10 +229,6 @@ class TerreSoroExecutor(BridgeNode):
 
     def _world_header(self) -> Header:
         return Header(stamp=self.get_clock().now().to_msg(), frame_id=self.get_parameter('frame_id').value)
-
-
-def _sleep_until(deadline: float) -> None:
-    time.sleep(max(0.0, deadline - time.monotonic()))
 
 
 def main(args=None) -> None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import networkx as nx
 import numpy as np
 
-from terresoro_gait import se2
+from soro_geometry import se2
 from terresoro_gait.digraph import GaitError, LimbDigraph, canonical
 from terresoro_gait.weights import EdgeWeights
 
@@ -39,10 +39,10 @@ def edge_motion(weights: EdgeWeights, graph: LimbDigraph, cycle: Sequence[int]) 
 
 
 def chain(p: np.ndarray, theta: np.ndarray) -> np.ndarray:
-    """Poses g_{1,k} after each edge k = 1..l, (..., l, 3) (x mm, y mm, φ deg), in the frame of the first vertex."""
-    phi = np.cumsum(theta, -1)                                          # R_{1,k} = R(Σ_{i<=k} θ_i)        (22)
-    xy = np.cumsum(se2.rotate(np.radians(phi - theta), p), -2)          # p_{1,k} = Σ_{i<=k} R_{1,(i-1)} p_i (22)
-    return np.concatenate([xy, phi[..., None]], -1)
+    """Poses g_{1,k} after each edge k = 1..l, (..., l, 3) (x mm, y mm, φ deg), in the frame of the first vertex:
+    R_{1,k} = R(Σ_{i<=k} θ_i), p_{1,k} = Σ_{i<=k} R_{1,(i-1)} p_i (22)."""
+    g = se2.chain(np.concatenate([p, np.radians(theta)[..., None]], -1))
+    return np.concatenate([g[..., :2], np.cumsum(theta, -1)[..., None]], -1)     # degrees summed as given: exact
 
 
 def cycle_motion(weights: EdgeWeights, cycle: Sequence[int], start: int | None = None) -> tuple[np.ndarray, float]:
@@ -148,6 +148,13 @@ def evaluate_all(weights: EdgeWeights, graph: LimbDigraph, lam_t: float = -1.0, 
                       (np.abs(g[:, 2]) + lam_theta * s_theta) / length)
 
 
+def _compose_deg(a, b) -> np.ndarray:
+    """se2.compose on (x mm, y mm, φ deg) poses; the headings add in degrees, exactly."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    g = se2.compose(np.append(a[:2], np.radians(a[2])), np.append(b[:2], np.radians(b[2])))
+    return np.append(g[:2], a[2] + b[2])
+
+
 def odometry(weights: EdgeWeights, edges: Sequence[tuple[int, int]], start_pose=(0.0, 0.0, 0.0),
              start_cov=None) -> tuple[np.ndarray, np.ndarray]:
     """Open-loop odometry (spec 8): poses (K, 3) and covariances (K, 3, 3) (mm, deg) after each executed primitive
@@ -166,7 +173,7 @@ def odometry(weights: EdgeWeights, edges: Sequence[tuple[int, int]], start_pose=
         f, g = np.eye(3), np.eye(3)
         f[:2, 2] = DEG * np.array([-step[1], step[0]])                  # ∂(x, y)/∂φ in mm/deg
         g[:2, :2] = se2.rot(np.radians(pose[2]))
-        pose = np.append(pose[:2] + step, pose[2] + w.theta_deg[k])     # g_{k} = g_{k-1} (R(θ_k), p_k)
+        pose = _compose_deg(pose, (w.px_mm[k], w.py_mm[k], w.theta_deg[k]))     # g_{k} = g_{k-1} (R(θ_k), p_k)
         cov = f @ cov @ f.T + g @ np.diag([w.sp_mm2[k] / 2, w.sp_mm2[k] / 2, w.stheta_deg2[k]]) @ g.T
         poses.append(pose)
         covs.append(cov)

@@ -18,15 +18,17 @@ from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
 from soro_interfaces.action import ExecuteWalk, LearnEdges
 
-from soro_link.bridge_node import declare_parameters, read_parameters, run_node
+from soro_geometry import pose_msgs
+from soro_geometry.history import PoseHistory, TrackingLost
+from soro_node.base_node import declare_parameters, read_parameters, run_node
 from terresoro_gait import messages
 from terresoro_gait.digraph import LimbDigraph
 from terresoro_gait.execution import REST_VERTEX
 from terresoro_gait.explore import stochastic_hierholzer
 from terresoro_gait.learning import add_samples, estimate
 from terresoro_gait.parameters import LEARNER
-from terresoro_gait.tracking import PoseHistory, TrackingLost
-from terresoro_gait.waiting import poll, wait_for
+from terresoro_gait.units import pose_to_paper
+from soro_node.waiting import poll, wait_for
 from terresoro_gait.weights import WeightsError, write_csv
 
 WALK_SERVER_TIMEOUT_S = 5.0
@@ -51,7 +53,7 @@ class TerreSoroLearner(Node):
                                    cancel_callback=lambda _goal: CancelResponse.ACCEPT)
 
     def _on_tracked(self, msg: PoseStamped) -> None:
-        self.history.add(messages.seconds(msg.header.stamp), messages.paper_pose(msg.pose))
+        self.history.add(messages.seconds(msg.header.stamp), pose_msgs.planar_pose(msg.pose))
 
     def _learn(self, goal_handle) -> LearnEdges.Result:
         goal, result = goal_handle.request, LearnEdges.Result()
@@ -92,12 +94,13 @@ class TerreSoroLearner(Node):
         return samples
 
     def _boundary_poses(self, edges) -> np.ndarray:
-        """Tracked pose at each primitive's command instant and at the end of the last one, (K + 1, 3)."""
+        """Tracked pose at each primitive's command instant and at the end of the last one, (K + 1, 3) in the
+        paper's units (x mm, y mm, φ deg)."""
         instants = [messages.seconds(e.start) for e in edges] + [messages.seconds(edges[-1].end)]
         window, max_age = self.params['pose_window_s'], self.params['tracking_timeout_s']
         # camera frames arrive with latency: wait for the first one past the last instant (or for max_age)
         poll(lambda: self.history.latest()[0] >= instants[-1], max_age)
-        return np.array([self.history.at(t, window, max_age) for t in instants])
+        return np.array([pose_to_paper(*self.history.at(t, window, max_age)) for t in instants])
 
     def _run_walk(self, goal_handle, walk: list[int], round_: int, rounds: int) -> list:
         if not self.walk_client.wait_for_server(timeout_sec=WALK_SERVER_TIMEOUT_S):

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from terresoro_gait import se2
+from soro_geometry import se2
 from terresoro_gait.digraph import LimbDigraph
 from terresoro_gait.weights import EdgeWeights
 

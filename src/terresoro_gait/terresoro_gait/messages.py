@@ -8,8 +8,9 @@ import math
 
 import numpy as np
 from builtin_interfaces.msg import Time
-from geometry_msgs.msg import Point, Pose, PoseStamped, PoseWithCovarianceStamped, Quaternion
+from geometry_msgs.msg import Pose, PoseStamped, PoseWithCovarianceStamped
 from soro_interfaces.msg import ExecutedEdge, Gait
+from soro_geometry import pose_msgs
 from std_msgs.msg import Header
 
 from terresoro_gait.execution import Primitive
@@ -20,20 +21,16 @@ PLANAR_AXES = (0, 1, 5)      # x, y and yaw in the 6 x 6 covariance of geometry_
 
 def pose_msg(pose_paper) -> Pose:
     """A geometry_msgs/Pose of a paper-units pose (x mm, y mm, φ deg)."""
-    x, y, yaw = pose_to_si(pose_paper)
-    return Pose(position=Point(x=x, y=y, z=0.0),
-                orientation=Quaternion(z=math.sin(yaw / 2), w=math.cos(yaw / 2)))
+    return pose_msgs.pose_msg(pose_to_si(pose_paper))
 
 
 def paper_pose(pose: Pose) -> np.ndarray:
     """(x mm, y mm, φ deg) of a geometry_msgs/Pose, yaw taken from its quaternion (roll and pitch ignored)."""
-    q = pose.orientation
-    yaw = math.atan2(2 * (q.w * q.z + q.x * q.y), 1 - 2 * (q.y ** 2 + q.z ** 2))
-    return pose_to_paper(pose.position.x, pose.position.y, yaw)
+    return pose_to_paper(*pose_msgs.planar_pose(pose))
 
 
 def stamped(pose_paper, header: Header) -> PoseStamped:
-    return PoseStamped(header=header, pose=pose_msg(pose_paper))
+    return pose_msgs.stamped(pose_to_si(pose_paper), header)
 
 
 def with_covariance(pose_paper, cov_paper, header: Header) -> PoseWithCovarianceStamped:

@@ -7,16 +7,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from soro_link.params import ParamSpec
+from soro_node.params import ParamSpec
 
 from terresoro_gait.digraph import LimbDigraph
 from terresoro_gait.limbs import check_motor_map
 from terresoro_gait.substrate import PRESETS
 
+PAPER_TAU_S = {3: 0.55, 4: 0.45}    # τ of TerreSoRo-III and -IV by limb count (paper VI-A); config/ agrees
 ROBOT = (
     ParamSpec('n_limbs', 3, 'limbs: 3 (TerreSoRo-III) or 4 (TerreSoRo-IV); 2 is the paper\'s caterpillar', 2, 4,
               read_only=True),
-    ParamSpec('tau_s', 0.55, 'time constant τ of one primitive (s): 0.55 III, 0.45 IV (paper VI-A)', 0.01, 10.0),
+    ParamSpec('tau_s', PAPER_TAU_S[3], 'time constant τ of one primitive (s): 0.55 III, 0.45 IV (paper VI-A)',
+              0.01, 10.0),
 )
 WEIGHTS_FILE = ParamSpec('weights_file', '', 'learned edge weights, CSV in mm and degrees (empty: none yet)')
 MOTOR_MAP = ParamSpec('motor_of_limb', [], 'motor channel (0-3) of limb digit 1, 2, ...; digit 1 is the state\'s '

@@ -2,8 +2,6 @@
 primitive, propagating its covariance to first order (kinematics.odometry). Renders ROS messages; no rclpy."""
 from __future__ import annotations
 
-from pathlib import Path as FilePath
-
 import numpy as np
 from geometry_msgs.msg import PoseWithCovarianceStamped
 from nav_msgs.msg import Path
@@ -12,7 +10,7 @@ from std_msgs.msg import Header
 from terresoro_gait import messages
 from terresoro_gait.execution import Primitive
 from terresoro_gait.kinematics import odometry
-from terresoro_gait.weights import EdgeWeights, WeightsError, read_csv
+from terresoro_gait.weights import EdgeWeights, WeightsError, read_for_robot
 
 
 class Prediction:
@@ -28,15 +26,10 @@ class Prediction:
     def from_file(cls, weights_file: str, n_limbs: int, start_pose=None) -> Prediction:
         """On the weights in ``weights_file``; without weights (no file, a bad one, another robot's) it predicts
         nothing and ``problem`` says why."""
-        if not weights_file:
-            return cls(None, start_pose, 'no weights_file (learn the substrate first)')
         try:
-            weights = read_csv(FilePath(weights_file))
+            return cls(read_for_robot(weights_file, n_limbs), start_pose)
         except WeightsError as error:
             return cls(None, start_pose, str(error))
-        if weights.n_limbs != n_limbs:
-            return cls(None, start_pose, f'{weights_file} is for {weights.n_limbs} limbs, the robot has {n_limbs}')
-        return cls(weights, start_pose)
 
     def step(self, primitive: Primitive) -> None:
         if self.weights is None:

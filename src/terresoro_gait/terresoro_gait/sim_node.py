@@ -16,7 +16,7 @@ from geometry_msgs.msg import PoseStamped
 from rclpy.node import Node
 from std_msgs.msg import Header
 
-from soro_link.bridge_node import declare_parameters, read_parameters, run_node
+from soro_node.base_node import declare_parameters, read_parameters, run_node
 from soro_link.device import SimulatedDevice
 from terresoro_gait import messages
 from terresoro_gait.device import TerreSoroFirmware

@@ -19,7 +19,7 @@ from rclpy.node import Node
 from soro_interfaces.action import SweepGaits
 from soro_interfaces.srv import SynthesizeGait
 
-from soro_link.bridge_node import declare_parameters, read_parameters, run_node
+from soro_node.base_node import declare_parameters, progress_reporter, read_parameters, run_goal, run_node
 from terresoro_gait import messages
 from terresoro_gait.digraph import GaitError, LimbDigraph
 from terresoro_gait.kinematics import cycle_motion
@@ -27,14 +27,10 @@ from terresoro_gait.parameters import SYNTHESIS
 from terresoro_gait.sweep import LHS_SAMPLES, lhs_sweep
 from terresoro_gait.synthesis import GaitProblem, SynthesisInfeasible
 from terresoro_gait.units import cost_scale, objective_from_si
-from terresoro_gait.weights import EdgeWeights, WeightsError, read_csv
+from terresoro_gait.weights import EdgeWeights, WeightsError, read_for_robot
 
 REFUSED = (WeightsError, SynthesisInfeasible, GaitError, ValueError)
 MAX_SWEEP_SAMPLES = 10_000
-
-
-class _Cancelled(Exception):
-    pass
 
 
 class TerreSoroSynthesis(Node):
@@ -65,31 +61,19 @@ class TerreSoroSynthesis(Node):
 
     def _sweep(self, goal_handle) -> SweepGaits.Result:
         request, result = goal_handle.request, SweepGaits.Result()
+        progress = progress_reporter(goal_handle, lambda done, total: SweepGaits.Feedback(samples_done=done,
+                                                                                          samples_total=total))
 
-        def progress(done: int, total: int) -> None:
-            if goal_handle.is_cancel_requested:
-                raise _Cancelled
-            goal_handle.publish_feedback(SweepGaits.Feedback(samples_done=done, samples_total=total))
-
-        try:
+        def work() -> str:
             weights = self._weights()
             sweep = self._run_sweep(weights, request, progress)
-        except _Cancelled:
-            goal_handle.canceled()
-            result.message = 'sweep cancelled'
-            return result
-        except REFUSED as error:
-            goal_handle.abort()
-            result.message = str(error)
-            self.get_logger().warning(f'sweep refused: {error}')
-            return result
-        result.gaits = [self._gait_msg(weights, request.goal, s) for s in sweep.gaits]
-        result.hits = [len(alphas) for alphas in sweep.alphas]
-        result.alphas = [a for alphas in sweep.alphas for a in alphas[0]]
-        result.unresolved = sweep.unresolved
-        result.success, result.message = True, f'{len(sweep.gaits)} distinct gait(s) from {sum(result.hits)} samples'
-        goal_handle.succeed()
-        return result
+            result.gaits = [self._gait_msg(weights, request.goal, s) for s in sweep.gaits]
+            result.hits = [len(alphas) for alphas in sweep.alphas]
+            result.alphas = [a for alphas in sweep.alphas for a in alphas[0]]
+            result.unresolved = sweep.unresolved
+            return f'{len(sweep.gaits)} distinct gait(s) from {sum(result.hits)} samples'
+
+        return run_goal(goal_handle, result, work, REFUSED, self.get_logger(), cancelled='sweep cancelled')
 
     def _run_sweep(self, weights: EdgeWeights, request, progress):
         samples = request.samples or LHS_SAMPLES
@@ -102,13 +86,7 @@ class TerreSoroSynthesis(Node):
                          seed=request.seed, workers=os.cpu_count() or 1, progress=progress)
 
     def _weights(self) -> EdgeWeights:
-        path = self.get_parameter('weights_file').value
-        if not path:
-            raise ValueError('no weights_file: learn the substrate first (terresoro_learner ~/learn_edges)')
-        weights = read_csv(path)
-        if weights.n_limbs != self.params['n_limbs']:
-            raise ValueError(f'{path} is for {weights.n_limbs} limbs, the robot has {self.params["n_limbs"]}')
-        return weights
+        return read_for_robot(self.get_parameter('weights_file').value, self.params['n_limbs'])
 
     def _problem(self, weights: EdgeWeights, lost_limbs) -> GaitProblem:
         return GaitProblem(weights, LimbDigraph(weights.n_limbs, tuple(int(k) for k in lost_limbs)))

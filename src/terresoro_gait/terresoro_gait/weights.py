@@ -130,3 +130,14 @@ def write_csv(weights: EdgeWeights, path: str | Path) -> Path:
         for k, (i, j) in enumerate(graph.edges):
             writer.writerow([int(i), int(j)] + [repr(float(getattr(weights, name)[k])) for name in HEADER[2:]])
     return path
+
+
+def read_for_robot(path, n_limbs: int) -> EdgeWeights:
+    """``read_csv(path)`` for a robot of ``n_limbs`` limbs; WeightsError when the file is missing, bad or another
+    robot's."""
+    if not path:
+        raise WeightsError('no weights_file: learn the substrate first (terresoro_learner ~/learn_edges)')
+    weights = read_csv(path)
+    if weights.n_limbs != n_limbs:
+        raise WeightsError(f'{path} is for {weights.n_limbs} limbs, the robot has {n_limbs}')
+    return weights

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from terresoro_gait import kinematics as kin
-from terresoro_gait import se2
+from soro_geometry import se2
 from terresoro_gait.digraph import GaitError, LimbDigraph, simple_cycle_count_formula, state_bits, vertex
 
 # spec 6.6, Tables II-VIII: (n_limbs, V(L), states column)

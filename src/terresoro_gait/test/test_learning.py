@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from terresoro_gait import se2
+from soro_geometry import se2
 from terresoro_gait.digraph import LimbDigraph
 from terresoro_gait.explore import eulerian_rounds
 from terresoro_gait.learning import collect, edge_sample, estimate

@@ -19,7 +19,7 @@ from soro_interfaces.action import ExecuteGait, LearnEdges, SweepGaits
 from soro_interfaces.msg import ExecutedEdge, LinkStatus
 from soro_interfaces.srv import SynthesizeGait
 
-from soro_link.scenario import Process, executable
+from softbots_bringup.runner import Process, executable
 from terresoro_gait.digraph import LimbDigraph
 from terresoro_gait.learner_node import TerreSoroLearner
 from terresoro_gait.messages import paper_pose
@@ -27,7 +27,7 @@ from terresoro_gait.sweep import lhs_sweep
 from terresoro_gait.synthesis import GaitProblem
 from terresoro_gait.synthesis_node import TerreSoroSynthesis
 from terresoro_gait.units import objective_from_si
-from terresoro_gait.waiting import poll
+from soro_node.waiting import poll
 from terresoro_gait.weights import read_csv
 
 pytestmark = pytest.mark.ros

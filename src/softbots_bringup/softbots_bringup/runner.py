@@ -1,7 +1,10 @@
-"""Run installed executables as a scenario (for ``make demo`` and tests): start, record, stop cleanly. No rclpy.
+"""Run what a launch file starts, without the ros2 CLI (for ``make demo`` and tests): start, record, stop cleanly.
+No rclpy.
 
-Each process gets its own log file; stopping sends SIGINT (what Ctrl-C and ``ros2 launch`` send) and waits, so
-nodes close their bags and put devices in their safe state before they exit.
+``start`` starts the nodes of a launch file's description (``description.resolve``: the same executables, parameter
+files, overrides and remappings as ``ros2 launch``), each an installed console script in its own process with its
+own log file. Stopping sends SIGINT (what Ctrl-C and ``ros2 launch`` send) and waits, so nodes close their bags and
+put devices in their safe state before they exit.
 """
 from __future__ import annotations
 
@@ -10,9 +13,14 @@ import subprocess
 import time
 from pathlib import Path
 
-from ament_index_python.packages import get_package_prefix
+import yaml
+from ament_index_python.packages import PackageNotFoundError, get_package_prefix
+
+from softbots_bringup import description
+from softbots_bringup.share import installed, share_dir
 
 STOP_TIMEOUT_S = 10.0
+SYSTEM_PACKAGES = {'rviz2', 'robot_state_publisher'}    # ROS machine only: not wheels
 
 
 class ScenarioError(RuntimeError):
@@ -21,7 +29,10 @@ class ScenarioError(RuntimeError):
 
 def executable(package: str, name: str) -> str:
     """Path of an installed console script (``ros2 run package name`` without the ros2 CLI)."""
-    path = Path(get_package_prefix(package)) / 'lib' / package / name
+    try:
+        path = Path(get_package_prefix(package)) / 'lib' / package / name
+    except PackageNotFoundError:
+        raise ScenarioError(f'package {package} is not installed (run make build)') from None
     if not path.exists():
         raise ScenarioError(f'{package}/{name} is not installed (run make build)')
     return str(path)
@@ -77,3 +88,39 @@ def run_for(seconds: float, processes: list[Process], until_exit: Process | None
     failed = {name: code for name, code in codes.items() if code != 0}
     if failed:
         raise ScenarioError(f'processes did not stop cleanly: {failed}; logs in {processes[0].log.parent}')
+
+
+def command(node: description.ResolvedNode, overrides_file: Path | None, extra_params=()) -> list[str]:
+    """The command line of a resolved node: its console script with --ros-args as launch_ros builds them."""
+    args = [executable(node.package, node.executable), *node.arguments, '--ros-args', '-r', f'__node:={node.name}']
+    for params in [*node.params, *([overrides_file] if overrides_file else []), *extra_params]:
+        args += ['--params-file', str(params)]
+    for source, target in node.remappings:
+        args += ['-r', f'{source}:={target}']
+    return args
+
+
+def start(launch_file: str, log_dir: Path, arguments: dict[str, str] | None = None, extra_params=(),
+          skip=()) -> list[Process]:
+    """Start the nodes that ``ros2 launch softbots_bringup <launch_file> <arguments>`` starts, in its order, each
+    waiting for its ready line; ``extra_params`` files are laid over the launch file's own (e.g. a demo's shorter τ).
+    Nodes of packages outside the workspace (rviz2, robot_state_publisher) are left out, and so are ``skip``."""
+    robot = description.load(installed(f'launch/{launch_file}'))
+    processes = []
+    try:
+        for node in description.resolve(robot, arguments, share_dir()):
+            spec = next(s for s in robot.nodes if s.name == node.name)
+            if node.name in skip or node.package in SYSTEM_PACKAGES:
+                continue
+            overrides = None
+            if node.overrides:
+                overrides = log_dir / f'{node.name}.overrides.yaml'
+                overrides.write_text(yaml.safe_dump({node.name: {'ros__parameters': node.overrides}}))
+            processes.append(Process(node.name, command(node, overrides, extra_params), log_dir))
+            if spec.ready:
+                processes[-1].wait_for_output(spec.ready)
+    except ScenarioError:
+        for process in reversed(processes):
+            process.stop()
+        raise
+    return processes

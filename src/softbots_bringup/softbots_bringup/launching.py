@@ -1,0 +1,38 @@
+"""A RobotLaunch turned into launch_ros actions, for ``ros2 launch`` (ROS machines only: launch and launch_ros are
+not on PyPI, so this module is exercised on the robot, not in CI; the description it reads is tested here).
+
+Every launch argument is declared with its choices; the nodes are resolved when the launch runs, from the argument
+values, by the same ``description.resolve`` that the runner and the workspace check use.
+"""
+from __future__ import annotations
+
+from launch import LaunchDescription
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
+from launch.substitutions import LaunchConfiguration
+from launch_ros.actions import Node
+
+from softbots_bringup.description import RobotLaunch, resolve
+from softbots_bringup.share import share_dir
+
+
+def launch_description(robot: RobotLaunch) -> LaunchDescription:
+    arguments = [DeclareLaunchArgument(a.name, default_value=a.default, description=a.description,
+                                       **({'choices': list(a.choices)} if a.choices else {}))
+                 for a in robot.arguments]
+    return LaunchDescription(arguments + [OpaqueFunction(function=lambda context: _nodes(robot, context))])
+
+
+def _nodes(robot: RobotLaunch, context) -> list[Node]:
+    values = {a.name: LaunchConfiguration(a.name).perform(context) for a in robot.arguments}
+    return [_node(node) for node in resolve(robot, values, share_dir())]
+
+
+def _node(node) -> Node:
+    overrides = dict(node.overrides)
+    if node.robot_description:
+        import xacro   # the URDF text, as robot_state_publisher wants it
+        path, mappings = node.robot_description
+        overrides['robot_description'] = xacro.process_file(str(path), mappings=mappings).toxml()
+    return Node(package=node.package, executable=node.executable, name=node.name, output='screen',
+                parameters=[str(p) for p in node.params] + ([overrides] if overrides else []),
+                remappings=list(node.remappings), arguments=list(node.arguments))

@@ -110,6 +110,19 @@ def missing_dependencies(manifest: Manifest, workspace: set[str] = frozenset()) 
     return problems
 
 
+def rclpy_outside_nodes(manifest: Manifest) -> list[str]:
+    """House rule: only ``*_node.py`` modules (and ``commander.py``, the blocking client libraries for scripts)
+    import rclpy; everything else of a package is pure and tested without ROS. One message per offender."""
+    problems = []
+    for py in sorted((manifest.path / manifest.name).rglob('*.py')) if (manifest.path / manifest.name).is_dir() else []:
+        if py.name.endswith('_node.py') or py.name == 'commander.py':
+            continue
+        if 'rclpy' in top_level_imports(py.read_text(), str(py)):
+            problems.append(f'package {manifest.name}: {py.relative_to(manifest.path)} imports rclpy; only *_node.py '
+                            f'and commander.py may (move the ROS side into a *_node.py module)')
+    return problems
+
+
 # Executables of the ROS installation that launch files may start (rviz2 and friends are not wheels: ROS machine only)
 SYSTEM_EXECUTABLES = {'rviz2': {'rviz2'}, 'robot_state_publisher': {'robot_state_publisher'}}
 TOP_LEVEL = {'launch': '*.launch.py', 'config': '*.*', 'urdf': '*.*'}     # installed by softbots_bringup
@@ -168,7 +181,7 @@ def main() -> int:
     root = Path(__file__).resolve().parents[1]
     manifests = find_manifests(root / 'src')
     workspace = {m.name for m in manifests}
-    problems = [p for m in manifests for p in missing_dependencies(m, workspace)]
+    problems = [p for m in manifests for p in missing_dependencies(m, workspace) + rclpy_outside_nodes(m)]
     problems += uninstalled_sources(root, root / 'install')
     problems += [p for f in sorted((root / 'launch').glob('*.launch.py')) for p in launch_problems(f, root / 'install')]
     print('\n'.join(problems) or f'{len(manifests)} packages and their launch files check out')

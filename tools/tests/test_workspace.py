@@ -45,6 +45,18 @@ def test_package_xml_declares_every_import(manifest):
     assert wc.missing_dependencies(manifest, WORKSPACE) == []
 
 
+@pytest.mark.parametrize('manifest', MANIFESTS, ids=lambda m: m.name)
+def test_only_node_modules_import_rclpy(manifest):
+    assert wc.rclpy_outside_nodes(manifest) == []
+
+
+def test_a_pure_module_that_imports_rclpy_is_named(tmp_path):
+    manifest = make_package(tmp_path, '<exec_depend>rclpy</exec_depend>', 'from rclpy.node import Node\n')
+    assert wc.rclpy_outside_nodes(manifest) == [
+        'package demo_pkg: demo_pkg/core.py imports rclpy; only *_node.py and commander.py may '
+        '(move the ROS side into a *_node.py module)']
+
+
 def test_missing_dependency_is_named_with_package_and_import(tmp_path):
     manifest = make_package(tmp_path, '<exec_depend>python3-numpy</exec_depend>',
                             'import os\nimport numpy as np\nfrom scipy.optimize import milp\nfrom . import core\n')

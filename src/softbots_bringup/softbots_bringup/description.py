@@ -114,6 +114,13 @@ def files_named(node: ResolvedNode) -> list[Path]:
     return files + [Path(a) for a in node.arguments if a.startswith('/') and Path(a).suffix]
 
 
+def urdf_text(node: ResolvedNode) -> str:
+    """The URDF a robot_state_publisher node publishes: its xacro file expanded with its mappings."""
+    import xacro     # imported here: only nodes with a robot description need it
+    path, mappings = node.robot_description
+    return xacro.process_file(str(path), mappings=mappings).toxml()
+
+
 def load(launch_file: Path) -> RobotLaunch:
     """The ``ROBOT`` description of a launch file, read without importing launch (its generator imports it lazily)."""
     import importlib.util

@@ -11,7 +11,7 @@ from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
-from softbots_bringup.description import RobotLaunch, resolve
+from softbots_bringup.description import RobotLaunch, resolve, urdf_text
 from softbots_bringup.share import share_dir
 
 
@@ -30,9 +30,7 @@ def _nodes(robot: RobotLaunch, context) -> list[Node]:
 def _node(node) -> Node:
     overrides = dict(node.overrides)
     if node.robot_description:
-        import xacro   # the URDF text, as robot_state_publisher wants it
-        path, mappings = node.robot_description
-        overrides['robot_description'] = xacro.process_file(str(path), mappings=mappings).toxml()
+        overrides['robot_description'] = urdf_text(node)
     return Node(package=node.package, executable=node.executable, name=node.name, output='screen',
                 parameters=[str(p) for p in node.params] + ([overrides] if overrides else []),
                 remappings=list(node.remappings), arguments=list(node.arguments))

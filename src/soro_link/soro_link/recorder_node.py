@@ -6,7 +6,7 @@ the recorder takes whatever is still waiting in its subscriptions, then closes t
 
     python -m soro_link.recorder_node --ros-args -p output:=/tmp/run1 -p "topics:=[/chatter,/link_status]"
 
-Parameters (read once at start-up):
+Parameters (read once at start-up; ``recording.RECORDER``):
   output              string    bag directory to create; must not exist yet
   topics              string[]  topics to record; unset or empty records every visible (non-hidden) topic
   discovery_period_s  double    how often to look for new topics, 0.05-10 s (default 0.5 s)
@@ -20,18 +20,17 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import rclpy
-from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor
-from rclpy.exceptions import InvalidParameterTypeException, InvalidParameterValueException
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.logging import get_logger
 from rclpy.node import Node
-from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
 
 from soro_link.bag import BagWriter
-from soro_link.recording import (DISCOVERY_PERIOD, ParameterRefused, StopRequest, check_output, check_period,
-                                 import_message_class, recordable_type, select_topics)
+from soro_link.recording import (RECORDER, ParameterRefused, StopRequest, check_output, import_message_class,
+                                 recordable_type, select_topics)
+from soro_node.base_node import declare_parameters, read_parameters
+from soro_node.params import ParameterError
 
 NODE_NAME = 'soro_link_recorder'
 EXIT_REFUSED = 2
@@ -73,24 +72,9 @@ class RecorderNode(Node):
     # -- parameters
 
     def _read_parameters(self) -> tuple[Path, tuple[str, ...], float]:
-        output = self._declare('output', '', 'the path of a bag directory that does not exist yet',
-                               'Bag directory to create (rosbag2, MCAP); must not exist yet.')
-        topics = self._declare('topics', Parameter.Type.STRING_ARRAY, 'a list of topic names, e.g. [/a,/b]',
-                               'Topics to record; unset or empty records every visible topic.')
-        low, high = DISCOVERY_PERIOD.low, DISCOVERY_PERIOD.high
-        period_s = self._declare(DISCOVERY_PERIOD.name, DISCOVERY_PERIOD.default, f'a double in [{low}, {high}] s',
-                                 DISCOVERY_PERIOD.description,
-                                 floating_point_range=[FloatingPointRange(from_value=low, to_value=high)])
-        return check_output(output), self._resolve_topics(topics or []), check_period(period_s)
-
-    def _declare(self, name: str, default, allowed: str, description: str, **ranges):
-        """Declare a read-only start-up parameter; rclpy's own type and range refusals become ParameterRefused."""
-        descriptor = ParameterDescriptor(description=description, read_only=True, **ranges)
-        try:
-            return self.declare_parameter(name, default, descriptor).value
-        except (InvalidParameterTypeException, InvalidParameterValueException) as exc:
-            # rclpy keeps the refused value only in its message (which ends in ': <name>'), so that names it
-            raise ParameterRefused(name, ParameterRefused.UNSHOWN, allowed, str(exc).rsplit(': ', 1)[0]) from None
+        declare_parameters(self, RECORDER)
+        values = read_parameters(self, RECORDER)
+        return check_output(values['output']), self._resolve_topics(values['topics']), values['discovery_period_s']
 
     def _resolve_topics(self, names: Sequence[str]) -> tuple[str, ...]:
         """Fully qualified names (as discovery reports them), in the given order, without repeats."""
@@ -182,7 +166,7 @@ def main(args: list[str] | None = None) -> int:
     try:
         try:
             node = RecorderNode()
-        except ParameterRefused as exc:
+        except (ParameterRefused, ParameterError) as exc:
             get_logger(NODE_NAME).error(str(exc))
             return EXIT_REFUSED
         try:

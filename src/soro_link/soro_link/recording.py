@@ -11,17 +11,18 @@ from pathlib import Path
 
 from soro_node.params import ParamSpec
 
-DISCOVERY_PERIOD = ParamSpec('discovery_period_s', 0.5, 'How often to look for new topics (s).', 0.05, 10.0,
-                             read_only=True)
+RECORDER = (     # read once at start-up
+    ParamSpec('output', '', 'bag directory to create (rosbag2, MCAP); must not exist yet', read_only=True),
+    ParamSpec('topics', [], 'topics to record, e.g. [/a,/b]; empty records every visible topic', read_only=True),
+    ParamSpec('discovery_period_s', 0.5, 'how often to look for new topics (s)', 0.05, 10.0, read_only=True),
+)
 
 
 class ParameterRefused(ValueError):
     """A start-up parameter value the recorder cannot work with; the message says what is allowed instead."""
 
-    UNSHOWN = object()  # the value is only known inside ``why`` (rclpy's own refusals)
-
     def __init__(self, name: str, value: object, allowed: str, why: str = ''):
-        shown = '' if value is self.UNSHOWN else f' = {value!r}'
+        shown = f' = {value!r}'
         because = f' ({why})' if why else ''
         super().__init__(f"parameter '{name}'{shown} refused{because}; allowed: {allowed}")
         self.name = name
@@ -36,13 +37,6 @@ def check_output(value: str) -> Path:
     if path.exists():
         raise ParameterRefused('output', value, allowed, 'it exists already')
     return path
-
-
-def check_period(value: float) -> float:
-    if DISCOVERY_PERIOD.check(value):
-        raise ParameterRefused(DISCOVERY_PERIOD.name, value,
-                               f'a double in [{DISCOVERY_PERIOD.low}, {DISCOVERY_PERIOD.high}] s')
-    return value
 
 
 def import_message_class(msgtype: str) -> type:

@@ -32,6 +32,20 @@ def _progress(done: int, total: int, psi: float) -> None:
           end='\n' if done == total else '', file=sys.stderr, flush=True)
 
 
+def _write(report: dict, result, name: str, json_path: Path | None, plots_dir: Path | None) -> None:
+    """The JSON report ('-': stdout) and the Fig. 3/4 plots; OSError when a path cannot be written."""
+    text = json.dumps(report, indent=1)
+    if json_path == Path('-'):
+        print(text)
+    elif json_path:
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        json_path.write_text(text + '\n')
+    if plots_dir:
+        plots_dir.mkdir(parents=True, exist_ok=True)
+        plots.strain_vs_time(result, plots_dir / 'fig3_strain_vs_time.png', f'{name}: strain during the transient')
+        plots.psi_ranges(result, plots_dir / 'fig4_psi_ranges.png', f'{name}: strain against ψ')
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     chosen = preset(args.preset)
@@ -43,17 +57,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f'tensegrity-sweep: {error}', file=sys.stderr)
         return 2
     report = result.report(chosen, args.integrator or chosen.integrator, args.dt or chosen.dt_s)
-    text = json.dumps(report, indent=1)
-    if args.json == Path('-'):
-        print(text)
-    elif args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(text + '\n')
-    if args.plots:
-        args.plots.mkdir(parents=True, exist_ok=True)
-        plots.strain_vs_time(result, args.plots / 'fig3_strain_vs_time.png',
-                             f'{chosen.name}: strain during the transient')
-        plots.psi_ranges(result, args.plots / 'fig4_psi_ranges.png', f'{chosen.name}: strain against ψ')
+    try:
+        _write(report, result, chosen.name, args.json, args.plots)
+    except OSError as error:
+        print(f'tensegrity-sweep: cannot write {error.filename}: {error.strerror}', file=sys.stderr)
+        return 2
     found = ', '.join(f'{name[:-4]} = ' + (f'{value:g}°' if value is not None else 'not on this grid')
                       for name, value in result.thresholds.items())
     print(f'{chosen.name}, {len(grid)} runs: {found}', file=sys.stderr)

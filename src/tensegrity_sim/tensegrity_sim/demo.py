@@ -98,7 +98,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog='tensegrity-demo', description=__doc__.splitlines()[0])
     parser.add_argument('--out', type=Path, required=True, help='folder for the results (created)')
     args = parser.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        print(f'tensegrity-demo: cannot write {error.filename}: {error.strerror}', file=sys.stderr)
+        return 2
     if cli.main(['--preset', PRESET, '--psi', '30:75:1', '--json', str(args.out / 'sweep.json'),
                  '--plots', str(args.out)]) != 0:
         return 1

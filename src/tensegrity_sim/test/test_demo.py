@@ -41,3 +41,10 @@ def test_node_refuses_a_bad_start_up_parameter_with_its_range():
                           capture_output=True, text=True, timeout=30)
     assert done.returncode == 2
     assert 'parameter psi_deg = 95.0: allowed range is (0.0, 90.0)' in done.stderr
+
+
+def test_an_output_folder_that_cannot_be_made_is_one_line(tmp_path, capsys):
+    (tmp_path / 'blocker').write_text('a file where the folder would go')
+    assert demo.main(['--out', str(tmp_path / 'blocker' / 'run')]) == 2
+    err = capsys.readouterr().err
+    assert err.count('\n') == 1 and err.startswith('tensegrity-demo: cannot write ') and 'blocker' in err

@@ -88,3 +88,12 @@ def test_diverging_run_exits_2_with_the_time(capsys):
     assert cli.main(['--psi', '40', '--dt', '1', '--quiet']) == 2
     err = capsys.readouterr().err
     assert err.count('\n') == 1 and 'simulation diverged (state non-finite or beyond 1e+06) at t = ' in err
+
+
+@pytest.mark.parametrize('option, target', [('--json', 'blocker/x.json'), ('--plots', 'blocker/figs')])
+def test_an_output_path_that_cannot_be_written_is_one_line(tmp_path, capsys, option, target):
+    (tmp_path / 'blocker').write_text('a file where a folder would have to be')
+    assert cli.main(['--psi', '40', '--duration', '0.1', '--quiet', option, str(tmp_path / target)]) == 2
+    out, err = capsys.readouterr()
+    assert out == '' and err.count('\n') == 1
+    assert err.startswith('tensegrity-sweep: cannot write ') and 'blocker' in err and 'Traceback' not in err

@@ -172,7 +172,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--rounds', type=int, default=3, help='learning rounds (the paper: 5)')
     parser.add_argument('--cycles', type=int, default=10, help='cycles of each gait')
     args = parser.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        print(f'terresoro-demo: cannot write {error.filename}: {error.strerror}', file=sys.stderr)
+        return 2
     try:
         runs = run_scenario(args.out.resolve(), args.rounds, args.cycles)
     except (runner.ScenarioError, commander.CommanderError) as error:

@@ -25,7 +25,7 @@ _WORKERS.set_forkserver_preload(['terresoro_gait.synthesis'])
 
 
 @dataclass
-class SweepResult:
+class GaitSweepResult:
     gaits: list[Solution]           # distinct gaits, in order of first discovery
     alphas: list[list[tuple]]       # per gait, the α samples that produced it
     unresolved: int                 # α samples with no single cycle within the iteration limit (spec A12)
@@ -33,7 +33,7 @@ class SweepResult:
 
 def lhs_sweep(problem: GaitProblem, goal: str, beta: float, gamma: float, eps: float,
               samples: int = LHS_SAMPLES, max_iterations: int = MAX_ITERATIONS, seed: int = 0,
-              workers: int = 1, progress: Callable[[int, int], None] | None = None) -> SweepResult:
+              workers: int = 1, progress: Callable[[int, int], None] | None = None) -> GaitSweepResult:
     """Spec 5.4: α = 2h - 1 over a Latin hypercube h ∈ [0, 1]^M (M = 2 translation, 1 rotation) of ``samples``
     rows, each solved exactly; gaits de-duplicated by their canonical vertex list, listed in row order. The rows,
     in order of α's direction, are cut into arcs of ARC_ROWS, each solved on its own copy of ``problem`` (which
@@ -76,9 +76,9 @@ def _solve_rows(problem: GaitProblem, goal: str, beta: float, gamma: float, eps:
     return solved
 
 
-def _collect(alphas: list[tuple], solved: dict) -> SweepResult:
+def _collect(alphas: list[tuple], solved: dict) -> GaitSweepResult:
     """The sweep's result from every row's solution, in row order."""
-    result = SweepResult([], [], 0)
+    result = GaitSweepResult([], [], 0)
     index: dict[tuple[int, ...], int] = {}
     for row, alpha in enumerate(alphas):
         solution = solved[row]

@@ -91,3 +91,21 @@ def test_a_gait_that_is_not_a_simple_cycle_is_refused(gait, message):
     with pytest.raises(GaitError) as caught:
         graph.check_cycle(gait)
     assert message in str(caught.value)
+
+
+def test_a_demo_output_folder_that_cannot_be_made_is_one_line(tmp_path, capsys):
+    from terresoro_gait import demo
+    (tmp_path / 'blocker').write_text('a file where the folder would go')
+    assert demo.main(['--out', str(tmp_path / 'blocker' / 'run')]) == 2
+    err = capsys.readouterr().err
+    assert err.count('\n') == 1 and err.startswith('terresoro-demo: cannot write ') and 'blocker' in err
+
+
+@pytest.mark.parametrize('robot, limbs', [('iii', 3), ('iv', 4)])
+def test_the_configs_tau_is_the_papers(robot, limbs):
+    """config/terresoro_<robot>.yaml (installed) and the CLI's default τ are the same paper VI-A value."""
+    import yaml
+    from softbots_bringup.share import installed
+    from terresoro_gait.parameters import PAPER_TAU_S
+    config = yaml.safe_load(installed(f'config/terresoro_{robot}.yaml').read_text())['/**']['ros__parameters']
+    assert config['n_limbs'] == limbs and config['tau_s'] == PAPER_TAU_S[limbs]

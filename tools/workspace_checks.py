@@ -114,7 +114,7 @@ def rclpy_outside_nodes(manifest: Manifest) -> list[str]:
     """House rule: only ``*_node.py`` modules (and ``commander.py``, the blocking client libraries for scripts)
     import rclpy; everything else of a package is pure and tested without ROS. One message per offender."""
     problems = []
-    for py in sorted((manifest.path / manifest.name).rglob('*.py')) if (manifest.path / manifest.name).is_dir() else []:
+    for py in sorted((manifest.path / manifest.name).rglob('*.py')):     # the Python package, not its tests
         if py.name.endswith('_node.py') or py.name == 'commander.py':
             continue
         if 'rclpy' in top_level_imports(py.read_text(), str(py)):

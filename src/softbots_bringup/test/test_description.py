@@ -97,3 +97,13 @@ def test_a_file_missing_from_the_share_is_one_line():
 def test_an_uninstalled_package_is_named():
     with pytest.raises(runner.ScenarioError, match='package nope_pkg is not installed'):
         runner.executable('nope_pkg', 'x')
+
+
+@pytest.mark.parametrize('argv, problem', [
+    (['terresoro.launch.py', 'robot:=v'], 'softbots-launch: robot:=v: allowed iii, iv'),
+    (['nope.launch.py'], 'softbots-launch: launch/nope.launch.py is not in '),
+])
+def test_softbots_launch_refuses_in_one_line(tmp_path, capsys, argv, problem):
+    assert runner.main(argv + ['--logs', str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count('\n') == 1 and err.startswith(problem)

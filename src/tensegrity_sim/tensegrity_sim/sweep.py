@@ -21,7 +21,8 @@ class GridError(ValueError):
 def psi_grid(start: float, stop: float, step: float) -> np.ndarray:
     """ψ from ``start`` to ``stop`` (included when on the grid) every ``step`` degrees, each inside (0°, 90°)."""
     if not step > 0 or not stop >= start:
-        raise GridError(f'ψ grid {start:g}:{stop:g}:{step:g}: expected START:STOP:STEP with STOP >= START and STEP > 0')
+        raise GridError(f'ψ grid {start:g}:{stop:g}:{step:g}: '
+                        f'expected START:STOP:STEP with STOP >= START and STEP > 0')
     grid = start + step * np.arange(int(np.floor((stop - start) / step + 1e-9)) + 1)
     for psi in grid:
         try:

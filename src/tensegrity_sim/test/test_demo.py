@@ -37,7 +37,8 @@ def test_demo_records_a_live_run_that_matches_the_core(tmp_path, capsys):
 
 def test_node_refuses_a_bad_start_up_parameter_with_its_range():
     node = executable('tensegrity_sim', 'tensegrity_sim_node')
-    done = subprocess.run([node, '--ros-args', '--params-file', str(installed('config/tensegrity.yaml')), '-p', 'psi_deg:=95.0'],
+    config = installed('config/tensegrity.yaml')
+    done = subprocess.run([node, '--ros-args', '--params-file', str(config), '-p', 'psi_deg:=95.0'],
                           capture_output=True, text=True, timeout=30)
     assert done.returncode == 2
     assert 'parameter psi_deg = 95.0: allowed range is (0.0, 90.0)' in done.stderr

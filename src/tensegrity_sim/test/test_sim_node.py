@@ -49,22 +49,22 @@ class Probe:
 
     def wait_states(self, count, timeout_s=5.0):
         start = len(self.states)
-        poll(lambda: len(self.states) >= start + count, timeout_s)
-        return self.states[start:]
+        poll(lambda: len(self.states) >= start + count, timeout_s, poll_s=0.01)
+        return self.states[start:start + count]
 
     def call(self, client, request, timeout_s=5.0):
         assert client.wait_for_service(timeout_sec=timeout_s)
         future = client.call_async(request)
-        poll(future.done, timeout_s)
+        poll(future.done, timeout_s, poll_s=0.01)
         return future.result()
 
     def sweep(self, goal, timeout_s=30.0):
         assert self.sweep_client.wait_for_server(timeout_sec=5.0)
         feedback = []
         sent = self.sweep_client.send_goal_async(goal, feedback_callback=lambda f: feedback.append(f.feedback))
-        poll(sent.done, timeout_s)
+        poll(sent.done, timeout_s, poll_s=0.01)
         result = sent.result().get_result_async()
-        poll(result.done, timeout_s)
+        poll(result.done, timeout_s, poll_s=0.01)
         return result.result(), feedback
 
     def close(self):

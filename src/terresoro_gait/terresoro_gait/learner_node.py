@@ -13,7 +13,7 @@ import sys
 import numpy as np
 from geometry_msgs.msg import PoseStamped
 from rclpy.action import ActionClient, ActionServer, CancelResponse
-from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
 from soro_interfaces.action import ExecuteWalk, LearnEdges
@@ -48,7 +48,9 @@ class TerreSoroLearner(Node):
         group = ReentrantCallbackGroup()
         self.create_subscription(PoseStamped, 'tracked_pose', self._on_tracked, 100, callback_group=group)
         self.walk_action = f'{self.params["executor"]}/execute_walk'
-        self.walk_client = ActionClient(self, ExecuteWalk, self.walk_action, callback_group=group)
+        # one at a time, so the walk's feedback is relayed in the order it was sent
+        self.walk_client = ActionClient(self, ExecuteWalk, self.walk_action,
+                                        callback_group=MutuallyExclusiveCallbackGroup())
         self.server = ActionServer(self, LearnEdges, '~/learn_edges', self._learn, callback_group=group,
                                    cancel_callback=lambda _goal: CancelResponse.ACCEPT)
 

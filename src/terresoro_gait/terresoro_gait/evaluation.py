@@ -8,6 +8,7 @@ import numpy as np
 
 from soro_geometry import se2
 from soro_geometry.history import PoseHistory
+from terresoro_gait.kinematics import predicted_speeds
 from terresoro_gait.units import DEG_PER_RAD, MM_PER_M
 
 
@@ -30,9 +31,7 @@ def cycle_speeds(cycle_starts_s, history: PoseHistory, length: int, tau_s: float
     quasi-static, spec 8)."""
     g = np.array([history.at(t, window_s, max_age_s) for t in cycle_starts_s])
     motion = se2.relative(g[:-1], g[1:])
-    period = length * tau_s
-    return CycleSpeeds(MM_PER_M * np.hypot(motion[:, 0], motion[:, 1]) / period,
-                       DEG_PER_RAD * motion[:, 2] / period)
+    return CycleSpeeds(*predicted_speeds(MM_PER_M * motion[:, :2], DEG_PER_RAD * motion[:, 2], length, tau_s))
 
 
 def gait_cycle_starts(edges, length: int) -> list[float]:

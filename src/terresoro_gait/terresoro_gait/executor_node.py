@@ -28,10 +28,10 @@ from soro_interfaces.msg import ExecutedEdge
 from std_msgs.msg import Header
 
 from soro_link.bridge_node import BridgeNode, init_for_bridge, spin_bridge
+from soro_link.supervisor import CommandRefused, LinkDown
 from soro_node.base_node import read_parameters
 from soro_node.params import ParameterError
 from soro_node.sequence import SequencePlayer
-from soro_link.supervisor import CommandRefused, LinkDown
 from terresoro_gait import messages
 from terresoro_gait.digraph import GaitError
 from terresoro_gait.execution import gait_primitives, stop_primitives, walk_primitives

@@ -75,9 +75,11 @@ def repeat(p: np.ndarray, theta: float, k: int) -> tuple[np.ndarray, float]:
     return p_k, k * theta
 
 
-def predicted_speeds(p: np.ndarray, theta: float, l: int, tau_s: float) -> tuple[float, float]:
-    """(ν mm/s, ω deg/s) = (‖p‖, Θ) / T with period T = l τ (spec 4.4, 8)."""
-    return float(np.linalg.norm(p)) / (l * tau_s), theta / (l * tau_s)
+def predicted_speeds(p, theta, l: int, tau_s: float):
+    """(ν, ω) = (‖p‖, Θ) / T with period T = l τ (spec 4.4, 8): p (..., 2) and Θ (...,) of one cycle, in mm and
+    deg (mm/s, deg/s) or m and rad (m/s, rad/s); broadcasts over leading axes, e.g. over measured cycles."""
+    period = l * tau_s
+    return np.linalg.norm(p, axis=-1)[()] / period, np.asarray(theta, dtype=float)[()] / period
 
 
 def translation_variance(p, theta, sp, stheta, sp_theta=None) -> np.ndarray:

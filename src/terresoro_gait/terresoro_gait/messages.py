@@ -4,8 +4,6 @@ Planar poses travel as geometry_msgs poses in the world frame with z = 0 and a y
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Pose, PoseStamped, PoseWithCovarianceStamped
@@ -14,6 +12,7 @@ from soro_geometry import pose_msgs
 from std_msgs.msg import Header
 
 from terresoro_gait.execution import Primitive
+from terresoro_gait.kinematics import predicted_speeds
 from terresoro_gait.units import covariance_to_si, pose_to_paper, pose_to_si
 
 PLANAR_AXES = (0, 1, 5)      # x, y and yaw in the 6 x 6 covariance of geometry_msgs
@@ -52,9 +51,9 @@ def executed_edge(primitive: Primitive, start: Time, end: Time, frame_id: str) -
 def gait_msg(vertices, cost_si: float, motion_paper, tau_s: float) -> Gait:
     """A Gait from its cycle, SI cost and net motion of one cycle (p mm (2,), Θ deg) at primitive time τ."""
     x, y, yaw = pose_to_si((motion_paper[0][0], motion_paper[0][1], motion_paper[1]))
-    period = len(vertices) * tau_s
+    speed, yaw_rate = predicted_speeds((x, y), yaw, len(vertices), tau_s)
     return Gait(vertices=[int(v) for v in vertices], cost=float(cost_si), x_m=x, y_m=y, yaw_rad=yaw,
-                period_s=period, speed_m_s=math.hypot(x, y) / period, yaw_rate_rad_s=yaw / period)
+                period_s=len(vertices) * tau_s, speed_m_s=float(speed), yaw_rate_rad_s=float(yaw_rate))
 
 
 def seconds(stamp: Time) -> float:

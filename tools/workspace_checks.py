@@ -10,10 +10,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import yaml
 from catkin_pkg.package import parse_package
 
 # Import name -> rosdep key, for everything that is not a ROS package of the same name. Keys ending in -pip are
-# installed from tools/env/base.txt by `make env`; rosdep skips them (README).
+# installed from tools/env/robot.txt by `make env`; rosdep skips them (README). Every key is in rosdep_keys.yaml.
 PYTHON_KEYS = {
     'numpy': 'python3-numpy',
     'scipy': 'python3-scipy',
@@ -26,8 +27,6 @@ PYTHON_KEYS = {
     'lxml': 'python3-lxml',
     'xacro': 'xacro',
     'rosbags': 'python3-rosbags-pip',
-    'mcap': 'python3-mcap-pip',
-    'mcap_ros2': 'python3-mcap-ros2-support-pip',
     'yourdfpy': 'python3-yourdfpy-pip',
     'catkin_pkg': 'python3-catkin-pkg',
 }
@@ -45,6 +44,7 @@ class Manifest:
     path: Path                  # the package directory
     run_keys: frozenset[str]    # depend + exec_depend (what installed code may import)
     test_keys: frozenset[str]   # run_keys + test_depend (what tests may import)
+    all_keys: frozenset[str] = frozenset()   # every dependency key of any kind (what rosdep resolves)
 
 
 def find_manifests(src: Path) -> list[Manifest]:
@@ -54,8 +54,10 @@ def find_manifests(src: Path) -> list[Manifest]:
         pkg = parse_package(str(xml))
         run = {d.name for d in pkg.build_depends + pkg.exec_depends}
         run |= {d.name for d in getattr(pkg, 'depends', [])}
+        every = run | {d.name for d in pkg.test_depends + pkg.buildtool_depends + pkg.build_export_depends
+                       + pkg.exec_depends}
         manifests.append(Manifest(pkg.name, xml.parent, frozenset(run),
-                                  frozenset(run | {d.name for d in pkg.test_depends})))
+                                  frozenset(run | {d.name for d in pkg.test_depends}), frozenset(every)))
     return manifests
 
 
@@ -108,6 +110,18 @@ def missing_dependencies(manifest: Manifest, workspace: set[str] = frozenset()) 
                 problems.append(f'package {manifest.name}: {rel} imports {module}, '
                                 f'but package.xml has no <{kind}>{key}</{kind}>')
     return problems
+
+
+def verified_keys(path: Path = Path(__file__).with_name('rosdep_keys.yaml')) -> dict[str, str]:
+    """Rosdep key -> the ros/rosdistro file it was found in (tools/rosdep_keys.yaml)."""
+    return yaml.safe_load(path.read_text())['keys']
+
+
+def unverified_keys(manifest: Manifest, verified: dict[str, str], workspace: set[str] = frozenset()) -> list[str]:
+    """One message per key of the package.xml that is neither a workspace package nor a verified rosdep key, so
+    `rosdep install --from-paths src` would stop on it."""
+    return [f'package {manifest.name}: "{key}" is not a verified rosdep key (tools/rosdep_keys.yaml)'
+            for key in sorted(manifest.all_keys - set(workspace)) if key not in verified]
 
 
 def rclpy_outside_nodes(manifest: Manifest) -> list[str]:
@@ -181,7 +195,9 @@ def main() -> int:
     root = Path(__file__).resolve().parents[1]
     manifests = find_manifests(root / 'src')
     workspace = {m.name for m in manifests}
-    problems = [p for m in manifests for p in missing_dependencies(m, workspace) + rclpy_outside_nodes(m)]
+    verified = verified_keys()
+    problems = [p for m in manifests for p in missing_dependencies(m, workspace) + rclpy_outside_nodes(m)
+                + unverified_keys(m, verified, workspace)]
     problems += uninstalled_sources(root, root / 'install')
     problems += [p for f in sorted((root / 'launch').glob('*.launch.py')) for p in launch_problems(f, root / 'install')]
     print('\n'.join(problems) or f'{len(manifests)} packages and their launch files check out')

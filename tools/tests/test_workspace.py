@@ -57,6 +57,33 @@ def test_a_pure_module_that_imports_rclpy_is_named(tmp_path):
         '(move the ROS side into a *_node.py module)']
 
 
+VERIFIED = wc.verified_keys()
+
+
+@pytest.mark.parametrize('manifest', MANIFESTS, ids=lambda m: m.name)
+def test_every_rosdep_key_is_verified_against_rosdistro(manifest):
+    assert wc.unverified_keys(manifest, VERIFIED, WORKSPACE) == []
+
+
+def test_the_import_map_names_only_verified_keys():
+    assert {key for key in wc.PYTHON_KEYS.values()} - set(VERIFIED) == set()
+    assert {m for m in wc.ROS_MODULES} - set(VERIFIED) == set()
+
+
+def test_keys_the_readme_and_image_skip_are_verified():
+    """rosdep install --skip-keys in README.md and docker/Dockerfile name real keys (a typo would skip nothing)."""
+    for text in ((ROOT / 'README.md').read_text(), (ROOT / 'docker' / 'Dockerfile').read_text()):
+        skipped = text.split('--skip-keys "')[1].split('"')[0].split()
+        assert skipped and set(skipped) <= set(VERIFIED), skipped
+
+
+def test_an_unknown_key_is_named(tmp_path):
+    manifest = make_package(tmp_path, '<test_depend>gcc</test_depend><exec_depend>python3-numpy</exec_depend>',
+                            'import numpy\n')
+    assert wc.unverified_keys(manifest, VERIFIED) == [
+        'package demo_pkg: "gcc" is not a verified rosdep key (tools/rosdep_keys.yaml)']
+
+
 def test_missing_dependency_is_named_with_package_and_import(tmp_path):
     manifest = make_package(tmp_path, '<exec_depend>python3-numpy</exec_depend>',
                             'import os\nimport numpy as np\nfrom scipy.optimize import milp\nfrom . import core\n')

@@ -35,5 +35,5 @@ setup(
     maintainer_email='softbots@example.org',
     description='softbots_bringup: the launch files, configs and URDFs of every robot, and the process runner.',
     license='Apache-2.0',
-    entry_points={'console_scripts': ['softbots-launch = softbots_bringup.runner:main']},
+    entry_points={'console_scripts': ['softbots-launch = softbots_bringup.cli:main']},
 )

@@ -56,6 +56,7 @@ class ResolvedNode:
     remappings: tuple[tuple[str, str], ...]
     arguments: tuple[str, ...]
     robot_description: tuple[Path, dict[str, str]] | None
+    ready: str | None
 
 
 class LaunchArgumentError(ValueError):
@@ -96,7 +97,7 @@ def resolve(robot: RobotLaunch, given: Mapping[str, str] | None, share: Path) ->
             spec.package, spec.executable, spec.name, tuple(share / fill(p) for p in spec.params),
             {k: yaml.safe_load(fill(v)) for k, v in spec.overrides.items()},
             tuple((fill(a), fill(b)) for a, b in spec.remappings), tuple(fill(a) for a in spec.arguments),
-            description))
+            description, spec.ready))
     return nodes
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -18,7 +17,7 @@ import yaml
 from ament_index_python.packages import PackageNotFoundError, get_package_prefix
 
 from softbots_bringup import description
-from softbots_bringup.share import NotInstalled, installed, share_dir
+from softbots_bringup.share import installed, share_dir
 
 STOP_TIMEOUT_S = 10.0
 SYSTEM_PACKAGES = {'rviz2', 'robot_state_publisher'}    # ROS machine only: not wheels
@@ -101,56 +100,27 @@ def command(node: description.ResolvedNode, overrides_file: Path | None, extra_p
     return args
 
 
-def start(launch_file: str, log_dir: Path, arguments: dict[str, str] | None = None, extra_params=(),
-          skip=()) -> list[Process]:
+def start(launch_file: str, log_dir: Path, arguments: dict[str, str] | None = None,
+          extra_params=()) -> list[Process]:
     """Start the nodes that ``ros2 launch softbots_bringup <launch_file> <arguments>`` starts, in its order, each
     waiting for its ready line; ``extra_params`` files are laid over the launch file's own (e.g. a demo's shorter τ).
-    Nodes of packages outside the workspace (rviz2, robot_state_publisher) are left out, and so are ``skip``."""
+    Nodes of packages outside the workspace (rviz2, robot_state_publisher) are left out."""
     robot = description.load(installed(f'launch/{launch_file}'))
     processes = []
     try:
         for node in description.resolve(robot, arguments, share_dir()):
-            spec = next(s for s in robot.nodes if s.name == node.name)
-            if node.name in skip or node.package in SYSTEM_PACKAGES:
+            if node.package in SYSTEM_PACKAGES:
                 continue
             overrides = None
             if node.overrides:
                 overrides = log_dir / f'{node.name}.overrides.yaml'
                 overrides.write_text(yaml.safe_dump({node.name: {'ros__parameters': node.overrides}}))
             processes.append(Process(node.name, command(node, overrides, extra_params), log_dir))
-            if spec.ready:
-                processes[-1].wait_for_output(spec.ready)
+            if node.ready:
+                processes[-1].wait_for_output(node.ready)
     except ScenarioError:
         for process in reversed(processes):
             process.stop()
         raise
     return processes
 
-
-def main(argv: list[str] | None = None) -> int:
-    """``softbots-launch ROBOT.launch.py [name:=value ...]``: start what ``ros2 launch softbots_bringup`` starts, on a
-    machine without the ros2 CLI, until Ctrl-C; logs in --logs (default: a temporary folder)."""
-    import argparse
-    import tempfile
-    parser = argparse.ArgumentParser(prog='softbots-launch', description=main.__doc__.split(':', 1)[1].strip())
-    parser.add_argument('launch_file', help='e.g. terresoro.launch.py (installed in softbots_bringup\'s share)')
-    parser.add_argument('arguments', nargs='*', metavar='name:=value')
-    parser.add_argument('--logs', type=Path, help='folder for each node\'s log')
-    args = parser.parse_args(argv)
-    if any(':=' not in a for a in args.arguments):
-        parser.error('launch arguments are name:=value')
-    logs = args.logs or Path(tempfile.mkdtemp(prefix='softbots-launch-'))
-    logs.mkdir(parents=True, exist_ok=True)
-    try:
-        processes = start(args.launch_file, logs, dict(a.split(':=', 1) for a in args.arguments))
-    except (ScenarioError, NotInstalled, description.LaunchArgumentError) as error:
-        print(f'softbots-launch: {error}', file=sys.stderr)
-        return 2
-    print(f'softbots-launch: {", ".join(p.name for p in processes)} running; logs in {logs}; Ctrl-C stops them')
-    try:
-        while all(p.popen.poll() is None for p in processes):
-            time.sleep(0.2)
-    except KeyboardInterrupt:
-        pass
-    codes = {p.name: p.stop() for p in reversed(processes)}
-    return 0 if not any(codes.values()) else 1

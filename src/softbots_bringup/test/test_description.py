@@ -3,7 +3,7 @@ them, and the runner's command lines for the same nodes."""
 import pytest
 import yaml
 
-from softbots_bringup import description, runner
+from softbots_bringup import cli, description, runner
 from softbots_bringup.share import NotInstalled, installed, share_dir
 
 
@@ -104,6 +104,6 @@ def test_an_uninstalled_package_is_named():
     (['nope.launch.py'], 'softbots-launch: launch/nope.launch.py is not in '),
 ])
 def test_softbots_launch_refuses_in_one_line(tmp_path, capsys, argv, problem):
-    assert runner.main(argv + ['--logs', str(tmp_path)]) == 2
+    assert cli.main(argv + ['--logs', str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.count('\n') == 1 and err.startswith(problem)

@@ -1,7 +1,7 @@
 """The TerreSoRo nodes' parameters as typed data (no rclpy), in SI, with the paper's values as defaults.
 
 Shared by several nodes: ``n_limbs`` and ``tau_s`` must agree between the executor, the learner, the synthesis
-service and the simulated robot (launch/terresoro.launch.py passes one config file to all of them).
+service and the simulated robot (terresoro.launch.py passes one config file to all of them).
 """
 from __future__ import annotations
 

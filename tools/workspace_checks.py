@@ -1,7 +1,8 @@
-"""Static checks of the workspace: manifests that declare what the code imports, launch files that name real things.
+"""Static checks of the workspace: manifests that declare what the code imports with rosdep keys that exist,
+rclpy only in node modules, and launch files whose every node and file is installed.
 
-Pure: reads files, returns lists of problems (empty when all is well). The tests in tools/tests run them over src/
-and launch/; run this module directly for a report.
+Pure: reads files, returns lists of problems (empty when all is well). The tests in tools/tests run them over src/,
+launch/ and install/; run this module directly for a report (after `make build`).
 """
 from __future__ import annotations
 

@@ -75,6 +75,7 @@ def main() -> None:
     load = [multiprocessing.Process(target=busy, args=(stop,), daemon=True) for _ in range(LOAD_PROCESSES)]
     for process in load:
         process.start()
+    time.sleep(1.0)                # the load is up on both cores before the first run
     try:
         runs = {name: figures(run) for name, run in (('floor', floor), ('player', player),
                                                           ('work_first', work_first))}

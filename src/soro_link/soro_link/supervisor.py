@@ -34,7 +34,7 @@ class LinkState(enum.IntEnum):  # values match soro_interfaces/msg/LinkStatus
     STALE = 3
 
 
-LINK_LOST = -1  # _Pending.code of a command whose link closed before its ack
+LINK_LOST = -1  # PendingAck.code of a command whose link closed before its ack
 
 
 class LinkDown(RuntimeError):
@@ -85,7 +85,8 @@ class LinkStats:
 
 
 @dataclass
-class _Pending:
+class PendingAck:
+    """A sent command awaiting the device's ack (``LinkSupervisor.post``, then ``confirm``)."""
     name: str
     sent: float
     done: threading.Event = field(default_factory=threading.Event)
@@ -119,7 +120,7 @@ class LinkSupervisor:
         self._port = None
         self._decoder = StreamDecoder()
         self._seq = 0
-        self._pending: dict[int, _Pending] = {}
+        self._pending: dict[int, PendingAck] = {}
         self._last_rx = math.nan
         self._next_open = self._next_hello = self._next_heartbeat = self._handshake_start = 0.0
         self._backoff = config.backoff_initial_s
@@ -146,24 +147,33 @@ class LinkSupervisor:
         Raises LinkDown when not connected or no ack arrives in ``timeout_s``, CommandRefused on a nack,
         BodyError when the fields do not fit the schema (nothing is sent then).
         """
+        pending = self.post(name, **fields)
+        return self.confirm(pending, timeout_s) if wait_ack else math.nan
+
+    def post(self, name: str, **fields: object) -> PendingAck:
+        """Send message ``name`` without waiting; ``confirm`` its ack later (a timed sequence keeps its beat while
+        the ack travels). Raises LinkDown when not connected, BodyError when the fields do not fit."""
         with self._lock:
             if self.state not in (LinkState.CONNECTED, LinkState.STALE):
                 raise LinkDown(f'link on {self.config.port} is {self.state.name.lower()}'
                                + (f': {self.last_error}' if self.last_error else ''))
             seq = self._next_seq()
             wire = self.protocol.encode(name, seq, **fields)
-            pending = self._pending[seq] = _Pending(name, time.monotonic())
+            pending = self._pending[seq] = PendingAck(name, time.monotonic())
             self._write(wire)
-        if not wait_ack:
-            return math.nan
-        if not pending.done.wait(timeout_s):
+        return pending
+
+    def confirm(self, pending: PendingAck, timeout_s: float = 0.5) -> float:
+        """The round trip (s) of a posted message once acked, ``timeout_s`` counted from its sending. Raises
+        LinkDown when no ack came in time or the link was lost first, CommandRefused on a nack."""
+        if not pending.done.wait(max(0.0, pending.sent + timeout_s - time.monotonic())):
             with self._lock:
-                self._pending.pop(seq, None)
-            raise LinkDown(f'no ack for {name} within {timeout_s * 1000:.0f} ms')
+                self._pending = {seq: p for seq, p in self._pending.items() if p is not pending}
+            raise LinkDown(f'no ack for {pending.name} within {timeout_s * 1000:.0f} ms')
         if pending.code == LINK_LOST:
-            raise LinkDown(f'link lost before the device acknowledged {name}')
+            raise LinkDown(f'link lost before the device acknowledged {pending.name}')
         if pending.code is not None:
-            raise CommandRefused(name, pending.code)
+            raise CommandRefused(pending.name, pending.code)
         return pending.rtt_s
 
     def safe_state(self, timeout_s: float = 0.5) -> float:

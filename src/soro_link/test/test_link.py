@@ -10,7 +10,7 @@ from soro_link.device import GenericOutputs, SimulatedDevice
 from soro_link.protocol import PROTOCOL_VERSION, link_protocol
 from soro_node.waiting import time_until
 from soro_link.supervisor import (CommandRefused, DiagnosticLevel, LinkConfig, LinkDown, LinkState, LinkSupervisor,
-                                  snapshot)
+                                  PendingAck, snapshot)
 
 PROTOCOL = link_protocol(*GenericOutputs.schemas)
 
@@ -53,6 +53,25 @@ def test_commands_ack_nack_and_schema_errors(link_to):
         assert device.model.safe and device.model.duty_pct == (0, 0, 0, 0)
         assert time_until(lambda: link.device_safe, 0.5) is not None  # reported back in the device heartbeat
         assert time_until(lambda: link.latest('outputs')[0]['duty_pct'] == (0, 0, 0, 0), 0.5) is not None
+
+
+def test_posted_commands_are_confirmed_later(link_to):
+    """post() returns at once and confirm() waits for the ack afterwards: a timed sequence commands on its beat."""
+    with SimulatedDevice(GenericOutputs()) as device:
+        link = link_to(device.port)
+        assert time_until(lambda: link.state == LinkState.CONNECTED, 2.0) is not None
+        good = link.post('set_outputs', duty_pct=(5, 6, 7, 8))
+        bad = link.post('set_outputs', duty_pct=(5, 6, 101, 8))
+        assert 0 < link.confirm(good) < 0.05
+        with pytest.raises(CommandRefused, match='code 3'):
+            link.confirm(bad)
+        assert device.model.duty_pct == (5, 6, 7, 8)
+        # the ack timeout counts from the sending, not from the confirm call
+        never = PendingAck('set_outputs', time.monotonic() - 0.4)
+        waited = time.monotonic()
+        with pytest.raises(LinkDown, match='no ack for set_outputs within 500 ms'):
+            link.confirm(never, 0.5)
+        assert time.monotonic() - waited < 0.3
 
 
 @pytest.mark.parametrize('watchdog_ms', [100, 300])

@@ -126,12 +126,14 @@ class TerreSoroExecutor(BridgeNode):
         return self.vertex
 
     def _run(self, primitives, goal_handle, result, prediction, feedback) -> str:
-        """Run ``primitives`` one per τ on the sequence player; 'succeed' or 'cancel' (asked before each one)."""
-        total = len(primitives)
+        """Run ``primitives`` one per τ on the sequence player; 'succeed' or 'cancel' (asked before each one).
+        Each primitive's acks are confirmed after the next one is commanded, so a slow ack never moves a command."""
+        total, unconfirmed = len(primitives), []
 
         def act(slot, primitive) -> None:
             self._at = primitive.initial
-            start = self._drive(primitive, slot)
+            start, posted = self._drive(primitive, slot, unconfirmed)
+            unconfirmed[:] = posted
             end = start + Duration(seconds=self.robot.tau_s)     # its slot's end: the next command instant
             edge = messages.executed_edge(primitive, start.to_msg(), end.to_msg(),
                                           self.get_parameter('frame_id').value)
@@ -146,34 +148,52 @@ class TerreSoroExecutor(BridgeNode):
 
         report = SequencePlayer(self.robot.tau_s).play(
             primitives, act, stop=lambda: goal_handle is not None and goal_handle.is_cancel_requested)
+        self._confirm(unconfirmed)
         if report.reanchored:
             self.get_logger().warning(f'{report.reanchored} primitive(s) started over τ/4 late (up to '
                                       f'{max(report.late_s) * 1e3:.0f} ms): was the machine overloaded?')
         return 'cancel' if report.stopped else 'succeed'
 
-    def _drive(self, primitive, slot):
+    def _drive(self, primitive, slot, previous):
         """Command one primitive at the start of its slot: the pulse drive at once, the held drive after the
-        reversal pulse. Returns the command instant (rclpy Time)."""
+        reversal pulse; confirm the ``previous`` primitive's acks in between. Returns the command instant (rclpy
+        Time) and this primitive's posted commands."""
         r = self.robot
         pulse, after = primitive_drives(primitive.initial, primitive.terminal, r.graph.n_limbs, r.motor_of_limb,
                                         r.hold_curled_powered)
         start = self.get_clock().now()
-        self._send(pulse, primitive)
+        posted = [self._post(pulse, primitive)]
+        self._confirm(previous)
         if after != pulse:
             slot.wait_until(r.reversal_pulse_s)
-            self._send(after, primitive)
-        return start
+            posted.append(self._post(after, primitive))
+        return start, posted
 
-    def _send(self, drive, primitive) -> None:
+    def _post(self, drive, primitive):
+        """Send one drive; (the primitive, the pending ack)."""
         link = self.link
         try:
             if not self.commands_enabled or link is None:
                 raise LinkDown('the bridge was deactivated')
-            link.send('set_limbs', wait_ack=True, timeout_s=ACK_TIMEOUT_S, drive=drive)
-        except (LinkDown, CommandRefused) as error:
-            safe = self.force_safe_state('gait aborted') if link else False
-            raise Refused(f'aborted in primitive {primitive.initial}->{primitive.terminal}: {error}; robot '
-                          + ('in its safe state' if safe else 'left to its firmware watchdog (safe state)')) from None
+            return primitive, link.post('set_limbs', drive=drive)
+        except LinkDown as error:
+            raise self._aborted(primitive, error) from None
+
+    def _confirm(self, posted) -> None:
+        """Wait (up to ACK_TIMEOUT_S from their sending) for the acks of ``posted`` drives."""
+        for primitive, pending in posted:
+            link = self.link
+            try:
+                if link is None:
+                    raise LinkDown('the bridge was cleaned up')
+                link.confirm(pending, ACK_TIMEOUT_S)
+            except (LinkDown, CommandRefused) as error:
+                raise self._aborted(primitive, error) from None
+
+    def _aborted(self, primitive, error) -> Refused:
+        safe = self.force_safe_state('gait aborted') if self.link else False
+        return Refused(f'aborted in primitive {primitive.initial}->{primitive.terminal}: {error}; robot '
+                       + ('in its safe state' if safe else 'left to its firmware watchdog (safe state)'))
 
     def _end(self, goal_handle, result, outcome: str, message: str):
         result.success, result.message = outcome == 'succeed', message

@@ -150,13 +150,6 @@ def evaluate_all(weights: EdgeWeights, graph: LimbDigraph, lam_t: float = -1.0, 
                       (np.abs(g[:, 2]) + lam_theta * s_theta) / length)
 
 
-def _compose_deg(a, b) -> np.ndarray:
-    """se2.compose on (x mm, y mm, φ deg) poses; the headings add in degrees, exactly."""
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    g = se2.compose(np.append(a[:2], np.radians(a[2])), np.append(b[:2], np.radians(b[2])))
-    return np.append(g[:2], a[2] + b[2])
-
-
 def odometry(weights: EdgeWeights, edges: Sequence[tuple[int, int]], start_pose=(0.0, 0.0, 0.0),
              start_cov=None) -> tuple[np.ndarray, np.ndarray]:
     """Open-loop odometry (spec 8): poses (K, 3) and covariances (K, 3, 3) (mm, deg) after each executed primitive
@@ -175,7 +168,7 @@ def odometry(weights: EdgeWeights, edges: Sequence[tuple[int, int]], start_pose=
         f, g = np.eye(3), np.eye(3)
         f[:2, 2] = DEG * np.array([-step[1], step[0]])                  # ∂(x, y)/∂φ in mm/deg
         g[:2, :2] = se2.rot(np.radians(pose[2]))
-        pose = _compose_deg(pose, (w.px_mm[k], w.py_mm[k], w.theta_deg[k]))     # g_{k} = g_{k-1} (R(θ_k), p_k)
+        pose = np.append(pose[:2] + step, pose[2] + w.theta_deg[k])     # g_{k} = g_{k-1} (R(θ_k), p_k)
         cov = f @ cov @ f.T + g @ np.diag([w.sp_mm2[k] / 2, w.sp_mm2[k] / 2, w.stheta_deg2[k]]) @ g.T
         poses.append(pose)
         covs.append(cov)

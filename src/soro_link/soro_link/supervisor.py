@@ -88,6 +88,7 @@ class LinkStats:
 class PendingAck:
     """A sent command awaiting the device's ack (``LinkSupervisor.post``, then ``confirm``)."""
     name: str
+    seq: int
     sent: float
     done: threading.Event = field(default_factory=threading.Event)
     code: int | None = None   # None: acked
@@ -159,7 +160,7 @@ class LinkSupervisor:
                                + (f': {self.last_error}' if self.last_error else ''))
             seq = self._next_seq()
             wire = self.protocol.encode(name, seq, **fields)
-            pending = self._pending[seq] = PendingAck(name, time.monotonic())
+            pending = self._pending[seq] = PendingAck(name, seq, time.monotonic())
             self._write(wire)
         return pending
 
@@ -168,7 +169,7 @@ class LinkSupervisor:
         LinkDown when no ack came in time or the link was lost first, CommandRefused on a nack."""
         if not pending.done.wait(max(0.0, pending.sent + timeout_s - time.monotonic())):
             with self._lock:
-                self._pending = {seq: p for seq, p in self._pending.items() if p is not pending}
+                self._pending.pop(pending.seq, None)
             raise LinkDown(f'no ack for {pending.name} within {timeout_s * 1000:.0f} ms')
         if pending.code == LINK_LOST:
             raise LinkDown(f'link lost before the device acknowledged {pending.name}')

@@ -67,7 +67,7 @@ def test_posted_commands_are_confirmed_later(link_to):
             link.confirm(bad)
         assert device.model.duty_pct == (5, 6, 7, 8)
         # the ack timeout counts from the sending, not from the confirm call
-        never = PendingAck('set_outputs', time.monotonic() - 0.4)
+        never = PendingAck('set_outputs', -1, time.monotonic() - 0.4)     # never sent: no ack will come
         waited = time.monotonic()
         with pytest.raises(LinkDown, match='no ack for set_outputs within 500 ms'):
             link.confirm(never, 0.5)

@@ -138,8 +138,6 @@ def rclpy_outside_nodes(manifest: Manifest) -> list[str]:
     return problems
 
 
-# Executables of the ROS installation that launch files may start (rviz2 and friends are not wheels: ROS machine only)
-SYSTEM_EXECUTABLES = {'rviz2': {'rviz2'}, 'robot_state_publisher': {'robot_state_publisher'}}
 TOP_LEVEL = {'launch': '*.launch.py', 'config': '*.*', 'urdf': '*.*'}     # installed by softbots_bringup
 
 
@@ -160,15 +158,17 @@ def launch_problems(launch_file: Path, install: Path) -> list[str]:
     problems = set()
     for values in description.every_combination(robot):
         for node in description.resolve(robot, values, share):
-            problems.update(_executable_problems(where, node.package, node.executable, install))
+            problems.update(_executable_problems(where, node.package, node.executable, install,
+                                                 description.SYSTEM_EXECUTABLES))
             problems.update(f'{where}: file "{f.relative_to(share) if f.is_relative_to(share) else f}" is not '
                             f'installed in {share}' for f in description.files_named(node) if not f.is_file())
     return sorted(problems)
 
 
-def _executable_problems(where: str, package: str, executable: str, install: Path) -> list[str]:
-    if package in SYSTEM_EXECUTABLES:
-        known = SYSTEM_EXECUTABLES[package]
+def _executable_problems(where: str, package: str, executable: str, install: Path,
+                         system: dict[str, set[str]]) -> list[str]:
+    if package in system:
+        known = system[package]
     elif (install / package).is_dir():
         lib = install / package / 'lib' / package
         known = {p.name for p in lib.iterdir()} if lib.is_dir() else set()

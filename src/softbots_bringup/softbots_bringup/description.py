@@ -8,12 +8,16 @@ files are share-relative. Override values are read as YAML after substitution, a
 """
 from __future__ import annotations
 
+import importlib.util
 import itertools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
+
+# Executables of the ROS installation that launch files may start: not wheels, so on a ROS machine only
+SYSTEM_EXECUTABLES = {'rviz2': {'rviz2'}, 'robot_state_publisher': {'robot_state_publisher'}}
 
 
 @dataclass(frozen=True)
@@ -124,7 +128,6 @@ def urdf_text(node: ResolvedNode) -> str:
 
 def load(launch_file: Path) -> RobotLaunch:
     """The ``ROBOT`` description of a launch file, read without importing launch (its generator imports it lazily)."""
-    import importlib.util
     spec = importlib.util.spec_from_file_location(f'softbots_launch_{Path(launch_file).stem.split(".")[0]}',
                                                   launch_file)
     module = importlib.util.module_from_spec(spec)

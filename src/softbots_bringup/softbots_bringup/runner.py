@@ -20,7 +20,6 @@ from softbots_bringup import description
 from softbots_bringup.share import installed, share_dir
 
 STOP_TIMEOUT_S = 10.0
-SYSTEM_PACKAGES = {'rviz2', 'robot_state_publisher'}    # ROS machine only: not wheels
 
 
 class ScenarioError(RuntimeError):
@@ -70,6 +69,18 @@ class Process:
         return self.popen.returncode
 
 
+def start_recorder(bag: Path, topics: list[str], log_dir: Path) -> Process:
+    """soro_link's recorder writing ``topics`` into the new bag directory ``bag``, once it is listening."""
+    recorder = Process('recorder', [executable('soro_link', 'recorder'), '--ros-args', '-p', f'output:={bag}',
+                                    '-p', f'topics:=[{",".join(topics)}]', '-p', 'discovery_period_s:=0.1'], log_dir)
+    try:
+        recorder.wait_for_output('recording into')
+    except ScenarioError:
+        recorder.stop()
+        raise
+    return recorder
+
+
 def run_for(seconds: float, processes: list[Process], until_exit: Process | None = None) -> None:
     """Let ``processes`` run for ``seconds`` (checking they stay up), or until ``until_exit`` finishes by itself,
     then stop the others in reverse start order. Raises ScenarioError if a process failed or ``seconds`` ran out
@@ -109,7 +120,7 @@ def start(launch_file: str, log_dir: Path, arguments: dict[str, str] | None = No
     processes = []
     try:
         for node in description.resolve(robot, arguments, share_dir()):
-            if node.package in SYSTEM_PACKAGES:
+            if node.package in description.SYSTEM_EXECUTABLES:
                 continue
             overrides = None
             if node.overrides:

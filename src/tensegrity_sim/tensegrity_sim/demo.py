@@ -30,13 +30,10 @@ def live_run(out: Path) -> Path:
     recorded; returns the bag directory."""
     bag, logs = out / 'live_bag', out / 'logs'
     logs.mkdir(parents=True, exist_ok=True)
-    recorder = runner.Process('recorder', [
-        runner.executable('soro_link', 'recorder'), '--ros-args', '-p', f'output:={bag}',
-        '-p', f'topics:=[{STATE},{MARKERS},{POSES}]', '-p', 'discovery_period_s:=0.1'], logs)
     live = logs / 'live.yaml'      # the clock starts once the recorder listens; the node exits after the run
     live.write_text(f'tensegrity_sim:\n  ros__parameters: {{hold_for_subscribers: 1, duration_s: {LIVE_SECONDS}}}\n')
+    recorder = runner.start_recorder(bag, [STATE, MARKERS, POSES], logs)
     try:
-        recorder.wait_for_output('recording into')
         [node] = runner.start('tensegrity.launch.py', logs, {'preset': PRESET, 'psi_deg': str(LIVE_PSI_DEG)},
                               extra_params=[live])
     except runner.ScenarioError:

@@ -60,11 +60,8 @@ terresoro_learner:
 
 def start_nodes(out: Path, logs: Path) -> list[runner.Process]:
     """The recorder, then what terresoro.launch.py robot:=iii sim:=true starts, with the demo's parameters over it."""
-    recorder = runner.Process('recorder', [
-        runner.executable('soro_link', 'recorder'), '--ros-args', '-p', f'output:={out / "bag"}',
-        '-p', f'topics:=[{",".join(TOPICS)}]', '-p', 'discovery_period_s:=0.1'], logs)
+    recorder = runner.start_recorder(out / 'bag', TOPICS, logs)
     try:
-        recorder.wait_for_output('recording into')
         return [recorder] + runner.start('terresoro.launch.py', logs, {'robot': 'iii', 'sim': 'true'},
                                          extra_params=[demo_parameters(out)])
     except runner.ScenarioError:

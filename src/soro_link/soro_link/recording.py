@@ -22,9 +22,8 @@ class ParameterRefused(ValueError):
     """A start-up parameter value the recorder cannot work with; the message says what is allowed instead."""
 
     def __init__(self, name: str, value: object, allowed: str, why: str = ''):
-        shown = f' = {value!r}'
         because = f' ({why})' if why else ''
-        super().__init__(f"parameter '{name}'{shown} refused{because}; allowed: {allowed}")
+        super().__init__(f"parameter '{name}' = {value!r} refused{because}; allowed: {allowed}")
         self.name = name
 
 

@@ -21,6 +21,7 @@ from soro_interfaces.action import ExecuteWalk, LearnEdges
 from soro_geometry import pose_msgs
 from soro_geometry.history import PoseHistory, TrackingLost
 from soro_node.base_node import declare_parameters, read_parameters, run_node
+from soro_node.waiting import poll, wait_for
 from terresoro_gait import messages
 from terresoro_gait.digraph import LimbDigraph
 from terresoro_gait.execution import REST_VERTEX
@@ -28,7 +29,6 @@ from terresoro_gait.explore import stochastic_hierholzer
 from terresoro_gait.learning import add_samples, estimate
 from terresoro_gait.parameters import LEARNER
 from terresoro_gait.units import pose_to_paper
-from soro_node.waiting import poll, wait_for
 from terresoro_gait.weights import WeightsError, write_csv
 
 WALK_SERVER_TIMEOUT_S = 5.0

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Pose, PoseStamped, PoseWithCovarianceStamped
-from soro_interfaces.msg import ExecutedEdge, Gait
 from soro_geometry import pose_msgs
+from soro_interfaces.msg import ExecutedEdge, Gait
 from std_msgs.msg import Header
 
 from terresoro_gait.execution import Primitive

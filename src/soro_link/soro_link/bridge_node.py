@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 import signal
+import sys
+import time
 
 import rclpy
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
@@ -31,6 +33,8 @@ LINK_PARAMS = (
     ParamSpec('stale_timeout_s', 0.3, 'link is stale after this long without a frame (s)', 0.05, 5.0),
     ParamSpec('autostart', False, 'configure and activate at start-up instead of waiting for lifecycle transitions'),
 )
+EXIT_REFUSED = 2        # a start-up parameter was refused
+GOALS_END_S = 3.0       # on SIGINT, how long running goals get to abort and answer their clients
 
 
 class BridgeNode(LifecycleNode):
@@ -115,6 +119,10 @@ class BridgeNode(LifecycleNode):
             self.get_logger().warning(f'{name} not sent: {exc}', throttle_duration_sec=2.0)
             return False
         return True
+
+    def goals_running(self) -> bool:
+        """Whether an action goal is under way; bridges with actions override it (``spin_bridge`` waits for it)."""
+        return False
 
     def force_safe_state(self, reason: str) -> bool:
         try:
@@ -213,13 +221,15 @@ def init_for_bridge(args=None) -> None:
     signal.signal(signal.SIGTERM, signal.default_int_handler)
 
 
-def spin_bridge(node: BridgeNode, executor: rclpy.executors.Executor | None = None) -> None:
+def spin_bridge(node: BridgeNode, executor: rclpy.executors.Executor | None = None) -> int:
     """Spin ``node`` (on ``executor``, default single-threaded) until SIGINT/SIGTERM; with ``autostart`` configure
-    and activate it first. Always ends safe."""
-    if node.get_parameter('autostart').value:
-        node.trigger_configure()
-        node.trigger_activate()
+    and activate it first. Always ends safe: commands off, the device's safe state, running goals left to end (they
+    abort, their clients get the result), then the node destroyed. Returns the exit code: 0, or EXIT_REFUSED when
+    autostart was refused (the refusal is the last line logged)."""
+    executor = executor or rclpy.executors.SingleThreadedExecutor()
     try:
+        if node.get_parameter('autostart').value and not _autostart(node):
+            return EXIT_REFUSED
         rclpy.spin(node, executor=executor)
     except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
         pass
@@ -227,14 +237,35 @@ def spin_bridge(node: BridgeNode, executor: rclpy.executors.Executor | None = No
         node.commands_enabled = False
         if node.link:
             node.force_safe_state('bridge stopping')
+        _let_goals_end(node, executor)
         node.destroy_node()  # stops the link
         rclpy.try_shutdown()
+    return 0
 
 
-def main(args=None) -> None:
+def _autostart(node: BridgeNode) -> bool:
+    """configure, then activate; False (each failure already logged with its reason) when either is refused."""
+    return node.trigger_configure() == TransitionCallbackReturn.SUCCESS and \
+        node.trigger_activate() == TransitionCallbackReturn.SUCCESS
+
+
+def _let_goals_end(node: BridgeNode, executor: rclpy.executors.Executor) -> None:
+    """Spin until the node's goals have ended (with commands off they abort at their next command), at most
+    GOALS_END_S; a second Ctrl-C cuts it short."""
+    deadline = time.monotonic() + GOALS_END_S
+    try:
+        if node.goals_running():
+            executor.add_node(node)      # rclpy.spin removed it on its way out
+        while node.goals_running() and rclpy.ok() and time.monotonic() < deadline:
+            executor.spin_once(timeout_sec=0.05)
+    except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
+        pass
+
+
+def main(args=None) -> int:
     init_for_bridge(args)
-    spin_bridge(GenericOutputsBridge())
+    return spin_bridge(GenericOutputsBridge())
 
 
 if __name__ == '__main__':
-    main()
+    sys.exit(main())

@@ -7,6 +7,7 @@ for failed limbs keeps the original vertex numbers (the paper's Table VIII uses 
 """
 from __future__ import annotations
 
+import collections
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -16,6 +17,13 @@ import numpy as np
 
 class GaitError(ValueError):
     """A vertex list that is not a simple cycle of the graph; the message says what is wrong."""
+
+
+def _shown(vertices: Sequence[int], limit: int = 12) -> str:
+    """A vertex list for a message, its middle elided when long (a goal may carry thousands)."""
+    if len(vertices) <= limit:
+        return str(list(vertices))
+    return f'{str(list(vertices[:limit - 2]))[:-1]}, ... ({len(vertices)} vertices)]'
 
 
 def state_bits(v: int, n_limbs: int) -> tuple[int, ...]:
@@ -99,14 +107,15 @@ class LimbDigraph:
         consecutive pair and the closing pair an edge); raises GaitError naming the problem."""
         cycle = tuple(int(v) for v in cycle)
         if len(cycle) < 2:
-            raise GaitError(f'gait {list(cycle)}: a gait needs at least 2 vertices')
+            raise GaitError(f'gait {_shown(cycle)}: a gait needs at least 2 vertices')
         for v in cycle:
             if v not in self.vertices:
                 lost = f' (it curls lost limb(s) {list(self.lost_limbs)})' if 1 <= v <= 2 ** self.n_limbs else ''
-                raise GaitError(f'gait {list(cycle)}: vertex {v} is not in the graph{lost}')
-        repeated = sorted({v for v in cycle if cycle.count(v) > 1})
-        if repeated:
-            raise GaitError(f'gait {list(cycle)}: vertex {repeated[0]} repeats; a gait is a simple cycle')
+                raise GaitError(f'gait {_shown(cycle)}: vertex {v} is not in the graph{lost}')
+        counts = collections.Counter(cycle)      # linear: a goal may carry thousands of vertices
+        repeated = min((v for v, count in counts.items() if count > 1), default=None)
+        if repeated is not None:
+            raise GaitError(f'gait {_shown(cycle)}: vertex {repeated} repeats; a gait is a simple cycle')
         return cycle
 
     def cycle_edges(self, cycle: Sequence[int]) -> list[int]:

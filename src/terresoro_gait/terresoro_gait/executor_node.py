@@ -11,6 +11,7 @@ the goal with the reason and leaves the robot in its safe state.
 """
 from __future__ import annotations
 
+import sys
 import threading
 from collections import deque
 
@@ -75,6 +76,9 @@ class TerreSoroExecutor(BridgeNode):
                                   (ExecuteWalk, '~/execute_walk', self._execute_walk)):
             ActionServer(self, action, name, run, callback_group=group,
                          cancel_callback=lambda _goal: CancelResponse.ACCEPT)
+
+    def goals_running(self) -> bool:
+        return self._busy.locked()
 
     def on_configure(self, state: State) -> TransitionCallbackReturn:
         try:
@@ -251,10 +255,10 @@ class TerreSoroExecutor(BridgeNode):
         return Header(stamp=self.get_clock().now().to_msg(), frame_id=self.get_parameter('frame_id').value)
 
 
-def main(args=None) -> None:
+def main(args=None) -> int:
     init_for_bridge(args)
-    spin_bridge(TerreSoroExecutor(), MultiThreadedExecutor(num_threads=4))
+    return spin_bridge(TerreSoroExecutor(), MultiThreadedExecutor(num_threads=4))
 
 
 if __name__ == '__main__':
-    main()
+    sys.exit(main())

@@ -8,7 +8,8 @@ from soro_link.protocol import Message, NackCode
 
 from terresoro_gait.device import TerreSoroFirmware
 from terresoro_gait.digraph import GaitError, LimbDigraph
-from terresoro_gait.execution import Primitive, entry_vertex, gait_primitives, stop_primitives, walk_primitives
+from terresoro_gait.execution import (MAX_GOAL_PRIMITIVES, Primitive, entry_vertex, gait_primitives, stop_primitives,
+                                      walk_primitives)
 from terresoro_gait.explore import eulerian_rounds
 from terresoro_gait.learning import add_samples, estimate
 from terresoro_gait.limbs import FORWARD, OFF, REVERSE, check_motor_map, primitive_drives
@@ -49,6 +50,25 @@ def test_gaits_that_curl_a_lost_limb_or_are_not_cycles_are_refused():
         walk_primitives(LimbDigraph(3), 1, [1, 2, 2])
     with pytest.raises(GaitError, match='state 9 is not a vertex'):
         walk_primitives(LimbDigraph(3), 1, [1, 9])
+
+
+def test_goals_are_bounded_and_their_primitives_made_on_demand():
+    # cycles = 2**32 - 1 is what a client's -1 becomes in ExecuteGait's uint32: refused at once, naming the limit
+    with pytest.raises(GaitError, match=r'cycles = 4294967295 of a 2-state gait: 8589934590 primitives, more than '
+                                        r'one goal may run \(MAX_GOAL_PRIMITIVES = 20000\)'):
+        gait_primitives(LimbDigraph(3), 1, [1, 2], 2**32 - 1)
+    longest = gait_primitives(LimbDigraph(3), 2, [1, 2], MAX_GOAL_PRIMITIVES // 2)
+    assert len(longest) == MAX_GOAL_PRIMITIVES and longest[-1] == Primitive(1, 2, cycle=MAX_GOAL_PRIMITIVES // 2)
+    assert longest[0] == Primitive(2, 1, cycle=1) and list(longest[2:4]) == [Primitive(2, 1, cycle=2),
+                                                                            Primitive(1, 2, cycle=2)]
+    with pytest.raises(IndexError):
+        longest[MAX_GOAL_PRIMITIVES]
+    with pytest.raises(GaitError, match='a walk of 20001 states'):
+        walk_primitives(LimbDigraph(3), 1, [1, 2] * 10_000 + [3])
+    # a goal message may carry any number of vertices: checked in linear time, named without printing them all
+    with pytest.raises(GaitError, match=r'gait \[1, 2, 1, 2, 1, 2, 1, 2, 1, 2, \.\.\. \(65535 vertices\)\]: '
+                                        'vertex 1 repeats'):
+        gait_primitives(LimbDigraph(3), 1, [1, 2] * 32767 + [1], 1)
 
 
 def test_walk_is_closed_and_entered_by_one_transition():

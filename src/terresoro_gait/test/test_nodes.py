@@ -5,6 +5,7 @@ The simulated robot and the executor run in their own processes, as the launch f
 the camera and the executor's τ schedule keep their timing whatever the other nodes do with this interpreter."""
 import math
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -21,6 +22,7 @@ from soro_interfaces.srv import SynthesizeGait
 
 from softbots_bringup.runner import Process, executable
 from terresoro_gait.digraph import LimbDigraph
+from terresoro_gait.execution import MAX_GOAL_PRIMITIVES
 from terresoro_gait.learner_node import TerreSoroLearner
 from terresoro_gait.messages import paper_pose
 from terresoro_gait.sweep import lhs_sweep
@@ -220,6 +222,44 @@ def test_bad_gaits_are_refused_with_the_reason(world):
     assert not outside.success and 'vertex 9 is not in the graph' in outside.message
     none, _ = world.goal(world.gait_client, ExecuteGait.Goal(vertices=[1, 2], cycles=0), 5.0)
     assert not none.success and 'cycles = 0' in none.message
+
+
+def test_a_huge_goal_is_refused_at_once_and_the_longest_one_cancels(world):
+    # what a client's cycles = -1 becomes in uint32: refused before any work, the executor free for the next goal
+    started = time.monotonic()
+    huge, _ = world.goal(world.gait_client, ExecuteGait.Goal(vertices=[1, 2], cycles=2**32 - 1), 5.0)
+    assert not huge.success and f'(MAX_GOAL_PRIMITIVES = {MAX_GOAL_PRIMITIVES})' in huge.message, huge.message
+    assert time.monotonic() - started < 2.0
+    feedback = []
+    sent = world.gait_client.send_goal_async(ExecuteGait.Goal(vertices=[1, 2], cycles=MAX_GOAL_PRIMITIVES // 2),
+                                             feedback_callback=lambda f: feedback.append(f.feedback))
+    assert poll(sent.done, 5.0) and sent.result().accepted and poll(lambda: len(feedback) >= 3, 5.0)
+    result = sent.result().get_result_async()
+    asked = time.monotonic()
+    sent.result().cancel_goal_async()
+    assert poll(result.done, 3.0), 'no result within 3 s of the cancel'
+    assert time.monotonic() - asked < 3 * TAU + 0.5          # the primitive under way, then the clean stop
+    assert result.result().status == GoalStatus.STATUS_CANCELED
+    assert result.result().result.message == 'cancelled; stopped in state 1'
+    again, _ = world.goal(world.gait_client, ExecuteGait.Goal(vertices=[1, 2], cycles=1), 10.0)
+    assert again.success, again.message
+
+
+def test_sigint_stops_the_executor_mid_goal_in_its_safe_state(world):
+    sent = world.gait_client.send_goal_async(ExecuteGait.Goal(vertices=[1, 2], cycles=1000))
+    assert poll(sent.done, 5.0) and poll(lambda: any(world.joints.position), 5.0)
+    result = sent.result().get_result_async()
+    stopping = time.monotonic()
+    assert world.executor.stop() == 0
+    assert time.monotonic() - stopping < 3.0
+    # the goal was aborted before the node went away, so its client has the reason
+    assert poll(result.done, 2.0) and result.result().status == GoalStatus.STATUS_ABORTED
+    assert 'the bridge was deactivated' in result.result().result.message
+    log = world.executor.log.read_text()
+    assert 'device in its safe state (bridge stopping)' in log and 'Traceback' not in log, log
+    world.link = None
+    world.executor = world.start_executor()
+    assert poll(world.connected, 10.0)
 
 
 def test_device_vanishing_mid_gait_aborts_safely_and_recovers(world):

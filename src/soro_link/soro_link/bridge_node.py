@@ -7,15 +7,15 @@ every link state change; ``~/link_status`` carries the same as a soro_interfaces
 """
 from __future__ import annotations
 
+import logging
 import math
-import signal
 import sys
 import time
+from collections.abc import Callable
 
 import rclpy
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from rclpy.lifecycle import LifecycleNode, State, TransitionCallbackReturn
-from rclpy.signals import SignalHandlerOptions
 from soro_interfaces.msg import LinkStatus
 from std_msgs.msg import Float64MultiArray, Header
 from std_srvs.srv import Trigger
@@ -23,18 +23,36 @@ from std_srvs.srv import Trigger
 from soro_link.device import GenericOutputs
 from soro_link.protocol import BodyError, BodySchema, LogCode, LogLevel, Message, link_protocol
 from soro_link.supervisor import CommandRefused, LinkConfig, LinkDown, LinkSupervisor, snapshot
-from soro_node.base_node import declare_parameters, read_parameters
+from soro_link.supervisor import log as supervisor_log
+from soro_node.base_node import EXIT_REFUSED, StartRefused, declare_parameters, init_ros, read_parameters, refuse_start
 from soro_node.params import ParameterError, ParamSpec
 
 LINK_PARAMS = (
-    ParamSpec('port', '/dev/ttyUSB0', 'pyserial URL of the device (a path, or e.g. socket://host:port)'),
+    ParamSpec('port', '/dev/ttyUSB0', 'pyserial URL of the device (a path, or e.g. socket://host:port)',
+              nonempty=True),
     ParamSpec('baud', 115200, 'serial baud rate', 1200, 4_000_000),
     ParamSpec('heartbeat_period_s', 0.1, 'host heartbeat period (s); keep well under the firmware watchdog', 0.01, 1.0),
     ParamSpec('stale_timeout_s', 0.3, 'link is stale after this long without a frame (s)', 0.05, 5.0),
     ParamSpec('autostart', False, 'configure and activate at start-up instead of waiting for lifecycle transitions'),
 )
-EXIT_REFUSED = 2        # a start-up parameter was refused
 GOALS_END_S = 3.0       # on SIGINT, how long running goals get to abort and answer their clients
+
+
+class _ToRosLog(logging.Handler):
+    """The link supervisor's Python log records into the node's ROS log (rosout, the launch screen)."""
+
+    def __init__(self, logger):
+        super().__init__()
+        self.ros_logger = logger
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = record.getMessage()
+        if record.levelno >= logging.ERROR:     # one call site per severity, as rclpy requires
+            self.ros_logger.error(text)
+        elif record.levelno >= logging.WARNING:
+            self.ros_logger.warning(text)
+        else:
+            self.ros_logger.info(text)
 
 
 class BridgeNode(LifecycleNode):
@@ -52,6 +70,8 @@ class BridgeNode(LifecycleNode):
         self.status_pub = self.create_publisher(LinkStatus, '~/link_status', 10)
         self.create_service(Trigger, '~/safe_state', self._safe_state_service)
         self.create_timer(1.0, self.publish_diagnostics)
+        self._link_log = _ToRosLog(self.get_logger())
+        supervisor_log.addHandler(self._link_log)
 
     # --- lifecycle ---------------------------------------------------------------------------------------------
     def on_configure(self, state: State) -> TransitionCallbackReturn:
@@ -92,6 +112,7 @@ class BridgeNode(LifecycleNode):
     def destroy_node(self) -> None:
         self.commands_enabled = False
         self._stop_link()  # its thread calls back into this node: stop it first
+        supervisor_log.removeHandler(self._link_log)
         super().destroy_node()
 
     def _stop_link(self) -> None:
@@ -153,8 +174,13 @@ class BridgeNode(LifecycleNode):
     def _device_log(self, message: Message) -> None:
         code = message['code']
         text = f'device: {message["text"]} ({LogCode(code).name if code in set(LogCode) else f"code {code}"})'
-        logger = self.get_logger()
-        {LogLevel.INFO: logger.info, LogLevel.WARN: logger.warning}.get(message['level'], logger.error)(text)
+        # one call site per severity: rclpy refuses a call site whose severity changes between calls
+        if message['level'] == LogLevel.INFO:
+            self.get_logger().info(text)
+        elif message['level'] == LogLevel.WARN:
+            self.get_logger().warning(text)
+        else:
+            self.get_logger().error(text)
 
     def publish_diagnostics(self) -> None:
         if self.link is None:
@@ -214,19 +240,23 @@ class GenericOutputsBridge(BridgeNode):
             self.outputs_pub.publish(Float64MultiArray(data=[d / 100.0 for d in message['duty_pct']]))
 
 
-def init_for_bridge(args=None) -> None:
-    """rclpy.init without rclpy's signal handlers, so SIGINT/SIGTERM reach ``spin_bridge`` with the context alive
-    and the device is put in its safe state before ROS shuts down."""
-    rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
+def run_bridge(make_node: Callable[[], BridgeNode], name: str, make_executor=None, args=None) -> int:
+    """A bridge's whole main(): init without rclpy's signal handlers (so SIGINT/SIGTERM reach ``spin_bridge`` with
+    the context alive and the device is made safe before ROS shuts down), build the node, spin it. Returns the
+    exit code; a start-up refusal is its last line."""
+    try:
+        init_ros(args, own_signals=True)
+    except StartRefused as error:
+        return refuse_start(name, error)
+    node = make_node()
+    return spin_bridge(node, make_executor() if make_executor else rclpy.executors.SingleThreadedExecutor())
 
 
-def spin_bridge(node: BridgeNode, executor: rclpy.executors.Executor | None = None) -> int:
-    """Spin ``node`` (on ``executor``, default single-threaded) until SIGINT/SIGTERM; with ``autostart`` configure
-    and activate it first. Always ends safe: commands off, the device's safe state, running goals left to end (they
-    abort, their clients get the result), then the node destroyed. Returns the exit code: 0, or EXIT_REFUSED when
-    autostart was refused (the refusal is the last line logged)."""
-    executor = executor or rclpy.executors.SingleThreadedExecutor()
+def spin_bridge(node: BridgeNode, executor: rclpy.executors.Executor) -> int:
+    """Spin ``node`` on ``executor`` until SIGINT/SIGTERM; with ``autostart`` configure and activate it first.
+    Always ends safe: commands off, the device's safe state, running goals left to end (they abort, their clients
+    get the result), then the node destroyed. Returns the exit code: 0, or EXIT_REFUSED when autostart was refused
+    (the refusal, logged by the transition, is the last line)."""
     try:
         if node.get_parameter('autostart').value and not _autostart(node):
             return EXIT_REFUSED
@@ -263,8 +293,7 @@ def _let_goals_end(node: BridgeNode, executor: rclpy.executors.Executor) -> None
 
 
 def main(args=None) -> int:
-    init_for_bridge(args)
-    return spin_bridge(GenericOutputsBridge())
+    return run_bridge(GenericOutputsBridge, 'soro_link_bridge', args=args)
 
 
 if __name__ == '__main__':

@@ -108,6 +108,7 @@ class SimulatedDevice:
         self._lock = threading.Lock()
         self._thread = None
         self._fds = None
+        self._announce = False
 
     # --- cable -------------------------------------------------------------------------------------------------
     def start(self) -> SimulatedDevice:
@@ -150,6 +151,11 @@ class SimulatedDevice:
     def __exit__(self, *_exc) -> None:
         self.stop()
 
+    def announce(self) -> None:
+        """Send the identity unprompted at the next tick, as firmware does after a reset the host did not see (with
+        another ``protocol_version`` set first: a device that came back as something else)."""
+        self._announce = True
+
     def event_times(self, what: str) -> list[float]:
         with self._lock:
             return [t for t, w in self.events if w == what]
@@ -174,6 +180,9 @@ class SimulatedDevice:
                 self._send('log', level=LogLevel.INFO, code=LogCode.BOOTED, text='booted')
             for frame in decoder.feed(data):
                 self._handle(frame, now)
+            if self._announce:
+                self._announce = False
+                self._identify()
             self._watchdog(now)
             self._heartbeat(now)
             for name, fields in self.model.step(now, now - last):
@@ -198,8 +207,7 @@ class SimulatedDevice:
             return
         if message.name == 'hello':
             self._host_seen, self._handshaken = now, True
-            self._send('identity', protocol_version=self.protocol_version, device_kind=self.model.device_kind,
-                       firmware_version=self.model.firmware_version)
+            self._identify()
             self._event('handshake')
         elif message.name == 'heartbeat':
             self._host_seen = now
@@ -211,6 +219,10 @@ class SimulatedDevice:
             self._robot_command(message, frame.seq, now)
         else:  # a device-to-host message sent the wrong way
             self._send('nack', ack_seq=frame.seq, code=NackCode.UNKNOWN_TYPE)
+
+    def _identify(self) -> None:
+        self._send('identity', protocol_version=self.protocol_version, device_kind=self.model.device_kind,
+                   firmware_version=self.model.firmware_version)
 
     def _robot_command(self, message: Message, seq: int, now: float) -> None:
         if not self._handshaken:

@@ -21,19 +21,16 @@ from pathlib import Path
 
 import rclpy
 from rclpy.executors import SingleThreadedExecutor
-from rclpy.logging import get_logger
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
-from rclpy.signals import SignalHandlerOptions
 
 from soro_link.bag import BagWriter
 from soro_link.recording import (RECORDER, ParameterRefused, StopRequest, check_output, import_message_class,
                                  recordable_type, select_topics)
-from soro_node.base_node import declare_parameters, read_parameters
+from soro_node.base_node import StartRefused, declare_parameters, init_ros, read_parameters, refuse_start
 from soro_node.params import ParameterError
 
 NODE_NAME = 'soro_link_recorder'
-EXIT_REFUSED = 2
 
 # As rosbag2 does: reliable and keep-all when every publisher offers reliable (measured: a 2000-message burst kept
 # whole, where best effort with a depth of 100 kept 286), else best effort, the one reliability that matches
@@ -161,14 +158,16 @@ def record(node: RecorderNode, stop: StopRequest) -> None:
 def main(args: list[str] | None = None) -> int:
     stop = StopRequest()
     stop.install()  # before anything else, so even an early Ctrl-C ends in a closed bag, not a traceback
-    # rclpy's own handlers would shut the context down at once, before the waiting messages are taken
-    rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
+    try:
+        # rclpy's own handlers would shut the context down at once, before the waiting messages are taken
+        init_ros(args, own_signals=True)
+    except StartRefused as exc:
+        return refuse_start(NODE_NAME, exc)
     try:
         try:
             node = RecorderNode()
         except (ParameterRefused, ParameterError) as exc:
-            get_logger(NODE_NAME).error(str(exc))
-            return EXIT_REFUSED
+            return refuse_start(NODE_NAME, exc)
         try:
             record(node, stop)
         finally:

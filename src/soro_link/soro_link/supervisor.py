@@ -239,14 +239,18 @@ class LinkSupervisor:
                 if reconnect:
                     self.stats.reconnects += 1
                     self._set_error(reason)
-            for pending in self._pending.values():  # no command survives a lost link
-                pending.code = LINK_LOST
-                pending.done.set()
-            self._pending.clear()
-            self._latest.clear()
-            self.identity, self.device_safe = None, False
+            self._forget_device()
             self._next_open = time.monotonic() + self.config.backoff_initial_s
             self._set_state(LinkState.DISCONNECTED)
+
+    def _forget_device(self) -> None:
+        """No command, telemetry or identity survives a lost or refused device."""
+        for pending in self._pending.values():
+            pending.code = LINK_LOST
+            pending.done.set()
+        self._pending.clear()
+        self._latest.clear()
+        self.identity, self.device_safe = None, False
 
     def _receive(self, frame, now: float) -> None:
         try:
@@ -263,6 +267,8 @@ class LinkSupervisor:
             self.device_safe = bool(message['flags'] & HEARTBEAT_SAFE)
         elif message.name in ('ack', 'nack'):
             self._resolve(message, now)
+        elif self.identity is None and message.name != 'log':
+            return      # telemetry of a device not (or no longer) identified is not ours to trust; its log is
         else:
             self._latest[message.name] = (message, now)
             self._call(self._on_message, message)
@@ -272,9 +278,14 @@ class LinkSupervisor:
     def _identify(self, message: Message) -> None:
         version = message['protocol_version']
         if version != PROTOCOL_VERSION:
+            # also mid-session (a device rebooted into other firmware, or a forged frame): nothing more is sent
+            # to it but hellos, until it identifies as a device of our version
             self._set_error(f'device on {self.config.port} speaks soro_link protocol version {version}, '
                             f'this bridge speaks version {PROTOCOL_VERSION}: refused')
-            self.identity = None
+            self._forget_device()
+            if self.state != LinkState.HANDSHAKING:
+                self._handshake_start = self._next_hello = time.monotonic()
+                self._set_state(LinkState.HANDSHAKING)
             return
         self.identity = {'device_kind': message['device_kind'], 'firmware_version': message['firmware_version'],
                          'protocol_version': version}

@@ -14,6 +14,7 @@ from std_srvs.srv import Trigger
 
 from soro_link.bridge_node import GenericOutputsBridge
 from soro_link.device import GenericOutputs, SimulatedDevice
+from soro_link.protocol import PROTOCOL_VERSION
 from soro_node.waiting import time_until
 
 pytestmark = pytest.mark.ros
@@ -105,6 +106,29 @@ def test_unplug_error_within_half_a_second_and_ok_within_two_after_replug(rig):
         device.replug()
         assert time_until(lambda: harness.level_since(back, OK), 2.0) is not None
     assert harness.bridge.link.stats.reconnects == 2
+
+
+def test_a_device_identifying_as_another_protocol_mid_session_is_refused(rig):
+    harness, device = rig
+    harness.bridge.trigger_configure()
+    harness.bridge.trigger_activate()
+    assert time_until(lambda: harness.level_since(0, OK), 2.0) is not None
+    harness.publish_duty([0.5] * 4)
+    assert time_until(lambda: device.model.duty_pct == (50, 50, 50, 50), 1.0) is not None
+    forged = time.monotonic()
+    device.protocol_version = 9          # it came back as another firmware and says so, unasked
+    device.announce()
+    assert time_until(lambda: harness.level_since(forged, ERROR), 1.0) is not None, harness.levels
+    commands = len(device.received)
+    assert not harness.bridge.send_command('set_outputs', duty_pct=(10, 10, 10, 10))
+    harness.publish_duty([0.1] * 4)
+    time.sleep(1.2)                      # a diagnostics period: still an error, nothing reached the device
+    assert harness.levels[-1][1] == ERROR and len(device.received) == commands
+    assert f'protocol version 9, this bridge speaks version {PROTOCOL_VERSION}: refused' in \
+        harness.bridge.link.last_error
+    back = time.monotonic()              # the right firmware again: it answers the next hello and is ours
+    device.protocol_version = PROTOCOL_VERSION
+    assert time_until(lambda: harness.level_since(back, OK), 2.0) is not None
 
 
 def test_safe_state_service_and_invalid_commands(rig):

@@ -1,4 +1,6 @@
-"""The installed executables as `ros2 launch launch/soro_link.launch.py sim:=true` starts them, with its config."""
+"""The installed executables as `ros2 launch launch/soro_link.launch.py sim:=true` starts them, with its config, and
+as a hostile user starts them: bad arguments, SIGINT ignored by whoever started them, a bridge paused mid-session."""
+import os
 import signal
 import subprocess
 import time
@@ -8,6 +10,11 @@ import pytest
 import rclpy
 from ament_index_python.packages import get_package_prefix
 from soro_interfaces.msg import LinkStatus
+from std_msgs.msg import Float64MultiArray
+
+from softbots_bringup.runner import executable
+from soro_link.device import GenericOutputs, SimulatedDevice
+from soro_node.waiting import poll
 
 pytestmark = pytest.mark.ros
 ROOT = Path(__file__).resolve().parents[3]
@@ -42,3 +49,64 @@ def test_sim_device_and_bridge_connect_and_stop_cleanly(tmp_path):
             outputs.append(process.communicate(timeout=10)[0])
     assert (bridge.returncode, device.returncode) == (0, 0), outputs
     assert 'device in its safe state (bridge stopping)' in outputs[0]
+
+
+@pytest.mark.parametrize('override, refusal', [
+    ('heartbeat_period_s:=-1.0', 'parameter heartbeat_period_s = -1.0: allowed range is [0.01, 1.0]'),
+    ("port:=''", "parameter port = '': must not be empty"),
+    ('port:=', "invalid ROS arguments: Couldn't parse parameter override rule: '-p port:='"),
+])
+def test_bad_start_parameters_end_cleanly_with_the_refusal_last(override, refusal):
+    for node in (('soro_link', 'bridge_node'), ('terresoro_gait', 'terresoro_executor')):
+        run = subprocess.run([executable(*node), '--ros-args', '-p', 'autostart:=true', '-p', override],
+                             capture_output=True, text=True, timeout=30)
+        lines = (run.stdout + run.stderr).strip().splitlines()
+        assert run.returncode == 2 and refusal in lines[-1], (node, lines)
+        assert 'Traceback' not in run.stderr, run.stderr
+
+
+@pytest.mark.parametrize('package, node, ready', [('soro_link', 'bridge_node', 'opening'),    # own handlers
+                                                ('terresoro_gait', 'terresoro_sim', 'behind')])  # rclpy's
+def test_nodes_started_with_sigint_ignored_still_stop_on_sigint(tmp_path, package, node, ready):
+    log = tmp_path / 'node.log'
+    with SimulatedDevice(GenericOutputs()) as device:
+        port = device.port if node == 'bridge_node' else tmp_path / 'ttySIM0'
+        process = subprocess.Popen([executable(package, node), '--ros-args', '-p', f'port:={port}', '-p',
+                                    f'autostart:={node == "bridge_node"}'],
+                                   stdout=log.open('w'), stderr=subprocess.STDOUT,
+                                   preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+        try:
+            assert poll(lambda: ready in log.read_text(), 15.0), log.read_text()
+            process.send_signal(signal.SIGINT)
+            assert process.wait(timeout=5.0) == 0, log.read_text()
+        finally:
+            process.kill()
+
+
+def test_a_paused_bridge_logs_the_devices_watchdog_report(tmp_path):
+    log = tmp_path / 'bridge.log'
+    bridge = subprocess.Popen([str(EXECUTABLES / 'bridge_node'), '--ros-args', '-p', f'port:={tmp_path / "tty"}',
+                               '-p', 'autostart:=true'], stdout=log.open('w'), stderr=subprocess.STDOUT)
+    # plugged in once the bridge waits for it, and booting as an Arduino does: its INFO report reaches the bridge
+    with SimulatedDevice(GenericOutputs(), port=tmp_path / 'tty', watchdog_ms=500, boot_delay_s=1.5) as device:
+        rclpy.init()
+        try:
+            node = rclpy.create_node('duty_source')
+            duty = node.create_publisher(Float64MultiArray, '/soro_link_bridge/duty', 10)
+            assert poll(lambda: 'device: booted (BOOTED)' in log.read_text(), 10.0), log.read_text()
+            assert poll(lambda: duty.get_subscription_count() and device.event_times('handshake'), 5.0)
+            duty.publish(Float64MultiArray(data=[0.5] * 4))
+            assert poll(lambda: device.model.duty_pct == (50, 50, 50, 50), 2.0)
+            os.kill(bridge.pid, signal.SIGSTOP)     # no heartbeat for 1.5 s: the firmware's watchdog trips
+            time.sleep(1.5)
+            os.kill(bridge.pid, signal.SIGCONT)
+            assert device.event_times('safe:watchdog')
+            assert poll(lambda: '(WATCHDOG)' in log.read_text(), 3.0), log.read_text()
+        finally:
+            rclpy.try_shutdown()
+            bridge.send_signal(signal.SIGINT)
+            bridge.wait(timeout=10.0)
+    text = log.read_text()
+    assert '[ERROR]' in next(line for line in text.splitlines() if '(WATCHDOG)' in line)
+    assert 'device: no heartbeat or command for 500 ms: safe state (WATCHDOG)' in text
+    assert 'Traceback' not in text and 'severity' not in text, text

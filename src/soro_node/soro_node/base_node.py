@@ -2,6 +2,7 @@
 
 - ``declare_parameters`` / ``read_parameters`` turn ``params.ParamSpec`` tuples into declared parameters whose
   descriptors carry the range, and refuse a bad value at start-up and on every later ``ros2 param set``.
+- ``init_ros`` is rclpy.init that refuses malformed ROS arguments (``-p port:=``) in one line.
 - ``run_node`` is a node's whole main(): init, build, spin until SIGINT, clean up, one line for a start-up refusal.
 - ``run_goal`` ends an action goal by what its work did: succeeded, cancelled (``GoalCancelled`` from a
   ``progress_reporter``) or aborted with the refusal's one-line reason.
@@ -10,8 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import signal
+
 import rclpy
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
+from rclpy.signals import SignalHandlerOptions
 
 from soro_node.params import ParamSpec, check_all
 
@@ -42,19 +46,50 @@ def read_parameters(node: rclpy.node.Node, specs: tuple[ParamSpec, ...]) -> dict
     return check_all(specs, {spec.name: node.get_parameter(spec.name).value for spec in specs})
 
 
+EXIT_REFUSED = 2     # a start-up refusal: bad arguments or parameters, said in one line
+
+
+class StartRefused(Exception):
+    """A node that cannot start; the message is the one-line reason."""
+
+
+def init_ros(args=None, own_signals: bool = False) -> None:
+    """rclpy.init; StartRefused with rcl's reason on one line when the ROS arguments do not parse.
+
+    With ``own_signals`` rclpy installs no handlers, and SIGINT/SIGTERM raise KeyboardInterrupt unless the program
+    installed its own handlers first (the caller ends safely); without, rclpy's handlers shut the context down.
+    Either way an inherited SIG_IGN is replaced: a process started without job control (a script's ``cmd &``)
+    inherits SIGINT ignored, and nodes must stop on Ctrl-C whoever started them."""
+    signals = (signal.SIGINT, signal.SIGTERM) if own_signals else (signal.SIGINT,)
+    for signum in signals:
+        if signal.getsignal(signum) in (signal.SIG_IGN, signal.SIG_DFL):
+            signal.signal(signum, signal.default_int_handler)   # for rclpy's handlers: what they chain to
+    try:
+        rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO if own_signals else
+                   SignalHandlerOptions.ALL)
+    except RuntimeError as error:    # rcl's RCLError, e.g. "Couldn't parse parameter override rule: '-p port:='"
+        reason = str(error).removeprefix('failed to initialize rcl: ').split('. Error:')[0].split(', at ')[0]
+        raise StartRefused(f'invalid ROS arguments: {reason} (an empty string is written "name:=\'\'")') from None
+
+
+def refuse_start(name: str, reason: object) -> int:
+    """Log a start-up refusal as the last line, under the node's ``name``; the exit code to return."""
+    rclpy.logging.get_logger(name).fatal(str(reason))
+    rclpy.try_shutdown()
+    return EXIT_REFUSED
+
+
 def run_node(make_node: Callable[[], rclpy.node.Node], name: str, make_executor=None, args=None,
              refused: tuple[type[Exception], ...] = (ValueError,),
              until: Callable[[rclpy.node.Node], bool] | None = None) -> int:
     """The main() of a plain node: init, build it with ``make_node()``, spin it (on ``make_executor()``, made after
-    init; default single-threaded) until SIGINT or until ``until(node)`` holds, clean up. A start-up refusal (one of
-    ``refused``, e.g. a ParameterError) is logged as fatal under ``name``; exit code 2."""
-    rclpy.init(args=args)
+    init; default single-threaded) until SIGINT or until ``until(node)`` holds, clean up. A start-up refusal (bad
+    ROS arguments, or one of ``refused``, e.g. a ParameterError) is logged as fatal under ``name``: EXIT_REFUSED."""
     try:
+        init_ros(args)
         node = make_node()
-    except refused as error:
-        rclpy.logging.get_logger(name).fatal(str(error))   # the node never came to be
-        rclpy.try_shutdown()
-        return 2
+    except (StartRefused, *refused) as error:
+        return refuse_start(name, error)     # the node never came to be
     executor = make_executor() if make_executor else rclpy.executors.SingleThreadedExecutor()
     executor.add_node(node)
     try:

@@ -20,6 +20,7 @@ class ParamSpec:
     choices: tuple = ()             # allowed values for str
     read_only: bool = False
     open_interval: bool = False     # the bounds themselves are refused, e.g. an angle in (0°, 90°)
+    nonempty: bool = False          # a string or list that must not be empty, e.g. a device's port
 
     def check(self, value: object) -> str | None:
         """None if ``value`` is allowed, else the reason it is refused."""
@@ -32,6 +33,8 @@ class ParamSpec:
             return f'parameter {self.name} = {value!r}: must be finite'
         if kind in (int, float) and not (self._above_low(value) and self._below_high(value)):
             return f'parameter {self.name} = {value!r}: allowed range is {self.allowed_range}'
+        if self.nonempty and not value:
+            return f'parameter {self.name} = {value!r}: must not be empty'
         if self.choices and value not in self.choices:
             return f'parameter {self.name} = {value!r}: allowed values are {", ".join(map(str, self.choices))}'
         return None

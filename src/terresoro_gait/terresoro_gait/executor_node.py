@@ -28,7 +28,7 @@ from soro_interfaces.action import ExecuteGait, ExecuteWalk
 from soro_interfaces.msg import ExecutedEdge
 from std_msgs.msg import Header
 
-from soro_link.bridge_node import BridgeNode, init_for_bridge, spin_bridge
+from soro_link.bridge_node import BridgeNode, run_bridge
 from soro_link.supervisor import CommandRefused, LinkDown
 from soro_node.base_node import read_parameters
 from soro_node.params import ParameterError
@@ -256,8 +256,7 @@ class TerreSoroExecutor(BridgeNode):
 
 
 def main(args=None) -> int:
-    init_for_bridge(args)
-    return spin_bridge(TerreSoroExecutor(), MultiThreadedExecutor(num_threads=4))
+    return run_bridge(TerreSoroExecutor, 'terresoro_executor', lambda: MultiThreadedExecutor(num_threads=4), args)
 
 
 if __name__ == '__main__':

@@ -1,8 +1,10 @@
 """soro_link_recorder: records topics into a rosbag2 (MCAP) directory, for machines without ``ros2 bag``.
 
 Messages arrive through raw subscriptions (serialized CDR, never deserialized here) and go straight into the bag
-through :class:`soro_link.bag.BagWriter`, stamped with their receive time. SIGINT or SIGTERM ends the recording:
-the recorder takes whatever is still waiting in its subscriptions, then closes the bag so ``metadata.yaml`` is written.
+through :class:`soro_link.bag.BagWriter`, stamped with their receive time; what was recorded is on disk within
+``flush_period_s``, so a SIGKILL or a power cut loses at most that much. SIGINT or SIGTERM ends the recording: the
+recorder takes the messages published before the signal that are still on their way, then closes the bag so
+``metadata.yaml`` is written.
 
     python -m soro_link.recorder_node --ros-args -p output:=/tmp/run1 -p "topics:=[/chatter,/link_status]"
 
@@ -10,6 +12,7 @@ Parameters (read once at start-up; ``recording.RECORDER``):
   output              string    bag directory to create; must not exist yet
   topics              string[]  topics to record; unset or empty records every visible (non-hidden) topic
   discovery_period_s  double    how often to look for new topics, 0.05-10 s (default 0.5 s)
+  flush_period_s      double    put what was recorded on disk this often, 0.05-10 s (default 0.5 s)
 """
 from __future__ import annotations
 
@@ -40,9 +43,9 @@ RELIABLE_QOS = QoSProfile(reliability=ReliabilityPolicy.RELIABLE, history=Histor
 BEST_EFFORT_QOS = QoSProfile(reliability=ReliabilityPolicy.BEST_EFFORT, history=HistoryPolicy.KEEP_LAST, depth=1000,
                              durability=DurabilityPolicy.VOLATILE)
 
-# After a stop request, keep taking messages until the subscriptions have been quiet this long (messages published
-# just before the signal may still be in transit), but no longer than the limit, so an endless publisher cannot
-# hold up the shutdown.
+# After a stop request, keep taking messages published before it until none has come for this long (they may still
+# be in transit), but no longer than the limit. Messages published after the stop are not recorded and do not
+# keep the recorder waiting, so an endless publisher cannot hold up the shutdown.
 DRAIN_QUIET_S = 0.1
 DRAIN_LIMIT_S = 2.0
 
@@ -50,11 +53,12 @@ DRAIN_LIMIT_S = 2.0
 class RecorderNode(Node):
     """Discovers topics, subscribes to them raw and writes every message into the bag as it arrives."""
 
-    def __init__(self):
+    def __init__(self, stop: StopRequest):
         super().__init__(NODE_NAME)
-        output, self._wanted, period_s = self._read_parameters()
+        output, self._wanted, period_s, flush_s = self._read_parameters()
+        self._stop = stop
         try:
-            self._bag = BagWriter(output)
+            self._bag = BagWriter(output, flush_interval_s=flush_s)
         except OSError as exc:  # e.g. a parent that is a file, or no permission
             raise ParameterRefused('output', str(output), 'a path where a directory can be created', str(exc)) from None
         self._types: dict[str, str] = {}      # recorded topic -> its type
@@ -64,14 +68,16 @@ class RecorderNode(Node):
         self.get_logger().info(f'recording into {output.resolve()} '
                                f'({", ".join(self._wanted) if self._wanted else "all visible topics"})')
         self._timer = self.create_timer(period_s, self.discover)
+        self.create_timer(flush_s / 2, self._bag.flush_if_due)    # a quiet topic's last messages are flushed too
         self.discover()
 
     # -- parameters
 
-    def _read_parameters(self) -> tuple[Path, tuple[str, ...], float]:
+    def _read_parameters(self) -> tuple[Path, tuple[str, ...], float, float]:
         declare_parameters(self, RECORDER)
         values = read_parameters(self, RECORDER)
-        return check_output(values['output']), self._resolve_topics(values['topics']), values['discovery_period_s']
+        return (check_output(values['output']), self._resolve_topics(values['topics']), values['discovery_period_s'],
+                values['flush_period_s'])
 
     def _resolve_topics(self, names: Sequence[str]) -> tuple[str, ...]:
         """Fully qualified names (as discovery reports them), in the given order, without repeats."""
@@ -111,8 +117,10 @@ class RecorderNode(Node):
         self.create_subscription(cls, topic, functools.partial(self._on_message, topic), qos, raw=True)
         self.get_logger().info(f'recording {topic} ({msgtype}, {"reliable" if reliable else "best effort"})')
 
-    def _on_message(self, topic: str, data: bytes) -> None:
+    def _on_message(self, topic: str, data: bytes, info: dict) -> None:
         stamp_ns = self.get_clock().now().nanoseconds  # receive time, taken before anything else
+        if self._stop.after(info['source_timestamp'] or info['received_timestamp']):
+            return
         self._bag.write_cdr(topic, stamp_ns, data)
         self._counts[topic] += 1
         self.total += 1
@@ -165,7 +173,7 @@ def main(args: list[str] | None = None) -> int:
         return refuse_start(NODE_NAME, exc)
     try:
         try:
-            node = RecorderNode()
+            node = RecorderNode(stop)
         except (ParameterRefused, ParameterError) as exc:
             return refuse_start(NODE_NAME, exc)
         try:

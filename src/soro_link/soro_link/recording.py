@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import signal
+import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -15,6 +16,8 @@ RECORDER = (     # read once at start-up
     ParamSpec('output', '', 'bag directory to create (rosbag2, MCAP); must not exist yet', read_only=True),
     ParamSpec('topics', [], 'topics to record, e.g. [/a,/b]; empty records every visible topic', read_only=True),
     ParamSpec('discovery_period_s', 0.5, 'how often to look for new topics (s)', 0.05, 10.0, read_only=True),
+    ParamSpec('flush_period_s', 0.5, 'put what was recorded on disk this often (s): the most a kill or a power cut '
+              'can take', 0.05, 10.0, read_only=True),
 )
 
 
@@ -79,14 +82,21 @@ def recordable_type(types: Sequence[str], known: Iterable[str]) -> str:
 
 
 class StopRequest:
-    """Counts SIGINT/SIGTERM. The handler only sets a flag, so a signal can never interrupt a bag write halfway
-    (a KeyboardInterrupt could); the main loop notices within one spin timeout."""
+    """Counts SIGINT/SIGTERM and keeps the instant of the first (``time.time_ns``, the clock DDS stamps messages
+    with at their source). The handler only sets a flag, so a signal can never interrupt a bag write halfway (a
+    KeyboardInterrupt could); the main loop notices within one spin timeout."""
 
     def __init__(self):
         self.count = 0
+        self.at_ns: int | None = None
 
     def __call__(self, _signum, _frame) -> None:
         self.count += 1
+        self.at_ns = self.at_ns or time.time_ns()
+
+    def after(self, sent_ns: int) -> bool:
+        """Whether a message its publisher sent at ``sent_ns`` came after the stop: not part of the recording."""
+        return self.at_ns is not None and sent_ns > self.at_ns
 
     def install(self) -> None:
         for signum in (signal.SIGINT, signal.SIGTERM):

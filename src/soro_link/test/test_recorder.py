@@ -1,8 +1,10 @@
-"""The recorder node: every message it receives ends up in a complete bag, in order; it refuses an existing bag."""
+"""The recorder node: every message it receives ends up in a complete bag, in order; a SIGKILL loses at most one
+flush period; SIGINT ends the recording at once even under an endless stream; it refuses an existing bag."""
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -99,6 +101,81 @@ def test_every_published_message_is_in_the_bag_after_sigint(tmp_path):
     assert len(got_statuses) == N_STATUS, out
     assert [fields(m, s) for m, s in zip(got_statuses, statuses)] == [fields(s, s) for s in statuses]
     assert f'wrote {N_CHATTER} messages on /chatter' in out and f'wrote {N_STATUS} messages on /link_status' in out
+
+
+class Stream:
+    """/chatter at about 1 kHz from a thread, as 'hello <i>'; ``sent`` holds each message's send time (monotonic)."""
+
+    def __init__(self, context, proc):
+        self.node = rclpy.create_node('recorder_test_stream', context=context)
+        qos = QoSProfile(reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST, depth=10_000)
+        self.publisher = self.node.create_publisher(String, '/chatter', qos)
+        wait_until_matched(proc, self.publisher)
+        self.sent, self.running = [], True
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        while self.running and len(self.sent) < 60_000:     # bounded whatever happens to the test
+            self.publisher.publish(String(data=f'hello {len(self.sent)}'))
+            self.sent.append(time.monotonic())
+            time.sleep(0.001)
+
+    def stop(self):
+        self.running = False
+        self.thread.join(timeout=5.0)
+
+
+def recorded_indices(bag, report=None):
+    return [int(m.data.split()[1]) for t, _, m in read_messages(bag, report=report) if t == '/chatter']
+
+
+def test_sigkill_loses_at_most_one_flush_period(tmp_path):
+    bag = tmp_path / 'bag'
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    proc = start_recorder(bag)
+    try:
+        stream = Stream(context, proc)
+        time.sleep(3.5)
+        proc.kill()                           # as a power cut would: no handler runs
+        killed = time.monotonic()
+        proc.wait(timeout=EXIT_TIMEOUT_S)
+        stream.stop()
+    finally:
+        stop(proc)
+        rclpy.try_shutdown(context=context)
+    assert not (bag / 'metadata.yaml').exists()
+    reports = []
+    got = recorded_indices(bag, reports.append)
+    assert got == list(range(len(got))), 'what was flushed is a gap-free prefix of the stream'
+    before_kill = sum(t < killed for t in stream.sent)
+    lost_s = killed - stream.sent[len(got) - 1]
+    assert len(got) > 2000 and lost_s <= 1.0, (len(got), before_kill, lost_s)     # flush_period_s = 0.5 s
+    assert len(reports) == 1 and f'unfinished bag (no metadata.yaml: its writer never closed it); read {len(got)} ' \
+        'messages' in reports[0], reports
+
+
+def test_sigint_ends_the_recording_at_once_under_an_endless_stream(tmp_path):
+    bag = tmp_path / 'bag'
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    proc = start_recorder(bag)
+    try:
+        stream = Stream(context, proc)
+        time.sleep(1.0)
+        published = len(stream.sent)          # every one of these was sent before the signal
+        asked = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out = proc.communicate(timeout=EXIT_TIMEOUT_S)[0]
+        took = time.monotonic() - asked
+        stream.stop()
+    finally:
+        stop(proc)
+        rclpy.try_shutdown(context=context)
+    assert proc.returncode == 0 and took < 1.0, (took, out)          # the stream still running did not hold it
+    got = recorded_indices(bag)
+    assert got == list(range(len(got))) and published <= len(got) <= published + 150, (published, len(got))
 
 
 def test_existing_output_directory_is_refused(tmp_path):

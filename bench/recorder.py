@@ -23,9 +23,10 @@ from std_msgs.msg import String
 from softbots_bringup.runner import executable
 from soro_link.bag import read_messages
 from soro_link.recording import RECORDER
+from soro_node.params import named
 
 TRIALS, RATE_HZ = 5, 1000.0
-FLUSH_PERIOD_S = next(spec.default for spec in RECORDER if spec.name == 'flush_period_s')
+FLUSH_PERIOD_S = named(RECORDER, 'flush_period_s').default
 
 
 def record(bag: Path, run_s: float, end: signal.Signals) -> tuple[list[float], float, float]:

@@ -28,6 +28,7 @@ PYTHON_KEYS = {
     'lxml': 'python3-lxml',
     'xacro': 'xacro',
     'rosbags': 'python3-rosbags-pip',
+    'mcap': 'mcap-ros2-support',         # the one rosdep key that installs mcap (pip, with its ROS 2 decoder)
     'yourdfpy': 'python3-yourdfpy-pip',
     'catkin_pkg': 'python3-catkin-pkg',
 }

@@ -1,11 +1,12 @@
 """``softbots-launch``: a launch file's nodes on a machine without the ros2 CLI (the wheels machines, CI)."""
 from __future__ import annotations
 
-import argparse
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from soro_node.arguments import CommandParser, output_dir
 
 from softbots_bringup import description, runner
 from softbots_bringup.share import NotInstalled
@@ -14,15 +15,14 @@ from softbots_bringup.share import NotInstalled
 def main(argv: list[str] | None = None) -> int:
     """``softbots-launch ROBOT.launch.py [name:=value ...]``: start what ``ros2 launch softbots_bringup`` starts, on a
     machine without the ros2 CLI, until Ctrl-C; logs in --logs (default: a temporary folder)."""
-    parser = argparse.ArgumentParser(prog='softbots-launch', description=main.__doc__.split(':', 1)[1].strip())
+    parser = CommandParser(prog='softbots-launch', description=main.__doc__.split(':', 1)[1].strip())
     parser.add_argument('launch_file', help='e.g. terresoro.launch.py (installed in softbots_bringup\'s share)')
     parser.add_argument('arguments', nargs='*', metavar='name:=value')
-    parser.add_argument('--logs', type=Path, help='folder for each node\'s log')
+    parser.add_argument('--logs', type=output_dir, help='folder for each node\'s log')
     args = parser.parse_args(argv)
     if any(':=' not in a for a in args.arguments):
         parser.error('launch arguments are name:=value')
     logs = args.logs or Path(tempfile.mkdtemp(prefix='softbots-launch-'))
-    logs.mkdir(parents=True, exist_ok=True)
     try:
         processes = runner.start(args.launch_file, logs, dict(a.split(':=', 1) for a in args.arguments))
     except (runner.ScenarioError, NotInstalled, description.LaunchArgumentError) as error:

@@ -36,6 +36,7 @@ LINK_PARAMS = (
     ParamSpec('autostart', False, 'configure and activate at start-up instead of waiting for lifecycle transitions'),
 )
 GOALS_END_S = 3.0       # on SIGINT, how long running goals get to abort and answer their clients
+RESULTS_SENT_S = 0.3    # spinning on after the last goal ended, for its result to reach the client
 
 
 class _ToRosLog(logging.Handler):
@@ -280,14 +281,18 @@ def _autostart(node: BridgeNode) -> bool:
 
 
 def _let_goals_end(node: BridgeNode, executor: rclpy.executors.Executor) -> None:
-    """Spin until the node's goals have ended (with commands off they abort at their next command), at most
-    GOALS_END_S; a second Ctrl-C cuts it short."""
+    """Spin until the node's goals have ended (with commands off they abort at their next command) and their
+    results have gone out to the clients, at most GOALS_END_S; a second Ctrl-C cuts it short."""
+    if not node.goals_running():
+        return
+    executor.add_node(node)      # rclpy.spin removed it on its way out
     deadline = time.monotonic() + GOALS_END_S
+    answered = None              # a goal's result is sent by the executor after its callback returns
     try:
-        if node.goals_running():
-            executor.add_node(node)      # rclpy.spin removed it on its way out
-        while node.goals_running() and rclpy.ok() and time.monotonic() < deadline:
-            executor.spin_once(timeout_sec=0.05)
+        while rclpy.ok() and time.monotonic() < min(deadline, answered or deadline):
+            executor.spin_once(timeout_sec=0.02)
+            if answered is None and not node.goals_running():
+                answered = time.monotonic() + RESULTS_SENT_S
     except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
         pass
 

@@ -12,7 +12,6 @@ from ament_index_python.packages import get_package_prefix
 from soro_interfaces.msg import LinkStatus
 from std_msgs.msg import Float64MultiArray
 
-from softbots_bringup.runner import executable
 from soro_link.device import GenericOutputs, SimulatedDevice
 from soro_node.waiting import poll
 
@@ -57,22 +56,20 @@ def test_sim_device_and_bridge_connect_and_stop_cleanly(tmp_path):
     ('port:=', "invalid ROS arguments: Couldn't parse parameter override rule: '-p port:='"),
 ])
 def test_bad_start_parameters_end_cleanly_with_the_refusal_last(override, refusal):
-    for node in (('soro_link', 'bridge_node'), ('terresoro_gait', 'terresoro_executor')):
-        run = subprocess.run([executable(*node), '--ros-args', '-p', 'autostart:=true', '-p', override],
-                             capture_output=True, text=True, timeout=30)
-        lines = (run.stdout + run.stderr).strip().splitlines()
-        assert run.returncode == 2 and refusal in lines[-1], (node, lines)
-        assert 'Traceback' not in run.stderr, run.stderr
+    run = subprocess.run([str(EXECUTABLES / 'bridge_node'), '--ros-args', '-p', 'autostart:=true', '-p', override],
+                         capture_output=True, text=True, timeout=30)
+    lines = (run.stdout + run.stderr).strip().splitlines()
+    assert run.returncode == 2 and refusal in lines[-1], lines
+    assert 'Traceback' not in run.stderr, run.stderr
 
 
-@pytest.mark.parametrize('package, node, ready', [('soro_link', 'bridge_node', 'opening'),    # own handlers
-                                                ('terresoro_gait', 'terresoro_sim', 'behind')])  # rclpy's
-def test_nodes_started_with_sigint_ignored_still_stop_on_sigint(tmp_path, package, node, ready):
+@pytest.mark.parametrize('node, ready', [('bridge_node', 'opening'), ('recorder', 'recording into')])
+def test_nodes_started_with_sigint_ignored_still_stop_on_sigint(tmp_path, node, ready):
+    """As a script's `node &` starts them, without job control: SIGINT inherited as ignored."""
     log = tmp_path / 'node.log'
     with SimulatedDevice(GenericOutputs()) as device:
-        port = device.port if node == 'bridge_node' else tmp_path / 'ttySIM0'
-        process = subprocess.Popen([executable(package, node), '--ros-args', '-p', f'port:={port}', '-p',
-                                    f'autostart:={node == "bridge_node"}'],
+        params = {'bridge_node': [f'port:={device.port}', 'autostart:=true'], 'recorder': [f'output:={tmp_path}/bag']}
+        process = subprocess.Popen([str(EXECUTABLES / node), '--ros-args'] + [a for p in params[node] for a in ('-p', p)],
                                    stdout=log.open('w'), stderr=subprocess.STDOUT,
                                    preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
         try:

@@ -23,7 +23,7 @@ from soro_node.params import ParamSpec, check_all
 def declare_parameters(node: rclpy.node.Node, specs: tuple[ParamSpec, ...]) -> None:
     """Declare ``specs`` with descriptors and refuse any later change that a spec does not allow."""
     for spec in specs:
-        limits = spec.allowed_range if spec.low is not None else ', '.join(map(str, spec.choices))
+        limits = spec.allowed_range if (spec.low, spec.high) != (None, None) else ', '.join(map(str, spec.choices))
         node.declare_parameter(spec.name, spec.default, ParameterDescriptor(
             description=spec.description, additional_constraints=limits, read_only=spec.read_only,
             dynamic_typing=True))  # our own check types the value, so `-p rate:=10` is accepted for a double

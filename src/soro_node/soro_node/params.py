@@ -23,24 +23,33 @@ class ParamSpec:
     nonempty: bool = False          # a string or list that must not be empty, e.g. a device's port
 
     def check(self, value: object) -> str | None:
-        """None if ``value`` is allowed, else the reason it is refused."""
+        """None if ``value`` is allowed, else the reason it is refused, naming the parameter."""
+        problem = self.problem(value)
+        return f'parameter {self.name} = {value!r}: {problem}' if problem else None
+
+    def problem(self, value: object) -> str | None:
+        """None if ``value`` is allowed, else what is wrong with it ('allowed range is [0.01, 1.0]')."""
         kind = type(self.default)
         if kind is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            return f'parameter {self.name} = {value!r}: must be of type {kind.__name__}'
+            return f'must be of type {kind.__name__}'
         if kind is float and not math.isfinite(value):
-            return f'parameter {self.name} = {value!r}: must be finite'
+            return 'must be finite'
         if kind in (int, float) and not (self._above_low(value) and self._below_high(value)):
-            return f'parameter {self.name} = {value!r}: allowed range is {self.allowed_range}'
+            return f'allowed range is {self.allowed_range}'
         if self.nonempty and not value:
-            return f'parameter {self.name} = {value!r}: must not be empty'
+            return 'must not be empty'
         if self.choices and value not in self.choices:
-            return f'parameter {self.name} = {value!r}: allowed values are {", ".join(map(str, self.choices))}'
+            return f'allowed values are {", ".join(map(str, self.choices))}'
         return None
 
     @property
     def allowed_range(self) -> str:
+        if self.high is None:
+            return f'> {self.low}' if self.open_interval else f'>= {self.low}'
+        if self.low is None:
+            return f'< {self.high}' if self.open_interval else f'<= {self.high}'
         return f'({self.low}, {self.high})' if self.open_interval else f'[{self.low}, {self.high}]'
 
     def _above_low(self, value) -> bool:
@@ -48,6 +57,14 @@ class ParamSpec:
 
     def _below_high(self, value) -> bool:
         return self.high is None or value < self.high or (value == self.high and not self.open_interval)
+
+
+def named(specs: tuple[ParamSpec, ...], name: str) -> ParamSpec:
+    """The spec called ``name`` in ``specs`` (KeyError if none): one declaration reused, e.g. by a command."""
+    found = [spec for spec in specs if spec.name == name]
+    if not found:
+        raise KeyError(f'no parameter {name!r} among {", ".join(spec.name for spec in specs)}')
+    return found[0]
 
 
 class ParameterError(ValueError):

@@ -1,26 +1,29 @@
 """``tensegrity-sweep``: the paper's ψ sweep from the command line, with JSON and the Fig. 3/4 plots."""
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
 
+from soro_node.arguments import STDOUT, CommandParser, add_option, output_dir, output_file
+
 from tensegrity_sim import plots
 from tensegrity_sim.integrate import INTEGRATORS, SimulationDiverged
 from tensegrity_sim.presets import PRESETS, preset
-from tensegrity_sim.sweep import GridError, parse_grid, run_sweep
+from tensegrity_sim.sweep import DT, DURATION, MAX_RUNS, GridError, parse_grid, run_sweep
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog='tensegrity-sweep', description=__doc__)
+def _parser() -> CommandParser:
+    parser = CommandParser(prog='tensegrity-sweep', description=__doc__)
     parser.add_argument('--preset', default='savin2020_reproduce', choices=sorted(PRESETS))
-    parser.add_argument('--psi', default='30:75:1', help='START:STOP:STEP in degrees, inside (0, 90)')
+    parser.add_argument('--psi', default='30:75:1', help='START:STOP:STEP in degrees, inside (0, 90); '
+                        f'at most {MAX_RUNS} values')
     parser.add_argument('--integrator', choices=INTEGRATORS, help='default: the preset\'s')
-    parser.add_argument('--dt', type=float, help='fixed step in s (default: the preset\'s)')
-    parser.add_argument('--duration', type=float, help='simulated time per ψ in s (default: the preset\'s)')
-    parser.add_argument('--json', type=Path, help='write the report here ("-" for stdout)')
-    parser.add_argument('--plots', type=Path, help='write fig3_strain_vs_time.png and fig4_psi_ranges.png here')
+    add_option(parser, '--dt', DT, default=None, help=f'fixed step in s, {DT.allowed_range}; default the preset\'s')
+    add_option(parser, '--duration', DURATION, default=None,
+               help=f'simulated time per ψ in s, {DURATION.allowed_range}; default the preset\'s')
+    parser.add_argument('--json', type=output_file, help='write the report here ("-" for stdout)')
+    parser.add_argument('--plots', type=output_dir, help='write fig3_strain_vs_time.png and fig4_psi_ranges.png here')
     parser.add_argument('--quiet', action='store_true', help='no progress on stderr')
     return parser
 
@@ -35,13 +38,11 @@ def _progress(done: int, total: int, psi: float) -> None:
 def _write(report: dict, result, name: str, json_path: Path | None, plots_dir: Path | None) -> None:
     """The JSON report ('-': stdout) and the Fig. 3/4 plots; OSError when a path cannot be written."""
     text = json.dumps(report, indent=1)
-    if json_path == Path('-'):
+    if json_path == STDOUT:
         print(text)
     elif json_path:
-        json_path.parent.mkdir(parents=True, exist_ok=True)
         json_path.write_text(text + '\n')
     if plots_dir:
-        plots_dir.mkdir(parents=True, exist_ok=True)
         plots.strain_vs_time(result, plots_dir / 'fig3_strain_vs_time.png', f'{name}: strain during the transient')
         plots.psi_ranges(result, plots_dir / 'fig4_psi_ranges.png', f'{name}: strain against ψ')
 
@@ -56,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     except (GridError, ValueError, SimulationDiverged) as error:
         print(f'tensegrity-sweep: {error}', file=sys.stderr)
         return 2
-    report = result.report(chosen, args.integrator or chosen.integrator, args.dt or chosen.dt_s)
+    report = result.report(chosen, args.integrator or chosen.integrator, chosen.dt_s if args.dt is None else args.dt)
     try:
         _write(report, result, chosen.name, args.json, args.plots)
     except OSError as error:

@@ -5,7 +5,6 @@ plots and a summary. ``make demo`` runs it inside a loopback-only network namesp
 """
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -13,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from softbots_bringup import runner
+from soro_node.arguments import CommandParser, output_dir
 from soro_link.bag import read_messages
 from tensegrity_sim import cli, plots, prism
 from tensegrity_sim.dynamics import Dynamics
@@ -92,14 +92,9 @@ def summarize(out: Path, sweep: dict, live: dict, core_diff: float) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog='tensegrity-demo', description=__doc__.splitlines()[0])
-    parser.add_argument('--out', type=Path, required=True, help='folder for the results (created)')
+    parser = CommandParser(prog='tensegrity-demo', description=__doc__.splitlines()[0])
+    parser.add_argument('--out', type=output_dir, required=True, help='folder for the results (created)')
     args = parser.parse_args(argv)
-    try:
-        args.out.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        print(f'tensegrity-demo: cannot write {error.filename}: {error.strerror}', file=sys.stderr)
-        return 2
     if cli.main(['--preset', PRESET, '--psi', '30:75:1', '--json', str(args.out / 'sweep.json'),
                  '--plots', str(args.out)]) != 0:
         return 1

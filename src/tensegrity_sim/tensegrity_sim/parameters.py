@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from soro_node.params import ParamSpec
-from tensegrity_sim import prism
+from tensegrity_sim import prism, sweep
 from tensegrity_sim.integrate import FIXED_STEP
 from tensegrity_sim.presets import PRESETS, Preset
 from tensegrity_sim.structure import DAMPING_MODES, INERTIA_MODES, Ground, Structure
@@ -58,7 +58,7 @@ def physics_parameters(p: Preset) -> tuple[ParamSpec, ...]:
                   *prism.PSI_OPEN_RANGE_DEG, open_interval=True),
         ParamSpec('integrator', p.integrator if p.integrator in FIXED_STEP else 'rk4', 'fixed-step integrator',
                   choices=FIXED_STEP),
-        ParamSpec('dt_s', p.dt_s, 'integration step (s)', 1e-5, 0.1),
+        replace(sweep.DT, default=p.dt_s),
     )
 
 

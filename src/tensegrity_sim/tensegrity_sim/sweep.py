@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from soro_node.params import ParamSpec
+
 from tensegrity_sim import analysis, prism
 from tensegrity_sim.dynamics import Dynamics
 from tensegrity_sim.integrate import simulate
@@ -13,17 +15,32 @@ from tensegrity_sim.presets import Preset
 
 Progress = Callable[[int, int, float], None]   # (runs done, runs in total, last ψ done in degrees)
 
+# One sweep's bounds, so that a typo (a step of 1e-7°, a duration of 1e9 s) is refused before any work instead of
+# running for hours or asking for terabytes: the default sweep is 46 runs of 500 steps.
+MAX_RUNS = 10_000                  # ψ values
+MAX_RUN_STEPS = 2_000_000          # runs × integration steps: about a minute here; ≤ 150 MB of sampled strains
+DT = ParamSpec('dt_s', 0.01, 'fixed integration step (s)', 1e-5, 0.1)
+DURATION = ParamSpec('duration_s', 5.0, 'simulated time per ψ (s)', 0.01, 600.0)
+
 
 class GridError(ValueError):
     """A ψ grid specification that is malformed or leaves (0°, 90°)."""
 
 
+class SweepTooLarge(ValueError):
+    """A sweep past MAX_RUNS or MAX_RUN_STEPS; the message says by how much."""
+
+
 def psi_grid(start: float, stop: float, step: float) -> np.ndarray:
     """ψ from ``start`` to ``stop`` (included when on the grid) every ``step`` degrees, each inside (0°, 90°)."""
-    if not step > 0 or not stop >= start:
+    if not (np.isfinite([start, stop, step]).all() and step > 0 and stop >= start):
         raise GridError(f'ψ grid {start:g}:{stop:g}:{step:g}: '
-                        f'expected START:STOP:STEP with STOP >= START and STEP > 0')
-    grid = start + step * np.arange(int(np.floor((stop - start) / step + 1e-9)) + 1)
+                        f'expected finite START:STOP:STEP with STOP >= START and STEP > 0')
+    runs = int(np.floor((stop - start) / step + 1e-9)) + 1
+    if runs > MAX_RUNS:
+        raise SweepTooLarge(f'ψ grid {start:g}:{stop:g}:{step:g}: {runs} runs, more than one sweep may do '
+                            f'(MAX_RUNS = {MAX_RUNS}); use a larger step')
+    grid = start + step * np.arange(runs)
     for psi in grid:
         try:
             prism.check_psi(psi)
@@ -48,6 +65,19 @@ def parse_grid(text: str) -> np.ndarray:
         raise GridError(f'--psi {text!r}: {str(error).split(": ", 1)[1]}') from None
 
 
+def check_size(runs: int, dt_s: float, duration_s: float) -> None:
+    """ValueError naming the value when dt or the duration is out of range or the sweep is too large."""
+    for spec, value in ((DT, dt_s), (DURATION, duration_s)):
+        problem = spec.problem(value)
+        if problem:
+            raise ValueError(f'{spec.name} = {value!r}: {problem}')
+    steps = runs * round(duration_s / dt_s)
+    if steps > MAX_RUN_STEPS:
+        raise SweepTooLarge(f'{runs} runs × {round(duration_s / dt_s)} steps (duration_s = {duration_s:g}, dt_s = '
+                            f'{dt_s:g}) = {steps} run-steps, more than one sweep may do (MAX_RUN_STEPS = '
+                            f'{MAX_RUN_STEPS}); use fewer ψ, a larger dt or a shorter duration')
+
+
 @dataclass
 class PsiSweepResult:
     psi_deg: np.ndarray          # (P,)
@@ -67,9 +97,12 @@ class PsiSweepResult:
 def run_sweep(preset: Preset, psi_deg: Sequence[float], *, integrator: str | None = None, dt_s: float | None = None,
               duration_s: float | None = None, sample_period_s: float = 0.01, batch: int = 8,
               progress: Progress | None = None) -> PsiSweepResult:
-    """Simulate every ψ (in batches of ``batch`` runs integrated together) and summarise each run."""
+    """Simulate every ψ (in batches of ``batch`` runs integrated together) and summarise each run. ``dt_s`` and
+    ``duration_s`` default to the preset's (None); DT and DURATION bound them, MAX_RUN_STEPS the whole sweep."""
     integrator = integrator or preset.integrator
-    dt_s = dt_s or preset.dt_s
+    dt_s = preset.dt_s if dt_s is None else dt_s
+    duration_s = preset.duration_s if duration_s is None else duration_s
+    check_size(len(psi_deg), dt_s, duration_s)
     if integrator != 'adaptive':   # a whole number of steps per sample
         sample_period_s = dt_s * max(1, round(sample_period_s / dt_s))
     psi = np.asarray(psi_deg, dtype=float)
@@ -77,7 +110,7 @@ def run_sweep(preset: Preset, psi_deg: Sequence[float], *, integrator: str | Non
     chunks = []
     for start in range(0, len(psi), batch):
         part = psi[start:start + batch]
-        trajectory = simulate(dynamics, preset.initial_state(part), duration_s or preset.duration_s,
+        trajectory = simulate(dynamics, preset.initial_state(part), duration_s,
                               integrator=integrator, dt_s=dt_s, sample_period_s=sample_period_s)
         chunks.append(dynamics.strains(trajectory.states))
         if progress:

@@ -46,6 +46,8 @@ def test_node_refuses_a_bad_start_up_parameter_with_its_range():
 
 def test_an_output_folder_that_cannot_be_made_is_one_line(tmp_path, capsys):
     (tmp_path / 'blocker').write_text('a file where the folder would go')
-    assert demo.main(['--out', str(tmp_path / 'blocker' / 'run')]) == 2
+    with pytest.raises(SystemExit) as exit_:
+        demo.main(['--out', str(tmp_path / 'blocker' / 'run')])
     err = capsys.readouterr().err
-    assert err.count('\n') == 1 and err.startswith('tensegrity-demo: cannot write ') and 'blocker' in err
+    assert exit_.value.code == 2 and err.count('\n') == 1
+    assert err.startswith('tensegrity-demo: argument --out: cannot write into ') and 'blocker' in err

@@ -1,6 +1,7 @@
 """``tensegrity-sweep`` in-process: the paper's thresholds in the JSON report, the figures, progress and bad input."""
 import json
 import re
+import time
 
 import pytest
 
@@ -65,7 +66,7 @@ def test_quiet_suppresses_the_progress(capsys):
 @pytest.mark.parametrize('psi, problem', [
     ('0:20:1', r"--psi '0:20:1': psi_deg = 0\.0: allowed range is \(0°, 90°\)"),
     ('abc', "--psi 'abc': expected START:STOP:STEP"),
-    ('50:40:1', "--psi '50:40:1': expected START:STOP:STEP with STOP >= START"),
+    ('50:40:1', "--psi '50:40:1': expected finite START:STOP:STEP with STOP >= START"),
     ('40:50:0', 'STEP > 0'), ('80:95:5', r'psi_deg = 90\.0')])
 def test_bad_psi_grid_exits_2_with_one_line(capsys, psi, problem):
     """A bad --psi: exit code 2 and one line on stderr naming the problem, nothing on stdout."""
@@ -83,17 +84,44 @@ def test_step_not_dividing_the_duration_exits_2(capsys):
 
 @pytest.mark.filterwarnings('ignore:(overflow|invalid value):RuntimeWarning')
 def test_diverging_run_exits_2_with_the_time(capsys):
-    """RK4 with dt = 1 s against 20 N·s/m drag on 1 kg is unstable; within the default 5 s the state grows to 1e16
-    but stays finite, and is still reported: exit 2, 'diverged ... at t = ...' on stderr."""
-    assert cli.main(['--psi', '40', '--dt', '1', '--quiet']) == 2
+    """The semi-implicit step at dt = 0.1 s (the largest allowed) against 20 N·s/m drag on 1 kg is unstable: the
+    state passes 1e6 before 5 s and is reported: exit 2, 'diverged ... at t = ...' on stderr."""
+    assert cli.main(['--psi', '40', '--dt', '0.1', '--integrator', 'semi_implicit', '--quiet']) == 2
     err = capsys.readouterr().err
     assert err.count('\n') == 1 and 'simulation diverged (state non-finite or beyond 1e+06) at t = ' in err
 
 
-@pytest.mark.parametrize('option, target', [('--json', 'blocker/x.json'), ('--plots', 'blocker/figs')])
-def test_an_output_path_that_cannot_be_written_is_one_line(tmp_path, capsys, option, target):
+@pytest.mark.parametrize('option, target, reason', [
+    ('--json', 'blocker/x.json', 'cannot write {0}: File exists: {1}'),            # a file where a folder must be
+    ('--plots', 'blocker/figs', 'cannot write into {0}: Not a directory'),
+    ('--json', '/proc/x.json', 'cannot write {}: No such file or directory')])
+def test_an_output_path_that_cannot_be_written_is_refused_before_the_work(tmp_path, capsys, option, target, reason):
     (tmp_path / 'blocker').write_text('a file where a folder would have to be')
-    assert cli.main(['--psi', '40', '--duration', '0.1', '--quiet', option, str(tmp_path / target)]) == 2
+    target = str(tmp_path / target)
+    started = time.monotonic()
+    with pytest.raises(SystemExit) as exit_:     # a whole default sweep would take seconds
+        cli.main(['--quiet', option, target])
     out, err = capsys.readouterr()
-    assert out == '' and err.count('\n') == 1
-    assert err.startswith('tensegrity-sweep: cannot write ') and 'blocker' in err and 'Traceback' not in err
+    assert exit_.value.code == 2 and time.monotonic() - started < 1.0 and out == '' and err.count('\n') == 1
+    assert err.startswith(f'tensegrity-sweep: argument {option}: {reason.format(target, tmp_path / "blocker")}'), err
+
+
+@pytest.mark.parametrize('arguments, refusal', [
+    (['--dt', '0'], 'argument --dt: 0: allowed range is [1e-05, 0.1]'),          # was: the preset's dt, silently
+    (['--duration', '0'], 'argument --duration: 0: allowed range is [0.01, 600.0]'),
+    (['--duration', '1e9'], 'argument --duration: 1e9: allowed range is [0.01, 600.0]'),   # was: 56.8 TiB asked
+    (['--dt', 'nan'], 'argument --dt: nan: must be finite'),
+    (['--dt', '1e-9'], 'argument --dt: 1e-9: allowed range is [1e-05, 0.1]'),
+    (['--psi', 'nan:75:1'], "--psi 'nan:75:1': expected finite START:STOP:STEP"),
+    (['--psi', '30:75:1e-7'], 'ψ grid 30:75:1e-07: 450000001 runs, more than one sweep may do (MAX_RUNS = 10000)'),
+    (['--dt', '1e-5'], '46 runs × 500000 steps (duration_s = 5, dt_s = 1e-05) = 23000000 run-steps, more than one '
+                       'sweep may do (MAX_RUN_STEPS = 2000000)')])
+def test_values_that_would_mislead_or_never_finish_are_refused_at_once(capsys, arguments, refusal):
+    started = time.monotonic()
+    try:
+        code = cli.main(arguments + ['--quiet'])
+    except SystemExit as exit_:
+        code = exit_.code
+    out, err = capsys.readouterr()
+    assert code == 2 and time.monotonic() - started < 1.0 and out == '' and err.count('\n') == 1
+    assert err.startswith(f'tensegrity-sweep: {refusal}'), err

@@ -10,12 +10,15 @@ import json
 import os
 import sys
 
+from soro_node.arguments import CommandParser, add_option, checked
+from soro_node.params import ParamSpec, named
+
 from terresoro_gait.digraph import GaitError, LimbDigraph
 from terresoro_gait.explore import eulerian_rounds
 from terresoro_gait.kinematics import cycle_motion, predicted_speeds
-from terresoro_gait.parameters import PAPER_TAU_S
-from terresoro_gait.sweep import LHS_SAMPLES, lhs_sweep
-from terresoro_gait.synthesis import MAX_ITERATIONS, GaitProblem, Objective, SynthesisInfeasible
+from terresoro_gait.parameters import PAPER_TAU_S, ROBOT
+from terresoro_gait.sweep import LHS_SAMPLES, MAX_SAMPLES, lhs_sweep
+from terresoro_gait.synthesis import MAX_ITERATIONS, MAX_K_BEST, GaitProblem, Objective, SynthesisInfeasible
 from terresoro_gait.weights import EdgeWeights, WeightsError, read_csv
 
 
@@ -33,22 +36,25 @@ def _limbs(text: str) -> tuple[int, ...]:
         raise argparse.ArgumentTypeError(f'{text!r} is not a comma-separated list of limb numbers') from None
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f'{text!r} is not a whole number >= 1')
-    return value
+# What each command accepts, refused in one line before any work (soro_node.arguments)
+BETA = ParamSpec('beta', 0.0, 'variance penalty β', 0.0)
+GAMMA = ParamSpec('gamma', 0.0, 'length penalty γ, per primitive', 0.0)
+EPS = ParamSpec('eps', 5.0, 'ε_θ (deg) for translation, ε_t (mm) for rotation', 0.0)
+K = ParamSpec('k', 1, 'the k best gaits, best first', 1, MAX_K_BEST)
+SAMPLES = ParamSpec('samples', LHS_SAMPLES, 'N, α samples', 1, MAX_SAMPLES)
+ITERATIONS = ParamSpec('iterations', MAX_ITERATIONS, 'L, cut-loop iterations per α', 1, 1000)
+WORKERS = ParamSpec('workers', os.cpu_count() or 1, 'processes; default: one per core', 1, 256)
+LIMBS = ParamSpec('limbs', 3, '3 (TerreSoRo-III) or 4 (TerreSoRo-IV)', 1, 8)
+ROUNDS = ParamSpec('rounds', 5, 'Eulerian circuits; the paper uses 5', 1, 1000)
+TAU = named(ROBOT, 'tau_s')
 
 
 def _problem_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--weights', required=True, help='weights CSV (from,to,px_mm,py_mm,theta_deg,sp_mm2,...)')
     parser.add_argument('--goal', required=True, choices=('translation', 'rotation'))
-    parser.add_argument('--beta', type=float, default=0.0, help='variance penalty β')
-    parser.add_argument('--gamma', type=float, default=0.0, help='length penalty γ, per primitive')
-    parser.add_argument('--eps', type=float, required=True, help='ε_θ (deg) for translation, ε_t (mm) for rotation')
+    add_option(parser, '--beta', BETA)
+    add_option(parser, '--gamma', GAMMA)
+    add_option(parser, '--eps', EPS, required=True, default=None)
     parser.add_argument('--lost-limbs', type=_limbs, default=(), help='failed limbs, e.g. 1,4 (stay uncurled)')
 
 
@@ -73,34 +79,38 @@ def _run(main, argv, prog: str) -> int:
         return 2
 
 
+def _progress(found: int, k: int) -> None:
+    print(f'\rterresoro-synthesize: {found}/{k} gaits', end='\n' if found == k else '', file=sys.stderr, flush=True)
+
+
 def _synthesize(argv) -> int:
-    parser = argparse.ArgumentParser(prog='terresoro-synthesize', description='exact gait synthesis, BILP (28)/(29)')
+    parser = CommandParser(prog='terresoro-synthesize', description='exact gait synthesis, BILP (28)/(29)')
     _problem_arguments(parser)
     parser.add_argument('--alpha', type=_numbers, required=True, help='α: AX,AY for translation, A for rotation')
-    parser.add_argument('--k', type=_positive, default=1, help='the k best gaits, best first')
+    add_option(parser, '--k', K)
     parser.add_argument('--json', action='store_true', help='print JSON (the default output)')
     args = parser.parse_args(argv)
     weights = read_csv(args.weights)
     problem = GaitProblem(weights, LimbDigraph(weights.n_limbs, args.lost_limbs))
     objective = Objective(args.goal, args.alpha, args.beta, args.gamma, args.eps)
-    gaits = [gait_record(weights, s.cycle, s.cost) for s in problem.k_best(objective, args.k)]
+    solutions = problem.k_best(objective, args.k, progress=_progress if args.k > 1 else None)
+    gaits = [gait_record(weights, s.cycle, s.cost) for s in solutions]
     print(json.dumps({'gaits': gaits}))
     return 0
 
 
 def _sweep(argv) -> int:
-    parser = argparse.ArgumentParser(prog='terresoro-sweep', description='Latin-hypercube sweep of α (paper V-B)')
+    parser = CommandParser(prog='terresoro-sweep', description='Latin-hypercube sweep of α (paper V-B)')
     _problem_arguments(parser)
-    parser.add_argument('--samples', type=_positive, default=LHS_SAMPLES, help='N, α samples')
-    parser.add_argument('--iterations', type=_positive, default=MAX_ITERATIONS, help='L, cut-loop iterations per α')
+    add_option(parser, '--samples', SAMPLES)
+    add_option(parser, '--iterations', ITERATIONS)
     parser.add_argument('--seed', type=int, default=0)
-    parser.add_argument('--workers', type=_positive, default=os.cpu_count() or 1,
-                        help='processes; default: one per core')
-    parser.add_argument('--tau', type=float, default=None, help='primitive duration τ (s) for speeds; default '
-                        'the paper\'s: 0.55 s for 3 limbs, 0.45 s for 4')
+    add_option(parser, '--workers', WORKERS)
+    parser.add_argument('--tau', type=checked(TAU), default=None, help='primitive duration τ (s) for speeds, '
+                        f'{TAU.allowed_range}; default the paper\'s: 0.55 s for 3 limbs, 0.45 s for 4')
     args = parser.parse_args(argv)
     weights = read_csv(args.weights)
-    tau = args.tau or PAPER_TAU_S.get(weights.n_limbs, PAPER_TAU_S[3])
+    tau = PAPER_TAU_S.get(weights.n_limbs, PAPER_TAU_S[3]) if args.tau is None else args.tau
     problem = GaitProblem(weights, LimbDigraph(weights.n_limbs, args.lost_limbs))
     result = lhs_sweep(problem, args.goal, args.beta, args.gamma, args.eps, args.samples, args.iterations, args.seed,
                        args.workers)
@@ -116,9 +126,9 @@ def _sweep(argv) -> int:
 
 
 def _explore(argv) -> int:
-    parser = argparse.ArgumentParser(prog='terresoro-explore', description='randomized Eulerian exploration (Alg. 1)')
-    parser.add_argument('--limbs', type=int, required=True, help='3 (TerreSoRo-III) or 4 (TerreSoRo-IV)')
-    parser.add_argument('--rounds', type=_positive, default=5, help='Eulerian circuits; the paper uses 5')
+    parser = CommandParser(prog='terresoro-explore', description='randomized Eulerian exploration (Alg. 1)')
+    add_option(parser, '--limbs', LIMBS, required=True, default=None)
+    add_option(parser, '--rounds', ROUNDS)
     parser.add_argument('--seed', type=int, default=None)
     parser.add_argument('--lost-limbs', type=_limbs, default=())
     args = parser.parse_args(argv)

@@ -10,9 +10,9 @@ speeds are reported at the robot's own τ (0.55 s for III), i.e. per-cycle motio
 """
 from __future__ import annotations
 
-import argparse
 import math
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -22,12 +22,14 @@ from soro_geometry import pose_msgs
 from soro_geometry.history import PoseHistory
 from soro_link.bag import read_messages
 from soro_node import commander
+from soro_node.arguments import CommandParser, add_option, output_dir
+from soro_node.params import ParamSpec, named
 from terresoro_gait import messages, plots
 from terresoro_gait.commander import TerreSoroCommander
 from terresoro_gait.evaluation import cycle_speeds, gait_cycle_starts
 from terresoro_gait.kinematics import cycle_motion, odometry, predicted_speeds
 from terresoro_gait.metrics import BODY_LENGTH_MM
-from terresoro_gait.parameters import PAPER_TAU_S
+from terresoro_gait.parameters import LEARNER, PAPER_TAU_S
 from terresoro_gait.units import pose_to_paper
 from terresoro_gait.weights import read_csv
 
@@ -164,16 +166,11 @@ def summarize(out: Path, rows: list[dict], counts: dict, rounds: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog='terresoro-demo', description=__doc__.splitlines()[0])
-    parser.add_argument('--out', type=Path, required=True, help='folder for the results (created)')
-    parser.add_argument('--rounds', type=int, default=3, help='learning rounds (the paper: 5)')
-    parser.add_argument('--cycles', type=int, default=10, help='cycles of each gait')
+    parser = CommandParser(prog='terresoro-demo', description=__doc__.splitlines()[0])
+    parser.add_argument('--out', type=output_dir, required=True, help='folder for the results (created)')
+    add_option(parser, '--rounds', replace(named(LEARNER, 'rounds'), default=3), help='learning rounds (the paper: 5)')
+    add_option(parser, '--cycles', ParamSpec('cycles', 10, 'cycles of each gait', 1, 1000))
     args = parser.parse_args(argv)
-    try:
-        args.out.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        print(f'terresoro-demo: cannot write {error.filename}: {error.strerror}', file=sys.stderr)
-        return 2
     try:
         runs = run_scenario(args.out.resolve(), args.rounds, args.cycles)
     except (runner.ScenarioError, commander.CommanderError) as error:

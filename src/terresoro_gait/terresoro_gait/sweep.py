@@ -14,6 +14,7 @@ from scipy.stats import qmc
 from terresoro_gait.synthesis import MAX_ITERATIONS, GaitProblem, IterationLimit, Objective, Solution
 
 LHS_SAMPLES = 100         # the paper's N
+MAX_SAMPLES = 10_000      # one sweep: about 15 minutes on TerreSoRo-IV with two cores
 # Neighbouring α directions tend to share their optimum, whose cycle then bounds the next solve tightly for the
 # reduced-cost fixing; cuts and cycles carried from distant directions only slow HiGHS. On the bench, arcs of 10
 # rows, each on a fresh copy of the problem, beat one problem per process (IV: 10 s against 13.5 s, 2 cores).

@@ -15,6 +15,7 @@ earlier optima of the same problem). The Latin-hypercube sweep of α is in terre
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,6 +26,7 @@ from terresoro_gait.weights import EdgeWeights
 
 GOALS = ('translation', 'rotation')
 MAX_ITERATIONS = 50       # the paper's L
+MAX_K_BEST = 50           # k-best gaits in one request: each costs a full solve, up to seconds on TerreSoRo-IV
 
 
 class SynthesisInfeasible(RuntimeError):
@@ -51,9 +53,11 @@ class Objective:
         size = 2 if self.goal == 'translation' else 1
         if len(self.alpha) != size:
             raise ValueError(f'alpha: a {self.goal} goal takes {size} value(s), got {len(self.alpha)}')
-        for name, value in (('alpha', max(map(abs, self.alpha))), ('beta', self.beta), ('gamma', self.gamma)):
-            if not np.isfinite(value):
-                raise ValueError(f'{name}: must be finite')
+        if not np.isfinite(self.alpha).all():
+            raise ValueError(f'alpha = {list(self.alpha)}: must be finite')
+        for name, value in (('beta', self.beta), ('gamma', self.gamma)):   # penalties: a negative one rewards
+            if not (np.isfinite(value) and value >= 0):
+                raise ValueError(f'{name} = {value!r}: must be finite and >= 0')
         if not (np.isfinite(self.eps) and self.eps >= 0):
             raise ValueError(f'eps = {self.eps!r}: must be finite and >= 0')
 
@@ -107,8 +111,12 @@ class GaitProblem:
             self.cuts.extend(self._connectivity_cuts(cycles))
         raise IterationLimit(f'no single cycle after {max_iterations} iterations (the paper\'s L)')
 
-    def k_best(self, objective: Objective, k: int) -> list[Solution]:
-        """The k best simple cycles in order of cost (fewer if fewer exist), by no-good cuts on each one found."""
+    def k_best(self, objective: Objective, k: int,
+               progress: Callable[[int, int], None] | None = None) -> list[Solution]:
+        """The k best simple cycles in order of cost (fewer if fewer exist), by no-good cuts on each one found;
+        1 <= k <= MAX_K_BEST. ``progress(found, k)`` is called after each."""
+        if not 1 <= k <= MAX_K_BEST:
+            raise ValueError(f'k = {k}: allowed range is [1, {MAX_K_BEST}]')
         found: list[Solution] = []
         for _ in range(k):
             try:
@@ -117,6 +125,8 @@ class GaitProblem:
                 if not found:
                     raise
                 break
+            if progress:
+                progress(len(found), k)
         return found
 
     def _bilp(self, c: np.ndarray, constraints: list, objective: Objective, keep: np.ndarray) -> np.ndarray:

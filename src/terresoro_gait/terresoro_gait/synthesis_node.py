@@ -24,13 +24,12 @@ from terresoro_gait import messages
 from terresoro_gait.digraph import GaitError, LimbDigraph
 from terresoro_gait.kinematics import cycle_motion
 from terresoro_gait.parameters import SYNTHESIS
-from terresoro_gait.sweep import LHS_SAMPLES, lhs_sweep
+from terresoro_gait.sweep import LHS_SAMPLES, MAX_SAMPLES, lhs_sweep
 from terresoro_gait.synthesis import GaitProblem, SynthesisInfeasible
 from terresoro_gait.units import cost_scale, objective_from_si
 from terresoro_gait.weights import EdgeWeights, WeightsError, read_for_robot
 
 REFUSED = (WeightsError, SynthesisInfeasible, GaitError, ValueError)
-MAX_SWEEP_SAMPLES = 10_000
 
 
 class TerreSoroSynthesis(Node):
@@ -77,8 +76,8 @@ class TerreSoroSynthesis(Node):
 
     def _run_sweep(self, weights: EdgeWeights, request, progress):
         samples = request.samples or LHS_SAMPLES
-        if samples > MAX_SWEEP_SAMPLES:
-            raise ValueError(f'samples = {samples}: allowed 1 to {MAX_SWEEP_SAMPLES} (0 means {LHS_SAMPLES})')
+        if samples > MAX_SAMPLES:
+            raise ValueError(f'samples = {samples}: allowed 1 to {MAX_SAMPLES} (0 means {LHS_SAMPLES})')
         size = 2 if request.goal == 'translation' else 1
         objective = objective_from_si(request.goal, [0.0] * size, request.beta, request.gamma, request.eps)
         problem = self._problem(weights, request.lost_limbs)

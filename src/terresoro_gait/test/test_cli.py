@@ -1,11 +1,13 @@
 """The offline commands: JSON of the k best gaits, the LHS table, the exploration sequence, and one-line refusals."""
 import json
+import time
 
 import numpy as np
 import pytest
 
 from terresoro_gait import cli
 from terresoro_gait.digraph import GaitError, LimbDigraph
+from terresoro_gait.synthesis import GaitProblem, Objective
 from terresoro_gait.weights import HEADER, write_csv
 
 
@@ -45,11 +47,47 @@ def test_sweep_prints_one_row_per_distinct_gait(test_a_csv, capsys):
     assert sum(hits) == 20 and f'{len(rows)} distinct gaits from 20 α samples' in err
 
 
-@pytest.mark.parametrize('option', ['--workers', '--samples', '--iterations'])
-def test_sweep_refuses_counts_below_one(test_a_csv, capsys, option):
-    with pytest.raises(SystemExit) as exit_:
-        cli.sweep_main(['--weights', test_a_csv, '--goal', 'rotation', '--eps', '8', option, '0'])
-    assert exit_.value.code == 2 and f"{option}: '0' is not a whole number >= 1" in capsys.readouterr().err
+def refusal(main, arguments, capsys) -> str:
+    """The one line a command refuses ``arguments`` with, at once (before any solve); exit code 2."""
+    started = time.monotonic()
+    try:
+        code = main(arguments)
+    except SystemExit as exit_:
+        code = exit_.code
+    out, err = capsys.readouterr()
+    assert code == 2 and out == '' and err.count('\n') == 1 and time.monotonic() - started < 1.0, (code, out, err)
+    return err
+
+
+@pytest.mark.parametrize('option, value, reason', [
+    ('--workers', '0', '0: allowed range is [1, 256]'), ('--samples', '0', '0: allowed range is [1, 10000]'),
+    ('--iterations', '0', '0: allowed range is [1, 1000]'), ('--samples', '2.5', "'2.5' is not a whole number"),
+    ('--tau', '0', '0: allowed range is [0.01, 10.0]'),        # was: the paper's τ, silently
+    ('--tau', '-1', '-1: allowed range is [0.01, 10.0]'),      # was: negative speeds
+    ('--tau', 'nan', 'nan: must be finite'),                   # was: NaN speeds, exit 0
+    ('--beta=-1e9', None, '-1e9: allowed range is >= 0.0'),    # a variance penalty that rewards variance
+    ('--gamma=-1', None, '-1: allowed range is >= 0.0')])
+def test_sweep_refuses_values_outside_their_range_in_one_line(test_a_csv, capsys, option, value, reason):
+    arguments = ['--weights', test_a_csv, '--goal', 'rotation', '--eps', '8', option] + ([value] if value else [])
+    err = refusal(cli.sweep_main, arguments, capsys)
+    assert err.startswith(f'terresoro-sweep: argument {option.split("=")[0]}: {reason}'), err
+
+
+@pytest.mark.parametrize('arguments, reason', [
+    (['--k', '200'], 'argument --k: 200: allowed range is [1, 50]'),      # was: minutes without output
+    (['--beta=-1e9'], 'argument --beta: -1e9: allowed range is >= 0.0'),
+    (['--eps', 'inf'], 'argument --eps: inf: must be finite')])
+def test_synthesize_refuses_values_outside_their_range_in_one_line(test_a_csv, capsys, arguments, reason):
+    err = refusal(cli.synthesize_main, ['--weights', test_a_csv, '--goal', 'rotation', '--alpha', '-1', '--eps', '8']
+                  + arguments, capsys)
+    assert err.startswith(f'terresoro-synthesize: {reason}'), err
+
+
+def test_the_core_refuses_what_the_commands_refuse(test_a):
+    with pytest.raises(ValueError, match=r'beta = -1000000000.0: must be finite and >= 0'):
+        Objective('rotation', (-1.0,), beta=-1e9)
+    with pytest.raises(ValueError, match=r'k = 200: allowed range is \[1, 50\]'):
+        GaitProblem(test_a, LimbDigraph(2)).k_best(Objective('rotation', (-1.0,), eps=8.0), 200)
 
 
 def test_explore_prints_five_eulerian_rounds(capsys):
@@ -96,9 +134,8 @@ def test_a_gait_that_is_not_a_simple_cycle_is_refused(gait, message):
 def test_a_demo_output_folder_that_cannot_be_made_is_one_line(tmp_path, capsys):
     from terresoro_gait import demo
     (tmp_path / 'blocker').write_text('a file where the folder would go')
-    assert demo.main(['--out', str(tmp_path / 'blocker' / 'run')]) == 2
-    err = capsys.readouterr().err
-    assert err.count('\n') == 1 and err.startswith('terresoro-demo: cannot write ') and 'blocker' in err
+    err = refusal(demo.main, ['--out', str(tmp_path / 'blocker' / 'run')], capsys)
+    assert err.startswith('terresoro-demo: argument --out: cannot write into ') and 'blocker' in err
 
 
 @pytest.mark.parametrize('robot, limbs', [('iii', 3), ('iv', 4)])

@@ -155,6 +155,10 @@ def test_synthesis_refusals_are_one_line(world):
     assert not tight.success and 'no simple cycle meets' in tight.message
     wrong = world.synthesize(goal='sideways', alpha=[1.0], beta=0.0, gamma=0.0, eps=1.0, k=1)
     assert not wrong.success and 'goal' in wrong.message and '\n' not in wrong.message
+    many = world.synthesize(goal='rotation', alpha=[-1.0], beta=0.0, gamma=0.0, eps=0.1, k=200)
+    assert not many.success and many.message == 'k = 200: allowed range is [1, 50]'
+    rewarded = world.synthesize(goal='rotation', alpha=[-1.0], beta=-1e9, gamma=0.0, eps=0.1, k=1)
+    assert not rewarded.success and 'beta = ' in rewarded.message and 'must be finite and >= 0' in rewarded.message
 
 
 def test_sweep_action_is_the_core_sweep_with_progress(world):
@@ -253,7 +257,8 @@ def test_sigint_stops_the_executor_mid_goal_in_its_safe_state(world):
     assert world.executor.stop() == 0
     assert time.monotonic() - stopping < 3.0
     # the goal was aborted before the node went away, so its client has the reason
-    assert poll(result.done, 2.0) and result.result().status == GoalStatus.STATUS_ABORTED
+    assert poll(result.done, 2.0), world.executor.log.read_text()
+    assert result.result().status == GoalStatus.STATUS_ABORTED
     assert 'the bridge was deactivated' in result.result().result.message
     log = world.executor.log.read_text()
     assert 'device in its safe state (bridge stopping)' in log and 'Traceback' not in log, log

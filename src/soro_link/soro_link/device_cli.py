@@ -4,8 +4,10 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+from argparse import ArgumentTypeError
+from pathlib import Path
 
-from soro_node.arguments import CommandParser, add_option, output_file
+from soro_node.arguments import CommandParser, add_option, output_dir
 from soro_node.params import ParamSpec
 
 from soro_link.device import GenericOutputs, SimulatedDevice
@@ -19,13 +21,17 @@ BOOT_DELAY_S = ParamSpec('boot_delay_s', 2.0, 'bootloader time after the port op
 def main(argv: list[str] | None = None) -> int:
     parser = CommandParser(prog='sim_device', description=__doc__)
     parser.add_argument('--model', choices=sorted(MODELS), default='generic_outputs')
-    parser.add_argument('--port', required=True, type=output_file, help='symlink to create for the pseudo-terminal')
+    parser.add_argument('--port', required=True, help='symlink to create for the pseudo-terminal')
     add_option(parser, '--watchdog-ms', WATCHDOG_MS)
     add_option(parser, '--boot-delay-s', BOOT_DELAY_S)
     argv = sys.argv[1:] if argv is None else argv
     if '--ros-args' in argv:    # started by launch_ros, which appends its own node name: not ours to read
         argv = argv[:argv.index('--ros-args')]
     args = parser.parse_args(argv)
+    try:        # a stale symlink from an earlier run is replaced: only its folder must be writable
+        output_dir(str(Path(args.port).parent))
+    except ArgumentTypeError as error:
+        parser.error(f'argument --port: {error}')
     stop = threading.Event()
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

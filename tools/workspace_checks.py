@@ -37,6 +37,7 @@ ROS_MODULES = {
     'rclpy', 'ament_index_python', 'launch', 'launch_ros', 'launch_testing', 'rosidl_runtime_py',
     'builtin_interfaces', 'std_msgs', 'std_srvs', 'geometry_msgs', 'sensor_msgs', 'nav_msgs', 'diagnostic_msgs',
     'visualization_msgs', 'action_msgs', 'tf2_ros', 'lifecycle_msgs', 'rcl_interfaces', 'unique_identifier_msgs',
+    'rosgraph_msgs',
 }
 
 

@@ -16,7 +16,8 @@ setup(
     maintainer_email='softbots@example.org',
     description='Tensegrity simulator of Savin, Vorochaeva, Kurenkov (2020): rigid rods, elastic cables, psi sweeps.',
     license='Apache-2.0',
-    entry_points={'console_scripts': [
+    entry_points={'soro_analysis.robots': ['tensegrity = tensegrity_sim.bag_analysis:ANALYSIS'],
+                  'console_scripts': [
         'tensegrity-sweep = tensegrity_sim.cli:main',
         'tensegrity-demo = tensegrity_sim.demo:main',
         'tensegrity_sim_node = tensegrity_sim.sim_node:main',

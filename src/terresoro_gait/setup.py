@@ -17,7 +17,8 @@ setup(
     description='TerreSoRo pMFC: limb-state digraph, exploration, edge-weight learning, exact BILP gait synthesis, '
                 'gait executor and simulated robot.',
     license='Apache-2.0',
-    entry_points={'console_scripts': [
+    entry_points={'soro_analysis.robots': ['terresoro = terresoro_gait.bag_analysis:ANALYSIS'],
+                  'console_scripts': [
         'terresoro-synthesize = terresoro_gait.cli:synthesize_main',
         'terresoro-sweep = terresoro_gait.cli:sweep_main',
         'terresoro-explore = terresoro_gait.cli:explore_main',

@@ -81,6 +81,13 @@ def start_recorder(bag: Path, topics: list[str], log_dir: Path) -> Process:
     return recorder
 
 
+def wait_recording(recorder: Process, topics: list[str], timeout_s: float = 20.0) -> None:
+    """Block until ``recorder`` (from ``start_recorder``) has subscribed to each of ``topics``: their publishers
+    must exist by then, and nothing they publish afterwards is missed."""
+    for topic in topics:
+        recorder.wait_for_output(f'recording {topic} (', timeout_s)
+
+
 def run_for(seconds: float, processes: list[Process], until_exit: Process | None = None) -> None:
     """Let ``processes`` run for ``seconds`` (checking they stay up), or until ``until_exit`` finishes by itself,
     then stop the others in reverse start order. Raises ScenarioError if a process failed or ``seconds`` ran out

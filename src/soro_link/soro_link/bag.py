@@ -1,7 +1,8 @@
 """rosbag2 (MCAP) files through rosbags, with the workspace's own message types registered.
 
 Machines without ``ros2 bag`` write and read bags here; what is written is a standard rosbag2 directory
-(``metadata.yaml`` plus an ``.mcap`` file) that ``ros2 bag info`` and the MCAP tools read.
+(``metadata.yaml`` plus an ``.mcap`` file) that ``ros2 bag info`` and the MCAP tools read. What is read is any
+rosbag2 bag, ours or ``ros2 bag record``'s: a directory (MCAP or sqlite3) or a single ``.mcap`` or ``.db3`` file.
 
 A bag survives its writer: ``BagWriter`` puts what it holds on disk at least every ``flush_interval_s`` (a
 complete MCAP chunk, synced), so a recorder killed by SIGKILL or a power cut loses at most that much. Such a bag
@@ -10,10 +11,13 @@ says so (on a ROS machine ``ros2 bag reindex`` rebuilds its metadata).
 """
 from __future__ import annotations
 
+import contextlib
 import os
+import sqlite3
 import struct
 import time
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from ament_index_python.packages import get_package_share_directory
@@ -100,34 +104,67 @@ class BagWriter:
         self.close()
 
 
-def read_messages(path: str | Path, topics: Iterable[str] | None = None, typestore: Typestore | None = None,
-                  report: Callable[[str], None] | None = None) -> Iterator[tuple[str, int, object]]:
-    """Yield ``(topic, stamp_ns, message)`` from a rosbag2 directory, in time order.
-
-    An unfinished bag (no ``metadata.yaml``: its writer was killed) is read from its ``.mcap`` in file order up to
-    the last complete chunk, and ``report`` gets one line saying how much was read."""
-    store = typestore or workspace_typestore()
-    wanted = set(topics) if topics is not None else None
-    path = Path(path)
-    if path.is_dir() and not (path / 'metadata.yaml').exists():
-        yield from _unfinished(path, wanted, store, report or (lambda _line: None))
-        return
-    with Reader(path) as reader:
-        connections = [c for c in reader.connections if wanted is None or c.topic in wanted]
-        for connection, stamp_ns, data in reader.messages(connections=connections):
-            yield connection.topic, stamp_ns, store.deserialize_cdr(data, connection.msgtype)
+@dataclass(frozen=True)
+class RawMessage:
+    topic: str
+    msgtype: str        # pkg/msg/Name
+    stamp_ns: int       # when the recorder received it (ns since the epoch)
+    data: bytes         # serialized CDR
 
 
 class UnreadableBag(ValueError):
     """Not a bag this module can read; the message says why in one line."""
 
 
-def _unfinished(path: Path, wanted: set[str] | None, store: Typestore, report: Callable[[str], None]):
-    files = sorted(path.glob('*.mcap'))
-    if len(files) != 1:
-        raise UnreadableBag(f'{path}: no metadata.yaml and {len(files)} .mcap files; expected one')
+def read_raw(path: str | Path, topics: Iterable[str] | None = None,
+             report: Callable[[str], None] | None = None) -> Iterator[RawMessage]:
+    """The messages of a bag, serialized, as recorded: a rosbag2 directory (MCAP or sqlite3, written by our
+    recorder or by ``ros2 bag record``) or a single ``.mcap`` or ``.db3`` file.
+
+    A directory with ``metadata.yaml`` is read in time order. One without (its writer was killed) and a single file
+    are read in file order; an MCAP file that ends inside a record, up to its last complete record, and ``report``
+    then gets one line saying how much was read."""
+    path, wanted = Path(path), set(topics) if topics is not None else None
+    report = report or (lambda _line: None)
+    if not path.exists():
+        raise UnreadableBag(f'{path}: no such file or directory')
+    if path.is_dir() and (path / 'metadata.yaml').exists():
+        yield from _rosbag2(path, wanted)
+        return
+    if path.is_dir():
+        files = sorted(path.glob('*.mcap')) + sorted(path.glob('*.db3'))
+        if len(files) != 1:
+            raise UnreadableBag(f'{path}: no metadata.yaml and {len(files)} .mcap/.db3 files; expected one')
+        path = files[0]
+    if path.suffix == '.mcap':
+        yield from _mcap(path, wanted, report)
+    elif path.suffix == '.db3':
+        yield from _sqlite3(path, wanted)
+    else:
+        raise UnreadableBag(f'{path}: neither a rosbag2 directory nor an .mcap or .db3 file')
+
+
+def read_messages(path: str | Path, topics: Iterable[str] | None = None, typestore: Typestore | None = None,
+                  report: Callable[[str], None] | None = None) -> Iterator[tuple[str, int, object]]:
+    """Yield ``(topic, stamp_ns, message)`` from a bag (see ``read_raw``), deserialized with ``typestore`` (default:
+    the workspace's)."""
+    store = typestore or workspace_typestore()
+    for message in read_raw(path, topics, report):
+        if message.msgtype not in store.types:
+            raise UnreadableBag(f'{path}: {message.topic} carries {message.msgtype}, which is not in the typestore')
+        yield message.topic, message.stamp_ns, store.deserialize_cdr(message.data, message.msgtype)
+
+
+def _rosbag2(path: Path, wanted: set[str] | None) -> Iterator[RawMessage]:
+    with Reader(path) as reader:
+        connections = [c for c in reader.connections if wanted is None or c.topic in wanted]
+        for connection, stamp_ns, data in reader.messages(connections=connections):
+            yield RawMessage(connection.topic, connection.msgtype, stamp_ns, data)
+
+
+def _mcap(path: Path, wanted: set[str] | None, report: Callable[[str], None]) -> Iterator[RawMessage]:
     types, topics, stamps = {}, {}, []
-    with files[0].open('rb') as stream:
+    with path.open('rb') as stream:
         records = _CompleteRecords(stream)
         for record in records:
             if isinstance(record, Schema):
@@ -138,11 +175,12 @@ def _unfinished(path: Path, wanted: set[str] | None, store: Typestore, report: C
                 topic, msgtype = topics[record.channel_id]
                 stamps.append(record.log_time)
                 if wanted is None or topic in wanted:
-                    yield topic, record.log_time, store.deserialize_cdr(record.data, msgtype)
-    span = (max(stamps) - min(stamps)) * 1e-9 if stamps else 0.0
-    report(f'{path}: unfinished bag (no metadata.yaml: its writer never closed it); read {len(stamps)} messages '
-           f'over {span:.3f} s on {len(topics)} topic(s) from its {files[0].stat().st_size} bytes, up to '
-           + ('its end' if records.complete else 'the last complete record'))
+                    yield RawMessage(topic, msgtype, record.log_time, record.data)
+    if not records.complete:
+        span = (max(stamps) - min(stamps)) * 1e-9 if stamps else 0.0
+        report(f'{path}: unfinished bag (the file ends without its summary: its writer was killed); read '
+               f'{len(stamps)} messages over {span:.3f} s on {len(topics)} topic(s) from its {path.stat().st_size} '
+               'bytes, up to the last complete record')
 
 
 class _CompleteRecords:
@@ -164,3 +202,18 @@ class _CompleteRecords:
             raise
         except (McapError, EOFError, ValueError, struct.error):   # no summary, or a record cut short by a kill
             raise StopIteration from None
+
+
+def _sqlite3(path: Path, wanted: set[str] | None) -> Iterator[RawMessage]:
+    """rosbag2's sqlite3 storage: tables ``topics`` (id, name, type, ...) and ``messages`` (topic_id, timestamp,
+    data), read-only."""
+    try:
+        with contextlib.closing(sqlite3.connect(f'file:{path}?mode=ro', uri=True)) as db:
+            topics = {row[0]: (row[1], row[2]) for row in db.execute('SELECT id, name, type FROM topics')}
+            rows = db.execute('SELECT topic_id, timestamp, data FROM messages ORDER BY timestamp')
+            for topic_id, stamp_ns, data in rows:
+                topic, msgtype = topics[topic_id]
+                if wanted is None or topic in wanted:
+                    yield RawMessage(topic, msgtype, stamp_ns, bytes(data))
+    except sqlite3.DatabaseError as error:
+        raise UnreadableBag(f'{path}: not a readable rosbag2 sqlite3 file ({error})') from None

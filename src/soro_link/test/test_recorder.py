@@ -152,8 +152,8 @@ def test_sigkill_loses_at_most_one_flush_period(tmp_path):
     before_kill = sum(t < killed for t in stream.sent)
     lost_s = killed - stream.sent[len(got) - 1]
     assert len(got) > 2000 and lost_s <= 1.0, (len(got), before_kill, lost_s)     # flush_period_s = 0.5 s
-    assert len(reports) == 1 and f'unfinished bag (no metadata.yaml: its writer never closed it); read {len(got)} ' \
-        'messages' in reports[0], reports
+    assert len(reports) == 1 and f'unfinished bag (the file ends without its summary: its writer was killed); read ' \
+        f'{len(got)} messages' in reports[0], reports
 
 
 def test_sigint_ends_the_recording_at_once_under_an_endless_stream(tmp_path):

@@ -3,14 +3,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib
+import numpy as np
 
-matplotlib.use('Agg')  # files only: no display on robots or CI
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-from tensegrity_sim import prism  # noqa: E402
-from tensegrity_sim.sweep import PsiSweepResult  # noqa: E402
+from soro_analysis.plotting import figure, save
+from tensegrity_sim import prism
+from tensegrity_sim.sweep import PsiSweepResult
 
 PAPER_FIG3_PSI = (36.0, 40.0, 50.0, 60.0, 68.0)
 TRIPLE_TITLES = {'upper': 'a) upper triple (0, 3, 6)', 'lower': 'b) lower triple (1, 4, 7)',
@@ -27,7 +24,8 @@ def fig3_psi(psi_deg: np.ndarray) -> list[float]:
 
 def strain_vs_time(result: PsiSweepResult, path: Path, title: str) -> Path:
     """Fig. 3: ε(t) in % of each triple (mean of its three cables, which are equal) for several ψ."""
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4), sharex=True)
+    fig, axes = figure(1, 3, size=(4.3, 4), sharex=True)
+    axes = axes[0]
     for psi in fig3_psi(result.psi_deg):
         index = int(np.argmin(np.abs(result.psi_deg - psi)))
         for ax, (name, cables) in zip(axes, prism.TRIPLES.items()):
@@ -35,17 +33,17 @@ def strain_vs_time(result: PsiSweepResult, path: Path, title: str) -> Path:
     for ax, name in zip(axes, prism.TRIPLES):
         ax.set_title(TRIPLE_TITLES[name])
         ax.set_xlabel('t, s')
-        ax.grid(alpha=0.3)
     axes[0].set_ylabel('ε, %')
-    axes[-1].legend(fontsize=8)
+    axes[-1].legend()
     fig.suptitle(title)
-    return _save(fig, path)
+    return save(fig, path)
 
 
 def psi_ranges(result: PsiSweepResult, path: Path, title: str) -> Path:
     """Fig. 4: min, max and final strain of each triple against ψ, with the 0 % and 100 % limits and the
     normal-mode range [ψ_min, ψ_max] shaded."""
-    fig, ax = plt.subplots(figsize=(9, 5))
+    fig, axes = figure(size=(9, 5))
+    ax = axes[0, 0]
     for (name, _), colour in zip(prism.TRIPLES.items(), ('tab:blue', 'tab:orange', 'tab:green')):
         low = [run[name]['min_pct'] for run in result.runs]
         high = [run[name]['max_pct'] for run in result.runs]
@@ -63,25 +61,16 @@ def psi_ranges(result: PsiSweepResult, path: Path, title: str) -> Path:
     ax.set_xlabel('ψ, deg')
     ax.set_ylabel('ε, %')
     ax.set_title(title)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    return _save(fig, path)
+    ax.legend()
+    return save(fig, path)
 
 
 def triples_vs_time(t: np.ndarray, strain: np.ndarray, path: Path, title: str) -> Path:
     """One run: the mean strain (%) of each triple against time; t (k,) s, strain (k, 9) fractions."""
-    fig, ax = plt.subplots(figsize=(8, 4))
+    fig, axes = figure(size=(8, 4))
+    ax = axes[0, 0]
     for name, cables in prism.TRIPLES.items():
         ax.plot(t, 100 * strain[:, list(cables)].mean(axis=1), label=name)
     ax.set(xlabel='simulated t, s', ylabel='ε, %', title=title)
-    ax.grid(alpha=0.3)
     ax.legend()
-    return _save(fig, path)
-
-
-def _save(fig, path: Path) -> Path:
-    """Lay out, write at the module's resolution and release the figure (pyplot keeps every open one)."""
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, path)

@@ -17,7 +17,7 @@ def test_demo_records_a_live_run_that_matches_the_core(tmp_path, capsys):
     assert demo.main(['--out', str(tmp_path)]) == 0
     sweep = json.loads((tmp_path / 'sweep.json').read_text())
     assert (sweep['psi_min_deg'], sweep['psi_max_deg']) == (36.0, 68.0)
-    for png in ('fig3_strain_vs_time.png', 'fig4_psi_ranges.png', 'live_strains.png'):
+    for png in ('fig3_strain_vs_time.png', 'fig4_psi_ranges.png', 'live/strains.png'):
         assert (tmp_path / png).read_bytes()[:8] == b'\x89PNG\r\n\x1a\n'
     states = [m for _, _, m in read_messages(tmp_path / 'live_bag', [demo.STATE])]
     times = np.array([m.sim_time_s for m in states])
@@ -31,8 +31,10 @@ def test_demo_records_a_live_run_that_matches_the_core(tmp_path, capsys):
     assert len(markers) >= 0.9 * len(states) and len(markers[-1].markers) == 4
     summary = (tmp_path / 'summary.md').read_text()
     assert 'ψ_min = 36° and ψ_max = 68°' in summary
-    assert 'largest difference from the offline core at the same simulated times' in summary
-    assert float(summary.split('same simulated times: ')[1].split(' ')[0]) < 1e-9
+    assert 'largest difference from the offline core (savin2020_reproduce, same ψ, same simulated times)' in summary
+    assert float(summary.split('same simulated times): ')[1].split(' ')[0]) < 1e-9
+    live = json.loads((tmp_path / 'live' / 'figures.json').read_text())
+    assert live['numbers']['psi_deg'] == pytest.approx(50.0) and live['numbers']['max_difference_to_core'] < 1e-9
 
 
 def test_node_refuses_a_bad_start_up_parameter_with_its_range():

@@ -139,7 +139,7 @@ class TerreSoroExecutor(BridgeNode):
             start, posted = self._drive(primitive, slot, unconfirmed)
             unconfirmed[:] = posted
             end = start + Duration(seconds=self.robot.tau_s)     # its slot's end: the next command instant
-            edge = messages.executed_edge(primitive, start.to_msg(), end.to_msg(),
+            edge = messages.executed_edge(primitive, result.primitives, start.to_msg(), end.to_msg(),
                                           self.get_parameter('frame_id').value)
             self._at = primitive.terminal
             prediction.step(primitive)

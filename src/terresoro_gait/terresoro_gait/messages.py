@@ -43,9 +43,11 @@ def with_covariance(pose_paper, cov_paper, header: Header) -> PoseWithCovariance
     return msg
 
 
-def executed_edge(primitive: Primitive, start: Time, end: Time, frame_id: str) -> ExecutedEdge:
+def executed_edge(primitive: Primitive, index: int, start: Time, end: Time, frame_id: str) -> ExecutedEdge:
+    """The ``index``-th primitive (0-based) of a goal as run from ``start`` to ``end``."""
     return ExecutedEdge(header=Header(stamp=end, frame_id=frame_id), initial_vertex=primitive.initial,
-                        terminal_vertex=primitive.terminal, start=start, end=end, transition=primitive.transition)
+                        terminal_vertex=primitive.terminal, start=start, end=end, transition=primitive.transition,
+                        cycle=primitive.cycle, index=index)
 
 
 def gait_msg(vertices, cost_si: float, motion_paper, tau_s: float) -> Gait:

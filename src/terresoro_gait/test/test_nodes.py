@@ -20,7 +20,9 @@ from soro_interfaces.action import ExecuteGait, LearnEdges, SweepGaits
 from soro_interfaces.msg import ExecutedEdge, LinkStatus
 from soro_interfaces.srv import SynthesizeGait
 
+from softbots_bringup import runner
 from softbots_bringup.runner import Process, executable
+from soro_analysis.analyses import analyze
 from terresoro_gait.digraph import LimbDigraph
 from terresoro_gait.execution import MAX_GOAL_PRIMITIVES
 from terresoro_gait.learner_node import TerreSoroLearner
@@ -34,6 +36,8 @@ from terresoro_gait.weights import read_csv
 
 pytestmark = pytest.mark.ros
 TAU, LIMBS, ROUNDS = 0.15, 2, 3
+POSE_WINDOW_S = 0.05
+RECORDED = ['/tracked_pose', '/terresoro_executor/executed_edge']
 
 
 def params(**values):
@@ -55,8 +59,12 @@ class World:
             a for k, v in dict(robot, port=port, reversal_pulse_s=0.03, weights_file=self.weights,
                                stale_timeout_s=1.0, autostart=True).items() for a in ('-p', f'{k}:={v}')]
         self.executor = self.start_executor()
+        # the learning run is recorded, as a researcher records one, for the offline analysis to redo
+        self.bag = tmp_path / 'bag'
+        self.recorder = runner.start_recorder(self.bag, RECORDED, tmp_path)
+        runner.wait_recording(self.recorder, RECORDED)
         self.learner = TerreSoroLearner(parameter_overrides=params(
-            n_limbs=LIMBS, weights_file=str(self.weights), pose_window_s=0.05))
+            n_limbs=LIMBS, weights_file=str(self.weights), pose_window_s=POSE_WINDOW_S))
         self.synthesis = TerreSoroSynthesis(parameter_overrides=params(**robot, weights_file=str(self.weights)))
         self.client = rclpy.create_node('probe')
         self.edges, self.truth_poses, self.link, self.joints = [], [], None, None
@@ -114,6 +122,7 @@ class World:
             node.destroy_node()
         assert self.executor.stop() == 0
         assert self.sim.stop() == 0
+        self.recorder.stop()
 
 
 @pytest.fixture(scope='module')
@@ -136,6 +145,19 @@ def test_learned_weights_approach_the_substrate(world):
     assert np.sqrt(np.mean((learned.px_mm - truth.px_mm) ** 2)) < 0.6
     assert np.sqrt(np.mean((learned.theta_deg - truth.theta_deg) ** 2)) < 0.6
     assert np.std(truth.px_mm) > 4 * np.sqrt(np.mean((learned.px_mm - truth.px_mm) ** 2))
+
+
+def test_the_recorded_learning_run_gives_the_learners_weights_offline(world, tmp_path):
+    """soro-analyze on the bag of the learning run above: the same edge samples, the same weights file."""
+    assert world.recorder.stop() == 0
+    report, warnings = analyze(world.bag, tmp_path, 'terresoro',
+                               [f'pose_window_s:={POSE_WINDOW_S}', f'weights_file:={world.weights}'])
+    assert warnings == [] and report.numbers['exploration']['rounds'] == ROUNDS
+    assert report.numbers['exploration']['samples'] == ROUNDS * LimbDigraph(LIMBS).m
+    live, offline = read_csv(world.weights), read_csv(tmp_path / 'weights.csv')
+    for name in ('px_mm', 'py_mm', 'theta_deg', 'sp_mm2', 'stheta_deg2'):
+        assert np.allclose(getattr(offline, name), getattr(live, name), rtol=0, atol=1e-9), name
+    assert report.numbers['exploration']['max_abs_difference_to_weights_file'] <= 1e-9
 
 
 def test_synthesis_service_is_the_exact_core_optimum_in_si(world):

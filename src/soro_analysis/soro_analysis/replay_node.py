@@ -1,0 +1,105 @@
+"""``soro-replay BAG``: publish a recorded experiment again, on its topics and types, with its original timing
+(scaled by ``--rate``), for machines without ``ros2 bag play``; rviz2 and any node can then watch it. ``--clock``
+also publishes the recorded time on /clock (run the watchers with use_sim_time:=true). Ctrl-C stops it.
+
+    soro-replay runs/demo/terresoro/bag --rate 2 --topics /tracked_pose /terresoro_executor/executed_edge
+"""
+from __future__ import annotations
+
+import sys
+import threading
+import time
+
+import rclpy
+from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rosgraph_msgs.msg import Clock
+
+from soro_analysis import replay
+from soro_link.bag import UnreadableBag, read_raw
+from soro_link.recording import import_message_class
+from soro_node.arguments import CommandParser, add_option
+from soro_node.base_node import EXIT_REFUSED, StartRefused, init_ros, refuse_start
+
+NODE_NAME = 'soro_replay'
+QOS = QoSProfile(reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST, depth=1000,
+                 durability=DurabilityPolicy.VOLATILE)
+
+
+class ReplayNode(Node):
+    """One publisher per recorded topic (serialized messages go out as they were recorded), and /clock."""
+
+    def __init__(self, types: dict[str, str], clock: bool):
+        super().__init__(NODE_NAME)
+        self.publishers_by_topic = {topic: self.create_publisher(import_message_class(msgtype), topic, QOS)
+                                    for topic, msgtype in types.items()}
+        self.clock_pub = self.create_publisher(Clock, '/clock', 10) if clock else None
+
+    def publish(self, message) -> None:
+        self.publishers_by_topic[message.topic].publish(message.data)
+
+    def tick(self, stamp_ns: int) -> None:
+        clock = Clock()
+        clock.clock.sec, clock.clock.nanosec = divmod(stamp_ns, 1_000_000_000)
+        self.clock_pub.publish(clock)
+
+
+def _parser() -> CommandParser:
+    parser = CommandParser(prog='soro-replay', description=__doc__.split('\n\n')[0])
+    parser.add_argument('bag', help='a rosbag2 directory, or a single .mcap or .db3 file')
+    add_option(parser, '--rate', replay.RATE)
+    add_option(parser, '--start', replay.START)
+    add_option(parser, '--delay', replay.DELAY)
+    parser.add_argument('--loop', action='store_true', help='start over at the end, until Ctrl-C')
+    parser.add_argument('--topics', nargs='+', help='only these topics (default: all)')
+    parser.add_argument('--clock', action='store_true', help='publish the recorded time on /clock')
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    ros_args = argv[argv.index('--ros-args'):] if '--ros-args' in argv else []
+    args = _parser().parse_args(argv[:len(argv) - len(ros_args)])
+    try:
+        messages = list(read_raw(args.bag, args.topics, lambda line: print(f'soro-replay: warning: {line}',
+                                                                              file=sys.stderr)))
+        types = {m.topic: m.msgtype for m in messages}
+        for msgtype in set(types.values()):
+            import_message_class(msgtype)
+    except (UnreadableBag, ImportError, ValueError) as error:
+        print(f'soro-replay: {error}', file=sys.stderr)
+        return EXIT_REFUSED
+    missing = sorted(set(args.topics or ()) - set(types))
+    if missing or not messages:
+        print(f'soro-replay: {args.bag}: no messages on {", ".join(missing) or "any topic"}', file=sys.stderr)
+        return EXIT_REFUSED
+    try:
+        init_ros(['soro-replay'] + ros_args)
+    except StartRefused as error:
+        return refuse_start(NODE_NAME, error)
+    return _replay(ReplayNode(types, args.clock), replay.plan(messages, args.rate, args.start), args)
+
+
+def _replay(node: ReplayNode, p: replay.Plan, args) -> int:
+    spinner = threading.Thread(target=rclpy.spin, args=(node,), daemon=True)   # discovery, graph queries
+    spinner.start()
+    node.get_logger().info(f'replaying {len(p.messages)} messages on {len(node.publishers_by_topic)} topics, '
+                           f'{p.duration_s:.1f} s at rate {args.rate:g}' + (', looping' if args.loop else ''))
+    try:
+        connected = time.monotonic() + args.delay
+        while rclpy.ok() and time.monotonic() < connected:
+            time.sleep(0.02)
+        while rclpy.ok():
+            replay.play(p, node.publish, rclpy.ok, node.tick if args.clock else None, args.rate)
+            if not args.loop:
+                break
+    except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
+        pass
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown()
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -7,10 +7,10 @@ also publishes the recorded time on /clock (run the watchers with use_sim_time:=
 from __future__ import annotations
 
 import sys
-import threading
 import time
 
 import rclpy
+from rclpy.duration import Duration
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rosgraph_msgs.msg import Clock
@@ -22,6 +22,7 @@ from soro_node.arguments import CommandParser, add_option
 from soro_node.base_node import EXIT_REFUSED, StartRefused, init_ros, refuse_start
 
 NODE_NAME = 'soro_replay'
+ACK_WAIT_S = 2.0
 QOS = QoSProfile(reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST, depth=1000,
                  durability=DurabilityPolicy.VOLATILE)
 
@@ -37,6 +38,11 @@ class ReplayNode(Node):
 
     def publish(self, message) -> None:
         self.publishers_by_topic[message.topic].publish(message.data)
+
+    def wait_for_acks(self) -> None:
+        """Let reliable subscribers take the last messages before the publishers go (at most ACK_WAIT_S)."""
+        for publisher in self.publishers_by_topic.values():
+            publisher.wait_for_all_acked(Duration(seconds=ACK_WAIT_S))
 
     def tick(self, stamp_ns: int) -> None:
         clock = Clock()
@@ -81,8 +87,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _replay(node: ReplayNode, p: replay.Plan, args) -> int:
-    spinner = threading.Thread(target=rclpy.spin, args=(node,), daemon=True)   # discovery, graph queries
-    spinner.start()
     node.get_logger().info(f'replaying {len(p.messages)} messages on {len(node.publishers_by_topic)} topics, '
                            f'{p.duration_s:.1f} s at rate {args.rate:g}' + (', looping' if args.loop else ''))
     try:
@@ -93,6 +97,7 @@ def _replay(node: ReplayNode, p: replay.Plan, args) -> int:
             replay.play(p, node.publish, rclpy.ok, node.tick if args.clock else None, args.rate)
             if not args.loop:
                 break
+        node.wait_for_acks()
     except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
         pass
     finally:

@@ -1,0 +1,98 @@
+"""Reading recorded experiments back (soro_analysis) and replaying them (soro-replay).
+
+``read``: a bag of 200,000 small messages (geometry_msgs/PoseStamped, as a tracker records them), written by our
+recorder's writer. ``read_msgs_per_s`` is our typed reading (``Recording.open`` and one ``series`` of x, y and the
+header stamp); beside it, in the same run, rosbags' own reader of the same file deserializing every message
+(``rosbags_msgs_per_s``) and their ratio, ``ratio_vs_rosbags`` (aim: at least 1, our layer costing nothing).
+
+``replay``: soro-replay as a process, a subscriber in this one, a recording of 2,000 messages 1 ms apart replayed at
+rising rates; per rate the p95 error of the gaps between arrivals against the recorded gaps over the rate.
+``replay_max_rate_hz``: the highest message rate whose p95 error stays under 2 ms (the timing test's bound).
+"""
+import json
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import rclpy
+from geometry_msgs.msg import PoseStamped
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.serialization import serialize_message
+from rosbags.rosbag2 import Reader
+
+from soro_analysis.recording import Recording
+from soro_link.bag import BagWriter, workspace_typestore
+from softbots_bringup.runner import executable
+
+READ_MESSAGES, REPLAY_MESSAGES, T0_NS = 200_000, 2_000, 1_700_000_000_000_000_000
+REPLAY_RATES = (1, 2, 5, 10, 20, 50)      # x the recorded 1 kHz
+
+
+def write_poses(path: Path, count: int, gap_ns: int) -> Path:
+    store = workspace_typestore()
+    with BagWriter(path, store) as bag:
+        bag.add_topic('/tracked_pose', 'geometry_msgs/msg/PoseStamped')
+        for k in range(count):
+            msg = PoseStamped()
+            msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(T0_NS + k * gap_ns, 1_000_000_000)
+            msg.pose.position.x, msg.pose.orientation.w = 1e-3 * k, 1.0
+            bag.write_cdr('/tracked_pose', T0_NS + k * gap_ns, serialize_message(msg))
+    return path
+
+
+def read_rates(path: Path) -> dict:
+    started = time.perf_counter()
+    recording = Recording.open(path)
+    series = recording.series('/tracked_pose', x=lambda m: m.pose.position.x, y=lambda m: m.pose.position.y)
+    ours = time.perf_counter() - started
+    assert len(series) == READ_MESSAGES
+    store, started = workspace_typestore(), time.perf_counter()
+    with Reader(path) as reader:
+        plain = [store.deserialize_cdr(data, c.msgtype) for c, _, data in reader.messages()]
+    theirs = time.perf_counter() - started
+    assert len(plain) == READ_MESSAGES
+    return {'messages': READ_MESSAGES, 'read_msgs_per_s': round(READ_MESSAGES / ours),
+            'rosbags_msgs_per_s': round(READ_MESSAGES / theirs), 'ratio_vs_rosbags': round(theirs / ours, 3)}
+
+
+def replay_error_ms(path: Path, rate: float) -> tuple[float, int]:
+    """(p95 |arrival gap - recorded gap / rate| in ms, messages received); every message is required."""
+    node = rclpy.create_node(f'replay_bench_listener_{int(rate)}')
+    arrivals = []
+    qos = QoSProfile(reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST, depth=REPLAY_MESSAGES)
+    node.create_subscription(PoseStamped, '/tracked_pose', lambda _m: arrivals.append(time.monotonic()), qos)
+    executor = SingleThreadedExecutor()
+    executor.add_node(node)
+    thread = threading.Thread(target=executor.spin, daemon=True)
+    thread.start()
+    subprocess.run([executable('soro_analysis', 'soro-replay'), str(path), '--rate', str(rate), '--delay', '1.5'],
+                   capture_output=True, timeout=60, check=True)
+    time.sleep(0.5)
+    executor.shutdown()
+    node.destroy_node()
+    if len(arrivals) < 2:
+        return float('nan'), len(arrivals)
+    return float(np.percentile(np.abs(np.diff(arrivals) - 1e-3 / rate) * 1e3, 95)), len(arrivals)
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        read = read_rates(write_poses(Path(tmp) / 'read', READ_MESSAGES, 10_000_000))
+        rclpy.init()
+        replayed = write_poses(Path(tmp) / 'replay', REPLAY_MESSAGES, 1_000_000)
+        runs = {int(1000 * rate): replay_error_ms(replayed, rate) for rate in REPLAY_RATES}
+        rclpy.shutdown()
+    kept = [hz for hz, (error, count) in runs.items() if error < 2.0 and count == REPLAY_MESSAGES]
+    print(json.dumps({'read': {**read, 'target': 'ratio_vs_rosbags >= 1', 'met': read['ratio_vs_rosbags'] >= 1},
+                      'replay': {'messages': REPLAY_MESSAGES,
+                                 'by_rate_hz': {hz: {'p95_gap_error_ms': round(e, 3), 'received': n}
+                                                for hz, (e, n) in runs.items()},
+                                 'replay_max_rate_hz': max(kept) if kept else 0}}, indent=1))
+
+
+if __name__ == '__main__':
+    main()

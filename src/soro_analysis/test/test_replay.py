@@ -1,0 +1,120 @@
+"""soro-replay as a process against a real subscriber: every message, in order, with the recorded gaps (scaled by
+--rate), /clock with the recorded time, a clean stop on Ctrl-C, and one-line refusals."""
+import signal
+import subprocess
+import threading
+
+import numpy as np
+import pytest
+import rclpy
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.serialization import serialize_message
+from rosgraph_msgs.msg import Clock
+from std_msgs.msg import String
+
+from soro_analysis import replay
+from soro_link.bag import BagWriter, RawMessage, workspace_typestore
+from soro_node.waiting import poll
+from softbots_bringup.runner import executable
+
+pytestmark = pytest.mark.ros
+COUNT, T0_NS = 300, 1_700_000_000_000_000_000
+
+
+@pytest.fixture(scope='module')
+def bag(tmp_path_factory):
+    """COUNT messages on /chatter with irregular gaps of 1-12 ms (seeded), about 2 s in all."""
+    path = tmp_path_factory.mktemp('replay') / 'bag'
+    gaps = np.random.default_rng(3).uniform(0.001, 0.012, COUNT - 1)
+    stamps = T0_NS + np.concatenate([[0], np.cumsum(gaps * 1e9)]).astype(np.int64)
+    with BagWriter(path, workspace_typestore()) as writer:
+        writer.add_topic('/chatter', 'std_msgs/msg/String')
+        for k, stamp in enumerate(stamps):
+            writer.write_cdr('/chatter', int(stamp), serialize_message(String(data=str(k))))
+    return path, stamps * 1e-9
+
+
+class Listener:
+    def __init__(self):
+        self.context = rclpy.Context()
+        rclpy.init(context=self.context)
+        self.node = rclpy.create_node('replay_listener', context=self.context)
+        self.received, self.clock = [], []
+        qos = QoSProfile(reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST, depth=COUNT)
+        self.node.create_subscription(String, '/chatter', self._on_chatter, qos)
+        self.node.create_subscription(Clock, '/clock', lambda m: self.clock.append(m.clock.sec + m.clock.nanosec
+                                                                                   * 1e-9), 100)
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.node)
+        self.thread = threading.Thread(target=self.executor.spin, daemon=True)
+        self.thread.start()
+
+    def _on_chatter(self, msg):
+        self.received.append((int(msg.data), self.node.get_clock().now().nanoseconds * 1e-9))
+
+    def close(self):
+        self.executor.shutdown()
+        self.node.destroy_node()
+        rclpy.try_shutdown(context=self.context)
+
+
+def run_replay(bag_path, *options, timeout_s=20.0):
+    listener = Listener()
+    try:
+        process = subprocess.Popen([executable('soro_analysis', 'soro-replay'), str(bag_path), *options],
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        out = process.communicate(timeout=timeout_s)[0]
+        poll(lambda: len(listener.received) >= COUNT, 2.0)
+        return process.returncode, out, listener.received, listener.clock
+    finally:
+        listener.close()
+
+
+@pytest.mark.parametrize('rate', [1.0, 2.0])
+def test_every_message_arrives_in_order_with_the_recorded_gaps(bag, rate):
+    path, stamps = bag
+    code, out, received, _ = run_replay(path, '--rate', str(rate), '--delay', '1.5')
+    assert code == 0, out
+    assert [k for k, _ in received] == list(range(COUNT)), out
+    error_ms = 1e3 * np.abs(np.diff([t for _, t in received]) - np.diff(stamps) / rate)
+    assert np.percentile(error_ms, 95) < 2.0, (np.percentile(error_ms, [50, 95, 100]), out)
+
+
+def test_start_skips_the_beginning_and_clock_carries_the_recorded_time(bag):
+    path, stamps = bag
+    code, out, received, clock = run_replay(path, '--start', '1.0', '--clock', '--rate', '4', '--delay', '1.5')
+    first = int(np.searchsorted(stamps - stamps[0], 1.0))
+    assert code == 0 and [k for k, _ in received] == list(range(first, COUNT)), out
+    assert clock and clock[0] >= stamps[0] + 1.0 - 1e-6 and clock[-1] == pytest.approx(stamps[-1], abs=1e-6)
+    assert np.all(np.diff(clock) >= -1e-9)
+
+
+def test_ctrl_c_stops_a_looping_replay(bag):
+    path, _ = bag
+    process = subprocess.Popen([executable('soro_analysis', 'soro-replay'), str(path), '--loop', '--delay', '0'],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        threading.Event().wait(3.0)              # more than one pass of the 2 s recording
+        assert process.poll() is None
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=5.0) == 0
+    finally:
+        process.kill()
+
+
+@pytest.mark.parametrize('options, refusal', [
+    (['--rate', '0'], 'argument --rate: 0: allowed range is [0.01, 100.0]'),
+    (['--topics', '/nothing'], 'no messages on /nothing')])
+def test_refusals_are_one_line(bag, options, refusal):
+    path, _ = bag
+    run = subprocess.run([executable('soro_analysis', 'soro-replay'), str(path), *options], capture_output=True,
+                         text=True, timeout=20)
+    assert run.returncode == 2 and run.stderr.count('\n') == 1 and refusal in run.stderr, run.stderr
+
+
+def test_the_plan_scales_and_skips():
+    messages = [RawMessage('/a', 'std_msgs/msg/String', T0_NS + k * 100_000_000, b'') for k in (3, 0, 1, 2)]
+    plan = replay.plan(messages, rate=2.0, start_s=0.1)
+    assert [m.stamp_ns for m in plan.messages] == [T0_NS + k * 100_000_000 for k in (1, 2, 3)]
+    assert plan.due_s == pytest.approx([0.0, 0.05, 0.1]) and plan.first_ns == T0_NS + 100_000_000

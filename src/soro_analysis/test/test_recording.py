@@ -9,6 +9,7 @@ import pytest
 from geometry_msgs.msg import PoseStamped
 from rclpy.serialization import serialize_message
 from rosbags.rosbag2 import StoragePlugin, Writer
+from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 from std_msgs.msg import String
 
 from soro_analysis import cli
@@ -121,6 +122,20 @@ def test_the_analysis_is_chosen_by_the_topics_in_the_bag(bags, tmp_path):
     with pytest.raises(AnalysisError, match=r"no robot's topics in this bag \(it has /other; each robot needs "
                                             r"tracker: /tracked_pose; talker: /chatter\)"):
         choose(Recording.open(bag), 'auto', ROBOTS)
+
+
+def test_a_type_this_workspace_does_not_know_is_named(tmp_path):
+    """A bag from another workspace: its topics are listed, decoding one of an unknown type says which type."""
+    theirs = get_typestore(Stores.ROS2_JAZZY)
+    theirs.register(get_types_from_msg('int32 a', 'their_pkg/msg/Thing'))
+    with Writer(tmp_path / 'theirs', version=9, storage_plugin=StoragePlugin.MCAP) as writer:
+        connection = writer.add_connection('/thing', 'their_pkg/msg/Thing', typestore=theirs)
+        writer.write(connection, T0_NS, theirs.serialize_cdr(theirs.types['their_pkg/msg/Thing'](a=3),
+                                                              'their_pkg/msg/Thing'))
+    recording = Recording.open(tmp_path / 'theirs')
+    assert recording.topics == {'/thing': 'their_pkg/msg/Thing'} and recording.count('/thing') == 1
+    with pytest.raises(MissingTopics, match='/thing carries their_pkg/msg/Thing, a type this workspace does not know'):
+        recording.messages('/thing')
 
 
 def test_the_command_refuses_in_one_line(tmp_path, capsys):

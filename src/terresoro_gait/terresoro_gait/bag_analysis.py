@@ -15,10 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
-from soro_analysis.analyses import Analysis, Report
+from soro_analysis.analyses import Analysis, AnalysisError, Report
 from soro_analysis.recording import Recording
 from soro_geometry import pose_msgs
-from soro_geometry.history import PoseHistory
+from soro_geometry.history import PoseHistory, TrackingLost
 from soro_node.params import ParamSpec, named
 from terresoro_gait import plots
 from terresoro_gait.evaluation import CycleSpeeds, cycle_speeds, gait_cycle_starts
@@ -28,7 +28,7 @@ from terresoro_gait.messages import seconds
 from terresoro_gait.metrics import BODY_LENGTH_MM
 from terresoro_gait.parameters import LEARNER
 from terresoro_gait.units import pose_to_paper
-from terresoro_gait.weights import EdgeWeights, read_csv, write_csv
+from terresoro_gait.weights import EdgeWeights, WeightsError, read_csv, write_csv
 
 EDGES = '/terresoro_executor/executed_edge'
 PREDICTED = '/terresoro_executor/predicted_pose'
@@ -94,10 +94,17 @@ class GaitRun:
 
 
 def gait_run(run: list[Edge], history: PoseHistory, predicted: PoseHistory | None, weights: EdgeWeights | None,
-             tau_s: float) -> GaitRun:
-    body = [e for e in run if not e.transition]
-    cycles = max(e.cycle for e in body)
-    length = len(body) // cycles
+             tau_s: float) -> GaitRun | None:
+    """The cycles a gait goal completed (a cancelled or aborted one stops mid-cycle), or None if it completed
+    none."""
+    length = sum(e.cycle == 1 for e in run)
+    cycles = max(e.cycle for e in run)
+    if sum(e.cycle == cycles for e in run) < length:
+        cycles -= 1
+    body = [e for e in run if 1 <= e.cycle <= cycles]
+    if not body:
+        return None
+    run = body
     cycle = [e.initial for e in body[:length]]
     tau = tau_s or float(np.mean([e.end_s - e.start_s for e in body]))
     starts = gait_cycle_starts([(e.start_s, e.end_s, e.transition) for e in run], length)
@@ -131,6 +138,13 @@ def _history(recording: Recording, topic: str, covariance: bool = False) -> Pose
 
 
 def analyze(recording: Recording, out: Path, options: dict) -> Report:
+    try:
+        return _analyze(recording, out, options)
+    except (TrackingLost, WeightsError) as error:     # no pose when one is needed; a bad weights file
+        raise AnalysisError(f'{recording.path}: {error}') from None
+
+
+def _analyze(recording: Recording, out: Path, options: dict) -> Report:
     recording.require(EDGES, options['pose_topic'])
     edges = _edges(recording)
     n = options['n_limbs'] or max(1, int(np.ceil(np.log2(max(max(e.initial, e.terminal) for e in edges)))))
@@ -141,6 +155,7 @@ def analyze(recording: Recording, out: Path, options: dict) -> Report:
     learned = _exploration(report, [r for r in runs if not is_gait(r)], history, n, options, reference, out)
     predicted = _history(recording, PREDICTED, covariance=True) if recording.count(PREDICTED) else None
     gaits = [gait_run(r, history, predicted, learned or reference, options['tau_s']) for r in runs if is_gait(r)]
+    gaits = [g for g in gaits if g is not None]
     if gaits:
         _gaits(report, gaits, n, options['pose_topic'], out)
     if not gaits and learned is None:

@@ -101,6 +101,9 @@ class RecorderNode(Node):
             self._start(topic, types)
 
     def _start(self, topic: str, types: list[str]) -> None:
+        publishers = self.get_publishers_info_by_topic(topic)
+        if not publishers:     # seen through its subscribers only: decide its QoS once a publisher shows
+            return
         try:
             msgtype = recordable_type(types, self._bag.typestore.types)
             cls = import_message_class(msgtype)
@@ -111,8 +114,7 @@ class RecorderNode(Node):
         self._bag.add_topic(topic, msgtype)
         self._types[topic] = msgtype
         self._counts[topic] = 0
-        publishers = self.get_publishers_info_by_topic(topic)
-        reliable = publishers and all(p.qos_profile.reliability == ReliabilityPolicy.RELIABLE for p in publishers)
+        reliable = all(p.qos_profile.reliability == ReliabilityPolicy.RELIABLE for p in publishers)
         qos = RELIABLE_QOS if reliable else BEST_EFFORT_QOS
         self.create_subscription(cls, topic, functools.partial(self._on_message, topic), qos, raw=True)
         self.get_logger().info(f'recording {topic} ({msgtype}, {"reliable" if reliable else "best effort"})')

@@ -178,6 +178,32 @@ def test_sigint_ends_the_recording_at_once_under_an_endless_stream(tmp_path):
     assert got == list(range(len(got))) and published <= len(got) <= published + 150, (published, len(got))
 
 
+def test_a_topic_seen_first_through_its_subscribers_is_recorded_reliably(tmp_path):
+    """The QoS is chosen once a publisher shows: a subscriber alone must not make it best effort."""
+    bag = tmp_path / 'bag'
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    node = rclpy.create_node('recorder_test_late', context=context)
+    node.create_subscription(String, '/chatter', lambda _m: None, 10)
+    proc = start_recorder(bag)
+    try:
+        time.sleep(1.5)                        # three discovery periods with /chatter known only by its subscriber
+        qos = QoSProfile(reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST, depth=N_CHATTER)
+        publisher = node.create_publisher(String, '/chatter', qos)
+        deadline = time.monotonic() + MATCH_TIMEOUT_S      # ours and the recorder's
+        while publisher.get_subscription_count() < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        for i in range(N_CHATTER):
+            publisher.publish(String(data=f'late {i}'))
+        proc.send_signal(signal.SIGINT)
+        out = proc.communicate(timeout=EXIT_TIMEOUT_S)[0]
+    finally:
+        stop(proc)
+        rclpy.try_shutdown(context=context)
+    assert 'recording /chatter (std_msgs/msg/String, reliable)' in out, out
+    assert [m.data for t, _, m in read_messages(bag) if t == '/chatter'] == [f'late {i}' for i in range(N_CHATTER)]
+
+
 def test_existing_output_directory_is_refused(tmp_path):
     bag = tmp_path / 'bag'
     bag.mkdir()

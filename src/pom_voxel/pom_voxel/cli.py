@@ -1,0 +1,119 @@
+"""Command-line entry points of pom_voxel, every refusal one line and exit code 2:
+
+- ``pom-gait``: a gait's actuator sequence by POM inverse kinematics, and every named effector's predicted
+  displacement over one cycle (mm), as JSON;
+- ``pom-mocap``: recorded lab-frame marker tracks to the body-frame loops POM predicts (spec A8), as JSON and plots.
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+from soro_node.arguments import STDOUT, CommandParser, add_option, output_dir, output_file
+from soro_node.params import ParamSpec
+
+from pathlib import Path
+
+import numpy as np
+
+from pom_voxel import gaits, mocap, structure
+from pom_voxel.lattice import LatticeError
+from pom_voxel.planes_of_motion import PlanesOfMotion
+
+SAMPLES = ParamSpec('samples', 100, 'samples over one cycle', 1, 100_000)
+STEP_PERIOD = ParamSpec('step_period_s', 1.0, 'time between key poses (s); the paper gives none', 1e-3, 3600.0)
+IDEALITY = ParamSpec('ideality', 1.0, 'η: share of a plane\'s motion reaching nodes off the actuator (0.8: the '
+                     'authors\' robot)', 0.01, 1.0)
+
+
+def _parser() -> CommandParser:
+    parser = CommandParser(prog='pom-gait', description='a gait\'s actuator sequence and predicted effector paths')
+    parser.add_argument('--structure', required=True, help='structure YAML, e.g. config/pom.yaml')
+    parser.add_argument('--gait', default='tripod', choices=sorted(gaits.GAITS))
+    add_option(parser, '--samples', SAMPLES)
+    add_option(parser, '--step-period', STEP_PERIOD)
+    add_option(parser, '--ideality', IDEALITY)
+    parser.add_argument('--shape', default='linear', choices=gaits.SHAPES, help='between key poses')
+    parser.add_argument('--reverse', action='store_true', help='the cycle backwards: walk backwards')
+    parser.add_argument('--json', type=output_file, default=STDOUT, help='write here ("-": stdout, the default)')
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        pom = PlanesOfMotion(structure.load(args.structure), args.ideality)
+        g = gaits.gait(args.gait)
+        keys, solved = gaits.key_strokes(pom, g, args.reverse)
+        t, strokes = gaits.interpolate(keys[1:], args.step_period, args.samples, args.shape)
+    except LatticeError as error:
+        print(f'pom-gait: {error}', file=sys.stderr)
+        return 2
+    names = [a.name for a in pom.structure.actuators]
+    document = {
+        'gait': g.name, 'reverse': args.reverse, 'units': 'mm', 'actuators': names,
+        'key_strokes_mm': keys.tolist(), 'saturation': [s.report(names) for s in solved],
+        't_s': t.tolist(), 'strokes_mm': strokes.tolist(),
+        'effectors': {name: x.tolist() for name, x in gaits.trajectories(pom, strokes).items()}}
+    text = json.dumps(document, indent=1)
+    if args.json == STDOUT:
+        print(text)
+    else:
+        args.json.write_text(text + '\n')
+        print(f'pom-gait: {g.name}, {len(t)} samples of {len(names)} actuators written to {args.json}',
+              file=sys.stderr)
+    return 0
+
+
+THETA_ALIGN = ParamSpec('theta_align_deg', 90.0, 'camera-to-robot mounting angle (deg); the authors\' 90',
+                        -360.0, 360.0)
+
+
+def read_tracks(path: Path) -> np.ndarray:
+    """(T, 4, 2) marker tracks from a .npy array or a CSV of one row per frame (x1, y1, ..., x4, y4)."""
+    try:
+        data = np.load(path) if path.suffix == '.npy' else np.loadtxt(path, delimiter=',', ndmin=2)
+    except (OSError, ValueError) as error:
+        raise LatticeError(f'{path}: cannot read marker tracks ({str(error).splitlines()[0]})') from None
+    return mocap.check_tracks(data.reshape(len(data), 4, 2) if data.ndim == 2 and data.shape[1] == 8 else data)
+
+
+def mocap_main(argv: list[str] | None = None) -> int:
+    parser = CommandParser(prog='pom-mocap', description='lab-frame marker tracks to body-frame loops (spec A8)')
+    parser.add_argument('tracks', type=Path, help='(T, 4, 2) .npy, or CSV rows x1,y1,...,x4,y4')
+    parser.add_argument('--units', choices=sorted(mocap.UNITS_MM), required=True, help='of the input')
+    parser.add_argument('--json', type=output_file, default=STDOUT, help='write here ("-": stdout, the default)')
+    parser.add_argument('--plots', type=output_dir, help='write body_frame_markers.png here')
+    add_option(parser, '--theta-align', THETA_ALIGN)
+    parser.add_argument('--rescale', choices=mocap.RESCALES, default='variance_ratio')
+    parser.add_argument('--marker-order', default='0,1,2,3', help='the model\'s marker for each column of the data')
+    args = parser.parse_args(argv)
+    try:
+        order = tuple(int(k) for k in args.marker_order.split(','))
+        out = mocap.preprocess(read_tracks(args.tracks), args.units, args.theta_align, order, rescale=args.rescale)
+    except (LatticeError, ValueError) as error:
+        print(f'pom-mocap: {error}', file=sys.stderr)
+        return 2
+    text = json.dumps({'markers': out.markers.transpose(1, 0, 2).tolist(), 'units': 'mm',
+                       'dropped_frames': out.dropped_frames})
+    if args.json == STDOUT:
+        print(text)
+    else:
+        args.json.write_text(text + '\n')
+    if args.plots:
+        _plot_loops(out.markers, args.plots / 'body_frame_markers.png')
+    print(f'pom-mocap: {len(out.markers)} frames ({out.dropped_frames} dropped for a missing marker)', file=sys.stderr)
+    return 0
+
+
+def _plot_loops(markers: np.ndarray, path: Path) -> None:
+    from soro_analysis.plotting import figure, save     # matplotlib only when plots are asked for
+    fig, axes = figure(1, 4, size=(3.2, 3.2))
+    for k, ax in enumerate(axes[0]):
+        ax.plot(markers[:, k, 0], markers[:, k, 1])
+        ax.set(title=f'marker {k}', xlabel='x, mm', ylabel='y, mm', aspect='equal')
+    save(fig, path)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,99 @@
+"""A voxel structure as the POM model needs it (spec A4, A6, A9): voxels (some flagged as rigid extensions),
+linear actuators (control node, stroke axis, the node at their other end) and named end effectors, read from a
+YAML file such as config/pom.yaml. No ROS.
+
+    voxels: [{centre: [1, 1, 1]}, {centre: [5, 3, 1], extension: true}, ...]
+    actuators: [{name: blue, node: [2, 1, 1], stroke: z, partner: [2, 1, 3]}, ...]
+    effectors: {front_left: [3, 4, 1], marker_yr: [1, 3, 4], ...}
+    pitch_m: 0.0762
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from pom_voxel.lattice import AXES, LatticeError, check_voxel, node_axis
+
+DEFAULT_PITCH_M = 0.0762          # FERVOR's 3 in voxels; the quadruped's is in the paper's SI (spec A1)
+
+
+@dataclass(frozen=True)
+class Actuator:
+    name: str
+    node: tuple[int, int, int]              # the control node: q is its displacement along +stroke
+    stroke: int                             # axis 0, 1, 2 of the push
+    partner: tuple[int, int, int] | None    # the node at the actuator's other end
+
+
+@dataclass(frozen=True)
+class Structure:
+    voxels: np.ndarray                      # (V, 3) centres, odd integers
+    extension: np.ndarray                   # (V,) bool: rigid extensions that do not rotate with a plane
+    actuators: tuple[Actuator, ...]
+    effectors: dict[str, tuple[int, int, int]]
+    pitch_m: float = DEFAULT_PITCH_M
+
+    def __post_init__(self):
+        if self.voxels.ndim != 2 or self.voxels.shape[1:] != (3,) or np.any(self.voxels % 2 == 0):
+            bad = next((v for v in self.voxels.reshape(-1, 3) if np.any(v % 2 == 0)), self.voxels)
+            check_voxel(bad)                       # names it
+        if len({tuple(v) for v in self.voxels.tolist()}) != len(self.voxels):
+            raise LatticeError('voxels: a centre is listed twice')
+        for actuator in self.actuators:
+            if node_axis(actuator.node) == actuator.stroke:
+                raise LatticeError(f'actuator {actuator.name}: stroke {AXES[actuator.stroke]} is the axis of its node '
+                                   f'{actuator.node}; a node is pushed across its axis, never along it')
+        names = [a.name for a in self.actuators]
+        if len(set(names)) != len(names):
+            raise LatticeError(f'actuators: a name is used twice ({", ".join(names)})')
+        for name, node in self.effectors.items():
+            node_axis(node)
+        if not (np.isfinite(self.pitch_m) and self.pitch_m > 0):
+            raise LatticeError(f'pitch_m = {self.pitch_m!r}: must be finite and > 0')
+
+
+def _node(value, what: str) -> tuple[int, int, int]:
+    if not (isinstance(value, (list, tuple)) and len(value) == 3 and all(type(v) is int for v in value)):
+        raise LatticeError(f'{what} = {value!r}: expected [x, y, z], three integers (half-pitch units)')
+    return tuple(value)
+
+
+def _axis(value, what: str) -> int:
+    if not isinstance(value, str) or len(value) != 1 or value not in AXES:
+        raise LatticeError(f'{what} = {value!r}: expected one of x, y, z')
+    return AXES.index(value)
+
+
+def from_dict(data: dict, source: str = 'structure') -> Structure:
+    """A Structure from the YAML document's mapping; LatticeError naming the first bad item."""
+    if not isinstance(data, dict) or not data.get('voxels'):
+        raise LatticeError(f'{source}: expected a mapping with voxels, actuators and effectors')
+    voxels, extension = [], []
+    for k, item in enumerate(data['voxels']):
+        voxels.append(_node(item.get('centre') if isinstance(item, dict) else None, f'{source}: voxels[{k}].centre'))
+        extension.append(bool(item.get('extension', False)))
+    actuators = []
+    for k, item in enumerate(data.get('actuators') or []):
+        what = f'{source}: actuators[{k}]'
+        if not isinstance(item, dict):
+            raise LatticeError(f'{what}: expected {{name, node, stroke, partner}}')
+        partner = item.get('partner')
+        actuators.append(Actuator(str(item.get('name', k)), _node(item.get('node'), f'{what}.node'),
+                                  _axis(item.get('stroke'), f'{what}.stroke'),
+                                  None if partner is None else _node(partner, f'{what}.partner')))
+    effectors = {str(name): _node(node, f'{source}: effectors.{name}')
+                 for name, node in (data.get('effectors') or {}).items()}
+    return Structure(np.array(voxels, dtype=int), np.array(extension, dtype=bool), tuple(actuators), effectors,
+                     float(data.get('pitch_m', DEFAULT_PITCH_M)))
+
+
+def load(path: str | Path) -> Structure:
+    """A Structure from a YAML file; LatticeError (a ValueError) with one line on any problem."""
+    try:
+        data = yaml.safe_load(Path(path).read_text())
+    except (OSError, yaml.YAMLError) as error:
+        raise LatticeError(f'{path}: cannot read the structure ({str(error).splitlines()[0]})') from None
+    return from_dict(data, str(path))

@@ -20,5 +20,7 @@ setup(
     entry_points={'console_scripts': [
         'pom-gait = pom_voxel.cli:main',
         'pom-mocap = pom_voxel.cli:mocap_main',
+        'pom_controller = pom_voxel.controller_node:main',
+        'pom_sim = pom_voxel.sim_node:main',
     ]},
 )

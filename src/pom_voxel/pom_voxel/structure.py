@@ -97,3 +97,14 @@ def load(path: str | Path) -> Structure:
     except (OSError, yaml.YAMLError) as error:
         raise LatticeError(f'{path}: cannot read the structure ({str(error).splitlines()[0]})') from None
     return from_dict(data, str(path))
+
+
+def resolve(path: str | Path) -> Path:
+    """``path``, or when empty the structure the workspace ships (config/pom.yaml, the paper's quadruped)."""
+    if path:
+        return Path(path)
+    from softbots_bringup.share import NotInstalled, installed     # only when the default is asked for
+    try:
+        return installed('config/pom.yaml')
+    except NotInstalled as error:
+        raise LatticeError(f'no structure file given and {error}') from None

@@ -44,7 +44,9 @@ demo: $(BUILT)
 	@out=runs/$$(date +%Y%m%d-%H%M%S) && $(ENV_SH) && source install/setup.bash && \
 	    tools/netns_run.sh python -m tensegrity_sim.demo --out $$out/tensegrity && \
 	    tools/netns_run.sh python -m terresoro_gait.demo --out $$out/terresoro && \
-	    echo "make demo: results in $$out (summaries: $$out/tensegrity/summary.md, $$out/terresoro/summary.md)"
+	    tools/netns_run.sh python -m pom_voxel.demo --out $$out/pom && \
+	    echo "make demo: results in $$out (summaries: $$out/tensegrity/summary.md, $$out/terresoro/summary.md," \
+	         "$$out/pom/summary.md)"
 
 bench: $(BUILT)
 	@$(ENV_SH) && source install/setup.bash && \

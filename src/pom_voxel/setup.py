@@ -17,9 +17,11 @@ setup(
     description='Planes of Motion kinematics of voxel-lattice robots (Tebyani et al.): forward, inverse and lateral '
                 'kinematics, key-pose gaits.',
     license='Apache-2.0',
-    entry_points={'console_scripts': [
+    entry_points={'soro_analysis.robots': ['pom = pom_voxel.bag_analysis:ANALYSIS'],
+                  'console_scripts': [
         'pom-gait = pom_voxel.cli:main',
         'pom-mocap = pom_voxel.cli:mocap_main',
+        'pom-demo = pom_voxel.demo:main',
         'pom_controller = pom_voxel.controller_node:main',
         'pom_sim = pom_voxel.sim_node:main',
     ]},

@@ -6,7 +6,8 @@ commanded at ``command_rate_hz``; the robot returns to its rest pose at the end,
 ``~/inverse_kinematics`` (ComputeVoxelIK) answers foot targets with strokes and every node's predicted
 displacement. From the board's stroke telemetry it publishes the POM forward kinematics of the markers a camera
 sees (``~/predicted_markers``, geometry_msgs/PoseArray, the paper's Fig. 7 path) and the deformed lattice
-(``~/lattice``, visualization_msgs/MarkerArray: nodes, beams, actuators coloured by stroke).
+(``~/lattice``, visualization_msgs/MarkerArray: nodes, beams, actuators coloured by stroke); the strokes themselves
+go out as ``joint_states`` (one joint per actuator, its control-node displacement in m), the paper's on-robot log.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.lifecycle import State, TransitionCallbackReturn
 from soro_interfaces.action import ExecuteVoxelGait
+from sensor_msgs.msg import JointState
 from soro_interfaces.srv import ComputeVoxelIK
 from std_msgs.msg import ColorRGBA, Header
 from visualization_msgs.msg import Marker, MarkerArray
@@ -50,6 +52,7 @@ class PomController(BridgeNode):
         self._busy = threading.Lock()
         self._last_drawing = 0.0
         self.markers_pub = self.create_publisher(PoseArray, '~/predicted_markers', 10)
+        self.joint_pub = self.create_publisher(JointState, 'joint_states', 10)
         self.lattice_pub = self.create_publisher(MarkerArray, '~/lattice', 10)
         group = ReentrantCallbackGroup()
         self.create_service(ComputeVoxelIK, '~/inverse_kinematics', self._inverse_kinematics, callback_group=group)
@@ -162,6 +165,8 @@ class PomController(BridgeNode):
         q = to_mm(message['position_um'])[:len(self.pom.structure.actuators)]
         header = Header(stamp=self.get_clock().now().to_msg(), frame_id=self.get_parameter('frame_id').value)
         positions = drawing.deformed_m(self.pom, q)
+        self.joint_pub.publish(JointState(header=header, name=[a.name for a in self.pom.structure.actuators],
+                                          position=(q / 1000.0).tolist()))
         self.markers_pub.publish(PoseArray(header=header, poses=[_pose(positions[self.pom.index[n]])
                                                                  for n in self._markers]))
         now = self.get_clock().now().nanoseconds * 1e-9

@@ -74,5 +74,5 @@ def interpolate(keys: np.ndarray, step_period_s: float, samples: int, shape: str
 
 def trajectories(pom: PlanesOfMotion, strokes: np.ndarray) -> dict[str, np.ndarray]:
     """Each named effector's predicted displacement (T, 3) under strokes (T, M)."""
-    x = (pom.J @ strokes.T).T.reshape(len(strokes), -1, 3)
+    x = pom.forward_many(strokes)
     return {name: x[:, pom.index[node]] for name, node in pom.structure.effectors.items()}

@@ -111,6 +111,13 @@ class PlanesOfMotion:
         """(N, 3) displacement of every node (``self.nodes`` order) for strokes q (M,)."""
         return (self.J @ _finite(q, 'q', len(self.structure.actuators))).reshape(-1, 3)
 
+    def forward_many(self, q) -> np.ndarray:
+        """(T, N, 3) every node's displacement for strokes q (T, M), e.g. a logged or planned sequence."""
+        q = np.asarray(q, dtype=float).reshape(-1, len(self.structure.actuators))
+        if not np.all(np.isfinite(q)):
+            raise LatticeError('strokes: a non-finite value in the sequence')
+        return (self.J @ q.T).T.reshape(len(q), -1, 3)
+
     def effectors(self, q) -> dict[str, np.ndarray]:
         """The named effectors' displacements (3,) for strokes q (M,)."""
         x = self.forward(q)

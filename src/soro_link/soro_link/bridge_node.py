@@ -26,6 +26,7 @@ from soro_link.supervisor import CommandRefused, LinkConfig, LinkDown, LinkSuper
 from soro_link.supervisor import log as supervisor_log
 from soro_node.base_node import EXIT_REFUSED, StartRefused, declare_parameters, init_ros, read_parameters, refuse_start
 from soro_node.params import ParameterError, ParamSpec
+from soro_node.stop import StopRequest
 
 LINK_PARAMS = (
     ParamSpec('port', '/dev/ttyUSB0', 'pyserial URL of the device (a path, or e.g. socket://host:port)',
@@ -242,33 +243,36 @@ class GenericOutputsBridge(BridgeNode):
 
 
 def run_bridge(make_node: Callable[[], BridgeNode], name: str, make_executor=None, args=None) -> int:
-    """A bridge's whole main(): init without rclpy's signal handlers (so SIGINT/SIGTERM reach ``spin_bridge`` with
-    the context alive and the device is made safe before ROS shuts down), build the node, spin it. Returns the
-    exit code; a start-up refusal is its last line."""
+    """A bridge's whole main(): init with a flag for SIGINT/SIGTERM instead of rclpy's handlers (so the context
+    stays alive until the device is safe and the goals have answered), build the node, spin it. Returns the exit
+    code; a start-up refusal is its last line."""
+    stop = StopRequest()
     try:
-        init_ros(args, own_signals=True)
+        init_ros(args, stop)
     except StartRefused as error:
         return refuse_start(name, error)
     node = make_node()
-    return spin_bridge(node, make_executor() if make_executor else rclpy.executors.SingleThreadedExecutor())
+    return spin_bridge(node, make_executor() if make_executor else rclpy.executors.SingleThreadedExecutor(), stop)
 
 
-def spin_bridge(node: BridgeNode, executor: rclpy.executors.Executor) -> int:
-    """Spin ``node`` on ``executor`` until SIGINT/SIGTERM; with ``autostart`` configure and activate it first.
-    Always ends safe: commands off, the device's safe state, running goals left to end (they abort, their clients
-    get the result), then the node destroyed. Returns the exit code: 0, or EXIT_REFUSED when autostart was refused
-    (the refusal, logged by the transition, is the last line)."""
+def spin_bridge(node: BridgeNode, executor: rclpy.executors.Executor, stop: StopRequest) -> int:
+    """Spin ``node`` on ``executor`` until ``stop`` is requested; with ``autostart`` configure and activate it
+    first. Always ends safe: commands off, the device's safe state, running goals left to end (they abort, their
+    clients get the result), then the node destroyed. Returns the exit code: 0, or EXIT_REFUSED when autostart was
+    refused (the refusal, logged by the transition, is the last line)."""
+    executor.add_node(node)
     try:
         if node.get_parameter('autostart').value and not _autostart(node):
             return EXIT_REFUSED
-        rclpy.spin(node, executor=executor)
+        while rclpy.ok() and not stop.requested:
+            executor.spin_once(timeout_sec=0.1)
     except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
         pass
     finally:
         node.commands_enabled = False
         if node.link:
             node.force_safe_state('bridge stopping')
-        _let_goals_end(node, executor)
+        _let_goals_end(node, executor, stop)
         node.destroy_node()  # stops the link
         rclpy.try_shutdown()
     return 0
@@ -280,21 +284,16 @@ def _autostart(node: BridgeNode) -> bool:
         node.trigger_activate() == TransitionCallbackReturn.SUCCESS
 
 
-def _let_goals_end(node: BridgeNode, executor: rclpy.executors.Executor) -> None:
+def _let_goals_end(node: BridgeNode, executor: rclpy.executors.Executor, stop: StopRequest) -> None:
     """Spin until the node's goals have ended (with commands off they abort at their next command) and their
     results have gone out to the clients, at most GOALS_END_S; a second Ctrl-C cuts it short."""
     if not node.goals_running():
         return
-    executor.add_node(node)      # rclpy.spin removed it on its way out
-    deadline = time.monotonic() + GOALS_END_S
-    answered = None              # a goal's result is sent by the executor after its callback returns
-    try:
-        while rclpy.ok() and time.monotonic() < min(deadline, answered or deadline):
-            executor.spin_once(timeout_sec=0.02)
-            if answered is None and not node.goals_running():
-                answered = time.monotonic() + RESULTS_SENT_S
-    except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
-        pass
+    deadline, answered = time.monotonic() + GOALS_END_S, None     # a result goes out after its callback returns
+    while rclpy.ok() and stop.count < 2 and time.monotonic() < min(deadline, (answered or deadline) + RESULTS_SENT_S):
+        executor.spin_once(timeout_sec=0.02)
+        if answered is None and not node.goals_running():
+            answered = time.monotonic()
 
 
 def main(args=None) -> int:

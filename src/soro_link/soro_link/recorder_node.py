@@ -28,10 +28,11 @@ from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
 from soro_link.bag import BagWriter
-from soro_link.recording import (RECORDER, ParameterRefused, StopRequest, check_output, import_message_class,
-                                 recordable_type, select_topics)
+from soro_link.recording import (RECORDER, ParameterRefused, check_output, import_message_class, recordable_type,
+                                 select_topics)
 from soro_node.base_node import StartRefused, declare_parameters, init_ros, read_parameters, refuse_start
 from soro_node.params import ParameterError
+from soro_node.stop import StopRequest
 
 NODE_NAME = 'soro_link_recorder'
 
@@ -170,7 +171,7 @@ def main(args: list[str] | None = None) -> int:
     stop.install()  # before anything else, so even an early Ctrl-C ends in a closed bag, not a traceback
     try:
         # rclpy's own handlers would shut the context down at once, before the waiting messages are taken
-        init_ros(args, own_signals=True)
+        init_ros(args, stop)
     except StartRefused as exc:
         return refuse_start(NODE_NAME, exc)
     try:

@@ -5,8 +5,6 @@ The recorder node (``recorder_node.py``) turns these decisions into raw subscrip
 from __future__ import annotations
 
 import importlib
-import signal
-import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -79,25 +77,3 @@ def recordable_type(types: Sequence[str], known: Iterable[str]) -> str:
     if types[0] not in known:
         raise ValueError(f'its type {types[0]} is not in the bag typestore')
     return types[0]
-
-
-class StopRequest:
-    """Counts SIGINT/SIGTERM and keeps the instant of the first (``time.time_ns``, the clock DDS stamps messages
-    with at their source). The handler only sets a flag, so a signal can never interrupt a bag write halfway (a
-    KeyboardInterrupt could); the main loop notices within one spin timeout."""
-
-    def __init__(self):
-        self.count = 0
-        self.at_ns: int | None = None
-
-    def __call__(self, _signum, _frame) -> None:
-        self.count += 1
-        self.at_ns = self.at_ns or time.time_ns()
-
-    def after(self, sent_ns: int) -> bool:
-        """Whether a message its publisher sent at ``sent_ns`` came after the stop: not part of the recording."""
-        return self.at_ns is not None and sent_ns > self.at_ns
-
-    def install(self) -> None:
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(signum, self)

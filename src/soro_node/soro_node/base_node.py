@@ -18,6 +18,7 @@ from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.signals import SignalHandlerOptions
 
 from soro_node.params import ParamSpec, check_all
+from soro_node.stop import StopRequest
 
 
 def declare_parameters(node: rclpy.node.Node, specs: tuple[ParamSpec, ...]) -> None:
@@ -53,20 +54,19 @@ class StartRefused(Exception):
     """A node that cannot start; the message is the one-line reason."""
 
 
-def init_ros(args=None, own_signals: bool = False) -> None:
+def init_ros(args=None, stop: StopRequest | None = None) -> None:
     """rclpy.init; StartRefused with rcl's reason on one line when the ROS arguments do not parse.
 
-    With ``own_signals`` rclpy installs no handlers, and SIGINT/SIGTERM raise KeyboardInterrupt unless the program
-    installed its own handlers first (the caller ends safely); without, rclpy's handlers shut the context down.
-    Either way an inherited SIG_IGN is replaced: a process started without job control (a script's ``cmd &``)
-    inherits SIGINT ignored, and nodes must stop on Ctrl-C whoever started them."""
-    signals = (signal.SIGINT, signal.SIGTERM) if own_signals else (signal.SIGINT,)
-    for signum in signals:
-        if signal.getsignal(signum) in (signal.SIG_IGN, signal.SIG_DFL):
-            signal.signal(signum, signal.default_int_handler)   # for rclpy's handlers: what they chain to
+    With ``stop``, rclpy installs no signal handlers and ``stop`` takes SIGINT and SIGTERM (the caller polls it and
+    ends safely); without, rclpy's handlers shut the context down. Either way an inherited SIG_IGN is replaced: a
+    process started without job control (a script's ``cmd &``) inherits SIGINT ignored, and nodes must stop on
+    Ctrl-C whoever started them."""
+    if stop is not None:
+        stop.install()
+    elif signal.getsignal(signal.SIGINT) in (signal.SIG_IGN, signal.SIG_DFL):
+        signal.signal(signal.SIGINT, signal.default_int_handler)   # for rclpy's handler: what it chains to
     try:
-        rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO if own_signals else
-                   SignalHandlerOptions.ALL)
+        rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO if stop else SignalHandlerOptions.ALL)
     except RuntimeError as error:    # rcl's RCLError, e.g. "Couldn't parse parameter override rule: '-p port:='"
         reason = str(error).removeprefix('failed to initialize rcl: ').split('. Error:')[0].split(', at ')[0]
         raise StartRefused(f'invalid ROS arguments: {reason} (an empty string is written "name:=\'\'")') from None

@@ -1,0 +1,68 @@
+"""``pom-demo``: the voxel quadruped walks its tripod gait in simulation, end to end through the real nodes, as
+pom.launch.py sim:=true starts them; the strokes, the predicted and the camera's markers are recorded to a rosbag2
+(MCAP) file, and the summary, numbers and figures beside it are what ``soro-analyze`` says about that bag.
+
+    pom-demo --out runs/demo/pom
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from softbots_bringup import runner
+from soro_analysis.analyses import analyze
+from soro_node import commander
+from soro_node.arguments import CommandParser, add_option, output_dir
+from soro_node.params import ParamSpec
+from pom_voxel.commander import PomCommander
+
+TOPICS = ['/joint_states', '/mocap_markers', '/pom_controller/predicted_markers']
+CYCLES = ParamSpec('cycles', 3, 'tripod cycles', 1, 100)
+STEP_PERIOD_S = 0.5
+
+
+def run_scenario(out: Path, cycles: int) -> Path:
+    logs, bag = out / 'logs', out / 'bag'
+    logs.mkdir(parents=True, exist_ok=True)
+    params = logs / 'demo_parameters.yaml'
+    params.write_text(f'pom_sim:\n  ros__parameters: {{port: {out / "ttyPOM"}}}\n'
+                      f'pom_controller:\n  ros__parameters: {{port: {out / "ttyPOM"}}}\n')
+    recorder = runner.start_recorder(bag, TOPICS, logs)
+    processes = [recorder]
+    commander.init()
+    try:
+        processes += runner.start('pom.launch.py', logs, {'sim': 'true'}, extra_params=[params])
+        runner.wait_recording(recorder, TOPICS)
+        robot = PomCommander()
+        try:
+            result = robot.execute_gait('tripod', cycles, STEP_PERIOD_S, on_feedback=lambda f: f.key_pose == 1 and print(
+                f'pom-demo: tripod cycle {f.cycle}/{cycles}', flush=True))
+            print(f'pom-demo: {result.message}', flush=True)
+        finally:
+            robot.close()
+    finally:
+        commander.shutdown()
+        codes = {p.name: p.stop() for p in reversed(processes)}
+    if any(codes.values()):
+        raise runner.ScenarioError(f'processes did not stop cleanly: {codes}; logs in {logs}')
+    return bag
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = CommandParser(prog='pom-demo', description=__doc__.splitlines()[0])
+    parser.add_argument('--out', type=output_dir, required=True, help='folder for the results (created)')
+    add_option(parser, '--cycles', CYCLES)
+    args = parser.parse_args(argv)
+    out = args.out.resolve()
+    try:
+        bag = run_scenario(out, args.cycles)
+    except (runner.ScenarioError, commander.CommanderError) as error:
+        print(f'pom-demo: {error}', file=sys.stderr)
+        return 1
+    analyze(bag, out, 'pom')
+    print((out / 'summary.md').read_text())
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -92,8 +92,9 @@ def _against_camera(report: Report, recording: Recording, joints: Series, predic
     report.lines += ['', f'## Markers: {int(both.sum())} camera frames against POM of the logged strokes',
                      '| marker | r(x) | r(y) |', '|---|---|---|',
                      *(f'| {name} | {c[0]:.3f} | {c[1]:.3f} |' for name, c in zip(markers, correlation)),
-                     '', '- fig7_markers.png: each marker\'s loop, POM against the preprocessed camera (Fig. 7); '
-                     'marker_agreement.png: the correlations']
+                     '', '- fig7_markers.png: each marker\'s loop, POM against the preprocessed camera (Fig. 7; the '
+                     f'camera\'s amplitude is set by the {options["rescale"]} rescale, spec A8); marker_agreement.png: '
+                     'the correlations']
 
 
 def _strokes_figure(t, q, names, path) -> None:

@@ -32,6 +32,8 @@ ROBOT = RobotLaunch(
         NodeSpec('pom_voxel', 'pom_controller', 'pom_controller', (),
                  {'port': '{port}', 'structure_file': STRUCTURE, 'autostart': 'true',
                   'step_period_s': '{step_period_s}'}, ready='opening'),
+        NodeSpec('robot_state_publisher', 'robot_state_publisher', 'robot_state_publisher',
+                 robot_description=('urdf/pom.urdf.xacro', {})),
         NodeSpec('rviz2', 'rviz2', 'rviz2', arguments=('-d', '{share}/config/pom.rviz'), when='rviz'),
     ),
 )

@@ -2,7 +2,6 @@
 eight reference strokes (η = 1 and 0.8), the connectivity rows, both worked examples, the tripod gait's IK (the
 paper's Fig. 6 "POM output"), FK∘IK, representation independence, the uniform e_d × p_n convention, rigid
 extensions, and every refusal in one line."""
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +10,7 @@ import pytest
 from pom_voxel import gaits
 from pom_voxel.lattice import A, NODE_OFFSETS, LatticeError, node_axis, representation
 from pom_voxel.planes_of_motion import PlanesOfMotion, _in_plane_nodes
-from pom_voxel.structure import Actuator, from_dict, load
+from pom_voxel.structure import from_dict, load
 
 CONFIG = Path(__file__).resolve().parents[3] / 'config' / 'pom.yaml'
 MARKERS = ('marker_yr', 'marker_gr', 'marker_yb', 'marker_gb')

@@ -19,7 +19,7 @@ import tty
 from pathlib import Path
 
 from soro_link.framing import Frame, StreamDecoder, encode_frame
-from soro_link.protocol import (HEARTBEAT_SAFE, PROTOCOL_VERSION, BodyError, BodySchema, LinkType, LogCode,
+from soro_link.protocol import (HEARTBEAT_SAFE, PROTOCOL_VERSION, BodyError, BodySchema, LogCode,
                                 LogLevel, Message, NackCode, link_protocol)
 
 

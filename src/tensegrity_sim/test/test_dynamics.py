@@ -4,7 +4,6 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from soro_geometry import quaternion
 from tensegrity_sim import analysis, prism
 from tensegrity_sim.dynamics import Dynamics, make_state
 from tensegrity_sim.integrate import simulate

@@ -15,7 +15,6 @@ import sys
 import threading
 from collections import deque
 
-import rclpy
 from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped, TransformStamped
 from nav_msgs.msg import Path
 from rclpy.action import ActionServer, CancelResponse

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
 from soro_analysis.plotting import figure, save
 from terresoro_gait.weights import EdgeWeights
 

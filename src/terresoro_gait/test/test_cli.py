@@ -2,7 +2,6 @@
 import json
 import time
 
-import numpy as np
 import pytest
 
 from terresoro_gait import cli

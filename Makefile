@@ -10,6 +10,9 @@ BUILT    := install/.built
 ENV_SH   := source $(VENV)/env.sh
 SOURCES  := $(shell find src launch config urdf -type f -not -path '*/__pycache__/*' -not -name '*.pyc' 2>/dev/null) colcon.meta
 PYTEST   ?= -q
+# on a robot these come from Ubuntu's apt through rosdep, built against ROS's numpy: never pip-installed over them
+APT_PYTHON := numpy scipy matplotlib contourpy cycler fonttools kiwisolver packaging pillow pyparsing \
+              python-dateutil lz4 ruamel-yaml zstandard
 
 .PHONY: help env build test demo bench lock clean
 
@@ -58,7 +61,7 @@ lock:
 	    $$UV pip compile -q --generate-hashes --python-version 3.11 --python-platform x86_64-manylinux_2_28 ros.in -o ros.txt && \
 	    $$UV pip compile -q --generate-hashes --no-deps --universal --python-version 3.11 nodeps.in -o nodeps.txt && \
 	    $$UV pip compile -q --generate-hashes --universal --python-version 3.12 robot.in -o robot.txt \
-	        $(foreach p,numpy lz4 ruamel-yaml zstandard,--no-emit-package $(p))
+	        $(foreach p,$(APT_PYTHON),--no-emit-package $(p))
 
 clean:
 	rm -rf build install log $(VENV) $(VENV).log

@@ -32,6 +32,9 @@ PYTHON_KEYS = {
     'yourdfpy': 'python3-yourdfpy-pip',
     'catkin_pkg': 'python3-catkin-pkg',
 }
+# Imports that no rosdep key provides (ros/rosdistro 8468e88 has none): they are installed from the lock files by
+# `make env` on every machine, robots included (tools/env/robot.txt), and a package.xml cannot name them.
+PIP_ONLY = {'Pynite': 'pynitefea'}
 # ROS packages whose Python module has the package's name.
 ROS_MODULES = {
     'rclpy', 'ament_index_python', 'launch', 'launch_ros', 'launch_testing', 'rosidl_runtime_py',
@@ -84,6 +87,8 @@ def rosdep_key(module: str, workspace: set[str] = frozenset()) -> str | None:
         return None
     if module in PYTHON_KEYS:
         return PYTHON_KEYS[module]
+    if module in PIP_ONLY:
+        return None
     if module in workspace or module in ROS_MODULES or module.endswith(('_msgs', '_interfaces', '_srvs')):
         return module
     return f'<no rosdep key known for "{module}": add it to tools/workspace_checks.py PYTHON_KEYS>'

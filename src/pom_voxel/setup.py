@@ -22,6 +22,7 @@ setup(
         'pom-gait = pom_voxel.cli:main',
         'pom-mocap = pom_voxel.cli:mocap_main',
         'pom-demo = pom_voxel.demo:main',
+        'pom-fe-check = pom_voxel.cli:fe_check_main',
         'pom_controller = pom_voxel.controller_node:main',
         'pom_sim = pom_voxel.sim_node:main',
     ]},

@@ -70,6 +70,14 @@ def test_the_import_map_names_only_verified_keys():
     assert {m for m in wc.ROS_MODULES} - set(VERIFIED) == set()
 
 
+def test_imports_without_a_rosdep_key_are_pinned_for_every_machine():
+    """What PIP_ONLY lets a package.xml leave out must come from the lock files, the robot's included."""
+    env = Path(__file__).resolve().parents[1] / 'env'
+    for distribution in wc.PIP_ONLY.values():
+        for lock in ('ros.txt', 'robot.txt'):
+            assert f'\n{distribution}==' in (env / lock).read_text().lower(), (distribution, lock)
+
+
 def test_keys_the_readme_and_image_skip_are_verified():
     """rosdep install --skip-keys in README.md and docker/Dockerfile name real keys (a typo would skip nothing)."""
     for text in ((ROOT / 'README.md').read_text(), (ROOT / 'docker' / 'Dockerfile').read_text()):

@@ -2,7 +2,8 @@
 
 - ``pom-gait``: a gait's actuator sequence by POM inverse kinematics, and every named effector's predicted
   displacement over one cycle (mm), as JSON;
-- ``pom-mocap``: recorded lab-frame marker tracks to the body-frame loops POM predicts (spec A8), as JSON and plots.
+- ``pom-mocap``: recorded lab-frame marker tracks to the body-frame loops POM predicts (spec A8), as JSON and plots;
+- ``pom-fe-check``: POM against a finite-element frame model of a box of voxels (the paper's Fig. 2), JSON and plots.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pom_voxel import gaits, mocap, structure
+from pom_voxel import fe_check, gaits, mocap, structure
 from pom_voxel.lattice import LatticeError
 from pom_voxel.planes_of_motion import PlanesOfMotion
 
@@ -65,6 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+DISPLACEMENT = ParamSpec('displacement_mm', 1.0, 'the actuator\'s displacement of its control node (mm)', -5.0, 5.0)
 THETA_ALIGN = ParamSpec('theta_align_deg', 90.0, 'camera-to-robot mounting angle (deg); the authors\' 90',
                         -360.0, 360.0)
 
@@ -104,6 +106,58 @@ def mocap_main(argv: list[str] | None = None) -> int:
         _plot_loops(out.markers, args.plots / 'body_frame_markers.png')
     print(f'pom-mocap: {len(out.markers)} frames ({out.dropped_frames} dropped for a missing marker)', file=sys.stderr)
     return 0
+
+
+def fe_check_main(argv: list[str] | None = None) -> int:
+    parser = CommandParser(prog='pom-fe-check', description='POM against a 3D frame model of a box of voxels')
+    parser.add_argument('--voxels', default='3,3,1', help='NX,NY,NZ voxels of the box (the actuator drives the '
+                        f'bottom layer); at most {fe_check.MAX_VOXELS} in all')
+    add_option(parser, '--displacement-mm', DISPLACEMENT)
+    parser.add_argument('--json', type=output_file, default=STDOUT, help='write here ("-": stdout, the default)')
+    parser.add_argument('--plots', type=output_dir, help='write fig2_fe_vs_pom.png here')
+    args = parser.parse_args(argv)
+    try:
+        counts = [int(n) for n in args.voxels.split(',')]
+        if len(counts) != 3:
+            raise ValueError
+    except ValueError:
+        print(f'pom-fe-check: --voxels {args.voxels!r}: expected NX,NY,NZ, three whole numbers', file=sys.stderr)
+        return 2
+    try:
+        result = fe_check.check(fe_check.box(*counts), args.displacement_mm)
+    except LatticeError as error:
+        print(f'pom-fe-check: {error}', file=sys.stderr)
+        return 2
+    text = json.dumps(result.document(), indent=1)
+    if args.json == STDOUT:
+        print(text)
+    else:
+        args.json.write_text(text + '\n')
+    if args.plots:
+        _plot_fe(result, args.plots / 'fig2_fe_vs_pom.png')
+    print(f'pom-fe-check: {args.voxels} voxels: FE = {result.scale:.3f} x POM, {100 * result.residual_share:.1f} % '
+          f'not captured, {100 * result.apex_share:.1f} % at the nodes POM keeps still', file=sys.stderr)
+    return 0
+
+
+def _plot_fe(result, path: Path) -> None:
+    from soro_analysis.plotting import figure, save
+    fig, axes = figure(1, 2, size=(5.5, 5))
+    xy = 1000 * result.plane_nodes_m[:, :2]
+    scale = 0.12 * np.ptp(xy) / max(np.abs(result.pom_mm).max(), 1e-9)     # arrows drawn enlarged
+    for field, colour, label in ((result.pom_mm, 'C0', 'POM'), (result.fe_mm, 'C3', 'finite elements')):
+        axes[0, 0].quiver(xy[:, 0], xy[:, 1], field[:, 0] * scale, field[:, 1] * scale, color=colour,
+                          angles='xy', scale_units='xy', scale=1, width=0.004, label=label)
+    axes[0, 0].set(title=f'node displacements in the actuated plane ({",".join(map(str, result.voxels))} voxels)',
+                   xlabel='x, mm', ylabel='y, mm (arrows enlarged)', aspect='equal')
+    axes[0, 0].margins(0.15)
+    axes[0, 0].legend()
+    axes[0, 1].plot(result.distance, result.fe_over_pom, 'o-')
+    axes[0, 1].axhline(result.scale, color='k', lw=0.8, ls='--', label=f'least-squares scale {result.scale:.2f}')
+    axes[0, 1].set(xlabel='voxels from the actuator', ylabel='|FE| / |POM|', ylim=(0, 1.1),
+                   title=f'{100 * result.residual_share:.1f} % of the motion not captured')
+    axes[0, 1].legend()
+    save(fig, path)
 
 
 def _plot_loops(markers: np.ndarray, path: Path) -> None:

@@ -66,6 +66,10 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+STRUT = ParamSpec('strut_mm', fe_check.STRUT_M * 1000, 'side of the struts\' square section (mm); FERVOR: 1.27',
+                  0.01, 100.0)
+YOUNG = ParamSpec('young_gpa', fe_check.YOUNG_PA / 1e9, 'the struts\' Young\'s modulus (GPa); FERVOR\'s Ultem: 6.89',
+                  0.001, 1000.0)
 DISPLACEMENT = ParamSpec('displacement_mm', 1.0, 'the actuator\'s displacement of its control node (mm)', -5.0, 5.0)
 THETA_ALIGN = ParamSpec('theta_align_deg', 90.0, 'camera-to-robot mounting angle (deg); the authors\' 90',
                         -360.0, 360.0)
@@ -113,6 +117,8 @@ def fe_check_main(argv: list[str] | None = None) -> int:
     parser.add_argument('--voxels', default='3,3,1', help='NX,NY,NZ voxels of the box (the actuator drives the '
                         f'bottom layer); at most {fe_check.MAX_VOXELS} in all')
     add_option(parser, '--displacement-mm', DISPLACEMENT)
+    add_option(parser, '--strut-mm', STRUT)
+    add_option(parser, '--young-gpa', YOUNG)
     parser.add_argument('--json', type=output_file, default=STDOUT, help='write here ("-": stdout, the default)')
     parser.add_argument('--plots', type=output_dir, help='write fig2_fe_vs_pom.png here')
     args = parser.parse_args(argv)
@@ -124,7 +130,8 @@ def fe_check_main(argv: list[str] | None = None) -> int:
         print(f'pom-fe-check: --voxels {args.voxels!r}: expected NX,NY,NZ, three whole numbers', file=sys.stderr)
         return 2
     try:
-        result = fe_check.check(fe_check.box(*counts), args.displacement_mm)
+        result = fe_check.check(fe_check.box(*counts), args.displacement_mm, args.strut_mm / 1000,
+                                args.young_gpa * 1e9)
     except LatticeError as error:
         print(f'pom-fe-check: {error}', file=sys.stderr)
         return 2

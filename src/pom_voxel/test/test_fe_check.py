@@ -36,6 +36,13 @@ def test_bad_boxes_are_refused_in_one_line(voxels, message, capsys):
     assert err.count('\n') == 1 and message in err
 
 
+def test_the_shape_of_the_deformation_does_not_depend_on_the_material():
+    """A linear frame with one enforced displacement: stiffness scales every force, not the displacements."""
+    soft, stiff = check(box(2, 2, 1), young_pa=1e9), check(box(2, 2, 1), young_pa=2e11)
+    assert stiff.fe_mm == pytest.approx(soft.fe_mm, abs=1e-9)
+    assert check(box(2, 2, 1), strut_m=3e-3).scale != pytest.approx(soft.scale, abs=1e-6)     # the section does
+
+
 def test_a_zero_displacement_is_refused():
     with pytest.raises(LatticeError, match='non-zero'):
         check(box(2, 2, 1), displacement_mm=0.0)

@@ -111,3 +111,22 @@ def test_cancel_returns_to_rest_and_bad_goals_are_refused(robot):
         result = handle.get_result_async()
         assert poll(result.done, 5.0) and result.result().status == GoalStatus.STATUS_ABORTED
         assert reason in result.result().result.message
+
+
+def test_the_board_vanishing_aborts_the_gait_and_the_link_comes_back(robot, tmp_path):
+    sim = robot.processes[0]
+    assert sim.name == 'pom_sim'
+    handle, feedback = robot.send(ExecuteVoxelGait.Goal(gait='tripod', cycles=100, step_period_s=0.25))
+    assert poll(lambda: len(feedback) >= 2, 5.0)
+    result = handle.get_result_async()
+    sim.popen.kill()                                     # the board loses power: its port vanishes
+    sim.popen.wait()
+    assert poll(result.done, 3.0) and result.result().status == GoalStatus.STATUS_ABORTED
+    assert result.result().result.message.startswith('aborted: ')
+    assert poll(lambda: robot.link.state != LinkStatus.CONNECTED, 2.0)
+    robot.processes[0] = runner.Process('pom_sim', list(sim.popen.args), tmp_path)
+    robot.processes[0].wait_for_output('behind')
+    assert poll(lambda: robot.link.state == LinkStatus.CONNECTED, 10.0), 'the bridge did not reconnect'
+    handle, _ = robot.send(ExecuteVoxelGait.Goal(gait='tripod', cycles=1, step_period_s=0.1))
+    again = handle.get_result_async()
+    assert poll(again.done, 10.0) and again.result().result.success, again.result().result.message

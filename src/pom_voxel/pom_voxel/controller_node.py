@@ -38,6 +38,7 @@ from pom_voxel.parameters import CONTROLLER
 from pom_voxel.planes_of_motion import STROKE_LIMIT_MM, PlanesOfMotion
 
 MAX_CYCLES = 10_000
+ACK_TIMEOUT_S = 0.5           # as the TerreSoRo executor: a board (or a simulated one on a busy machine) may pause
 LATTICE_PERIOD_S = 0.1        # the drawing is for the eye: 10 Hz of it is plenty
 
 
@@ -146,7 +147,7 @@ class PomController(BridgeNode):
         try:
             if not self.commands_enabled or link is None:
                 raise LinkDown('the bridge was deactivated')
-            link.send('set_strokes', wait_ack=True, timeout_s=0.2, target_um=to_um(q_mm))
+            link.send('set_strokes', wait_ack=True, timeout_s=ACK_TIMEOUT_S, target_um=to_um(q_mm))
         except (LinkDown, CommandRefused) as error:
             safe = self.force_safe_state('gait aborted') if self.link else False
             raise Refused(f'aborted: {error}; actuators ' + ('held where they are' if safe else

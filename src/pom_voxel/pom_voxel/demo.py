@@ -35,8 +35,10 @@ def run_scenario(out: Path, cycles: int) -> Path:
         runner.wait_recording(recorder, TOPICS)
         robot = PomCommander()
         try:
-            result = robot.execute_gait('tripod', cycles, STEP_PERIOD_S, on_feedback=lambda f: f.key_pose == 1 and print(
-                f'pom-demo: tripod cycle {f.cycle}/{cycles}', flush=True))
+            def progress(feedback) -> None:
+                if feedback.key_pose == 1:
+                    print(f'pom-demo: tripod cycle {feedback.cycle}/{cycles}', flush=True)
+            result = robot.execute_gait('tripod', cycles, STEP_PERIOD_S, on_feedback=progress)
             print(f'pom-demo: {result.message}', flush=True)
         finally:
             robot.close()

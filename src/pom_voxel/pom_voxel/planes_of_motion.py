@@ -135,8 +135,9 @@ class PlanesOfMotion:
         J_sel = np.vstack([self.rows(node)[_axis(axis)] for node, axis in dofs]).reshape(len(dofs), -1)
         unpinned = [a.name for a, col in zip(self.structure.actuators, J_sel.T) if not np.any(col)]
         if unpinned or np.linalg.matrix_rank(J_sel) < J_sel.shape[1]:
-            raise LatticeError(f'IK DOFs {_show_dofs(dofs)} leave the plane(s) of {", ".join(unpinned) or "some actuators"} '
-                               'unpinned: choose one DOF in every actuator\'s plane')
+            planes = ", ".join(unpinned) or "some actuators"
+            raise LatticeError(f'IK DOFs {_show_dofs(dofs)} leave the plane(s) of {planes} unpinned: choose one DOF '
+                               'in every actuator\'s plane')
         pseudo_inverse = np.linalg.pinv(J_sel)
 
         def solve(targets) -> Strokes:

@@ -23,7 +23,8 @@ def test_the_urdf_is_the_structure_files_quadruped():
     for actuator in quadruped.actuators:
         joint = model.joint_map[actuator.name]
         assert joint.origin[:3, 3] == pytest.approx(np.array(actuator.node) * half)
-        assert (joint.limit.lower, joint.limit.upper) == pytest.approx((-STROKE_LIMIT_MM / 1000, STROKE_LIMIT_MM / 1000))
+        limit = STROKE_LIMIT_MM / 1000
+        assert (joint.limit.lower, joint.limit.upper) == pytest.approx((-limit, limit))
     for name in ('marker_yr', 'marker_gr', 'marker_yb', 'marker_gb'):
         at = model.get_transform(name, 'base_link')[:3, 3]
         assert at == pytest.approx(np.array(quadruped.effectors[name]) * half)

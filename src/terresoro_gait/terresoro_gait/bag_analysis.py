@@ -23,7 +23,7 @@ from soro_node.params import ParamSpec, named
 from terresoro_gait import plots
 from terresoro_gait.evaluation import CycleSpeeds, cycle_speeds, gait_cycle_starts
 from terresoro_gait.kinematics import cycle_motion, predicted_speeds
-from terresoro_gait.learning import add_samples, estimate
+from terresoro_gait.learning import add_samples, boundary_poses, estimate
 from terresoro_gait.messages import seconds
 from terresoro_gait.metrics import BODY_LENGTH_MM
 from terresoro_gait.parameters import LEARNER
@@ -68,19 +68,14 @@ def is_gait(run: list[Edge]) -> bool:
     return any(e.cycle > 0 for e in run)
 
 
-def boundary_poses(run: list[Edge], history: PoseHistory, window_s: float, max_age_s: float) -> np.ndarray:
-    """The pose (mm, deg) at each primitive's command instant and at the end of the last (K + 1, 3), as the
-    learner takes them (``TerreSoroLearner._boundary_poses``)."""
-    instants = [e.start_s for e in run] + [run[-1].end_s]
-    return np.array([pose_to_paper(*history.at(t, window_s, max_age_s)) for t in instants])
-
-
 def explore(rounds: list[list[Edge]], history: PoseHistory, n_limbs: int, window_s: float,
             max_age_s: float) -> tuple[dict, EdgeWeights]:
     """Edge samples by edge and their weights (eq. 14) from the learning rounds."""
     samples: dict = {}
     for run in rounds:
-        add_samples(samples, [(e.initial, e.terminal) for e in run], boundary_poses(run, history, window_s, max_age_s))
+        instants = [e.start_s for e in run] + [run[-1].end_s]
+        add_samples(samples, [(e.initial, e.terminal) for e in run],
+                    boundary_poses(instants, history, window_s, max_age_s))
     return samples, estimate(samples, n_limbs)
 
 

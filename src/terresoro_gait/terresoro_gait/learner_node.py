@@ -26,9 +26,8 @@ from terresoro_gait import messages
 from terresoro_gait.digraph import LimbDigraph
 from terresoro_gait.execution import REST_VERTEX
 from terresoro_gait.explore import stochastic_hierholzer
-from terresoro_gait.learning import add_samples, estimate
+from terresoro_gait.learning import add_samples, boundary_poses, estimate
 from terresoro_gait.parameters import LEARNER
-from terresoro_gait.units import pose_to_paper
 from terresoro_gait.weights import WeightsError, write_csv
 
 WALK_SERVER_TIMEOUT_S = 5.0
@@ -102,7 +101,7 @@ class TerreSoroLearner(Node):
         window, max_age = self.params['pose_window_s'], self.params['tracking_timeout_s']
         # camera frames arrive with latency: wait for the first one past the last instant (or for max_age)
         poll(lambda: self.history.latest()[0] >= instants[-1], max_age)
-        return np.array([pose_to_paper(*self.history.at(t, window, max_age)) for t in instants])
+        return boundary_poses(instants, self.history, window, max_age)
 
     def _run_walk(self, goal_handle, walk: list[int], round_: int, rounds: int) -> list:
         if not self.walk_client.wait_for_server(timeout_sec=WALK_SERVER_TIMEOUT_S):

@@ -10,7 +10,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from soro_geometry import se2
+from soro_geometry.history import PoseHistory
 from terresoro_gait.digraph import LimbDigraph
+from terresoro_gait.units import pose_to_paper
 from terresoro_gait.weights import EdgeWeights
 
 
@@ -19,6 +21,13 @@ def edge_sample(start_pose, end_pose) -> np.ndarray:
     s, e = (np.array([g[0], g[1], np.radians(g[2])], dtype=float) for g in (start_pose, end_pose))
     d = se2.relative(s, e)
     return np.array([d[0], d[1], np.degrees(d[2])])
+
+
+def boundary_poses(instants_s, history: PoseHistory, window_s: float, max_age_s: float) -> np.ndarray:
+    """The settled poses (K + 1, 3) in mm and degrees at a round's boundaries: each primitive's command instant and
+    the end of the last (``instants_s``), each the mean of the tracked poses (m, rad) in the ``window_s`` before it
+    (spec 2.2). The live learner and the offline analysis of its bag both take them here."""
+    return np.array([pose_to_paper(*history.at(t, window_s, max_age_s)) for t in instants_s])
 
 
 def collect(edges: Sequence[tuple[int, int]], poses) -> dict[tuple[int, int], list[np.ndarray]]:

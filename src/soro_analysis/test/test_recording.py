@@ -1,7 +1,6 @@
 """Reading recorded experiments back (pure, no ROS graph): every bag format rosbag2 writes, a bag cut short in the
 middle of a chunk, typed series and their alignment in time, and choosing the analysis from a bag's topics. The
 robots' own analyses are tested in their packages (e.g. tensegrity_sim/test/test_bag_analysis.py)."""
-import shutil
 import sqlite3
 
 import numpy as np
@@ -15,7 +14,8 @@ from std_msgs.msg import String
 from soro_analysis import cli
 from soro_analysis.analyses import Analysis, AnalysisError, Report, choose
 from soro_analysis.recording import MissingTopics, Recording, Series, align
-from soro_link.bag import BagWriter, UnreadableBag, workspace_typestore
+from soro_analysis.testing import FORMATS, write_bag, write_every_format
+from soro_link.bag import UnreadableBag, workspace_typestore
 
 STORE = workspace_typestore()
 POSE, COUNT = '/tracked_pose', 200
@@ -35,33 +35,16 @@ def pose_messages():
 
 
 def write_ours(path, flush_interval_s=0.5):
-    with BagWriter(path, STORE, flush_interval_s=flush_interval_s) as bag:
-        bag.add_topic(POSE, 'geometry_msgs/msg/PoseStamped')
-        for stamp, data in pose_messages():
-            bag.write_cdr(POSE, stamp, data)
-    return path
-
-
-def write_rosbag2(path, storage):
-    """As `ros2 bag record` writes them: a rosbag2 directory with metadata.yaml, MCAP or sqlite3 storage."""
-    with Writer(path, version=9, storage_plugin=storage) as writer:
-        connection = writer.add_connection(POSE, 'geometry_msgs/msg/PoseStamped', typestore=STORE)
-        for stamp, data in pose_messages():
-            writer.write(connection, stamp, data)
-    return path
+    return write_bag(path, POSE, 'geometry_msgs/msg/PoseStamped', pose_messages(), 'ours', STORE, flush_interval_s)
 
 
 @pytest.fixture(scope='module')
 def bags(tmp_path_factory):
-    root = tmp_path_factory.mktemp('bags')
-    made = {'ours': write_ours(root / 'ours'), 'mcap': write_rosbag2(root / 'mcap', StoragePlugin.MCAP),
-            'sqlite3': write_rosbag2(root / 'sqlite3', StoragePlugin.SQLITE3)}
-    made['single.mcap'] = shutil.copy(root / 'mcap' / 'mcap.mcap', root / 'single.mcap')
-    made['single.db3'] = shutil.copy(next((root / 'sqlite3').glob('*.db3')), root / 'single.db3')
-    return made
+    return write_every_format(tmp_path_factory.mktemp('bags'), POSE, 'geometry_msgs/msg/PoseStamped',
+                              pose_messages(), STORE)
 
 
-@pytest.mark.parametrize('kind', ['ours', 'mcap', 'sqlite3', 'single.mcap', 'single.db3'])
+@pytest.mark.parametrize('kind', FORMATS)
 def test_every_rosbag2_format_reads_back_the_same_series(bags, kind):
     recording = Recording.open(bags[kind])
     assert recording.warnings == [] and recording.topics == {POSE: 'geometry_msgs/msg/PoseStamped'}
@@ -115,10 +98,8 @@ def test_the_analysis_is_chosen_by_the_topics_in_the_bag(bags, tmp_path):
         choose(recording, 'snake', ROBOTS)
     with pytest.raises(MissingTopics, match=r'no /chatter, /x in this bag \(it has /tracked_pose\)'):
         recording.require('/chatter', '/x')
-    bag = tmp_path / 'other'
-    with BagWriter(bag, STORE) as writer:
-        writer.add_topic('/other', 'std_msgs/msg/String')
-        writer.write_cdr('/other', T0_NS, serialize_message(String(data='hi')))
+    bag = write_bag(tmp_path / 'other', '/other', 'std_msgs/msg/String',
+                    [(T0_NS, serialize_message(String(data='hi')))])
     with pytest.raises(AnalysisError, match=r"no robot's topics in this bag \(it has /other; each robot needs "
                                             r"tracker: /tracked_pose; talker: /chatter\)"):
         choose(Recording.open(bag), 'auto', ROBOTS)

@@ -1,18 +1,17 @@
 """The tensegrity analysis of a recorded run (soro-analyze --robot tensegrity) on a run integrated by the core
 itself, written in every bag format rosbag2 has: ours, `ros2 bag record`'s MCAP and sqlite3, single files."""
 import json
-import shutil
 
 import numpy as np
 import pytest
 from geometry_msgs.msg import Pose, Twist
 from rclpy.serialization import serialize_message
-from rosbags.rosbag2 import StoragePlugin, Writer
 from soro_interfaces.msg import TensegrityState
 
 from soro_analysis import cli
 from soro_analysis.analyses import AnalysisError, analyze, options
-from soro_link.bag import BagWriter, workspace_typestore
+from soro_analysis.testing import FORMATS, write_every_format
+from soro_link.bag import workspace_typestore
 from tensegrity_sim import prism
 from tensegrity_sim.bag_analysis import ANALYSIS
 from tensegrity_sim.dynamics import Dynamics
@@ -49,34 +48,13 @@ def state_messages():
     return out
 
 
-def write_ours(path, flush_interval_s=0.5):
-    with BagWriter(path, STORE, flush_interval_s=flush_interval_s) as bag:
-        bag.add_topic(STATE, 'soro_interfaces/msg/TensegrityState')
-        for stamp, data in state_messages():
-            bag.write_cdr(STATE, stamp, data)
-    return path
-
-
-def write_rosbag2(path, storage):
-    """As `ros2 bag record` writes them: a rosbag2 directory with metadata.yaml, MCAP or sqlite3 storage."""
-    with Writer(path, version=9, storage_plugin=storage) as writer:
-        connection = writer.add_connection(STATE, 'soro_interfaces/msg/TensegrityState', typestore=STORE)
-        for stamp, data in state_messages():
-            writer.write(connection, stamp, data)
-    return path
-
-
 @pytest.fixture(scope='module')
 def bags(tmp_path_factory):
-    root = tmp_path_factory.mktemp('bags')
-    made = {'ours': write_ours(root / 'ours'), 'mcap': write_rosbag2(root / 'mcap', StoragePlugin.MCAP),
-            'sqlite3': write_rosbag2(root / 'sqlite3', StoragePlugin.SQLITE3)}
-    made['single.mcap'] = shutil.copy(root / 'mcap' / 'mcap.mcap', root / 'single.mcap')
-    made['single.db3'] = shutil.copy(next((root / 'sqlite3').glob('*.db3')), root / 'single.db3')
-    return made
+    return write_every_format(tmp_path_factory.mktemp('bags'), STATE, 'soro_interfaces/msg/TensegrityState',
+                              state_messages(), STORE)
 
 
-@pytest.mark.parametrize('kind', ['ours', 'mcap', 'sqlite3', 'single.mcap', 'single.db3'])
+@pytest.mark.parametrize('kind', FORMATS)
 def test_every_rosbag2_format_is_analysed_alike(bags, tmp_path, kind):
     report, warnings = analyze(bags[kind], tmp_path, 'auto', ['preset:=savin2020_reproduce'])
     t, strains = core_run()

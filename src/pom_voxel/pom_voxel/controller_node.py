@@ -96,7 +96,7 @@ class PomController(BridgeNode):
         names = [a.name for a in self.pom.structure.actuators]
         response.success, response.message, response.actuators = True, strokes.report(names), names
         response.strokes_m, response.saturated = (strokes.q / 1000.0).tolist(), strokes.saturated.tolist()
-        response.nodes = [Point(x=x, y=y, z=z) for x, y, z in drawing.rest_positions_m(self.pom).tolist()]
+        response.nodes = [Point(x=x, y=y, z=z) for x, y, z in self.pom.rest_m.tolist()]
         response.displacements = [Vector3(x=x, y=y, z=z) for x, y, z in (self.pom.forward(strokes.q) / 1000).tolist()]
         return response
 

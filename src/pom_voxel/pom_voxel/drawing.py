@@ -1,4 +1,5 @@
-"""The deformed lattice for rviz2, as plain arrays (no ROS): node positions, the voxels' beams, the actuators."""
+"""The deformed lattice for rviz2, as plain arrays (no ROS): node positions, the voxels' beams, the actuators.
+The nodes at rest are ``PlanesOfMotion.rest_m``, computed once with the model."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,11 +9,6 @@ from pom_voxel.planes_of_motion import PlanesOfMotion
 
 # the 12 beams of an octahedral voxel: every node pair but the three antipodal ones (0-3, 1-4, 2-5), spec A1
 BEAMS = [(a, b) for a in range(6) for b in range(a + 1, 6) if b - a != 3]
-
-
-def rest_positions_m(pom: PlanesOfMotion) -> np.ndarray:
-    """(N, 3) every node at rest, m: half-pitch coordinates times pitch / 2."""
-    return np.array(pom.nodes, dtype=float) * pom.structure.pitch_m / 2
 
 
 def beam_pairs(pom: PlanesOfMotion) -> np.ndarray:
@@ -31,4 +27,4 @@ def actuator_pairs(pom: PlanesOfMotion) -> list[tuple[int, int | None]]:
 
 def deformed_m(pom: PlanesOfMotion, q_mm) -> np.ndarray:
     """(N, 3) every node under strokes q (mm), m."""
-    return rest_positions_m(pom) + pom.forward(q_mm) / 1000.0
+    return pom.rest_m + pom.forward(q_mm) / 1000.0

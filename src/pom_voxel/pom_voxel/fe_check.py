@@ -72,7 +72,7 @@ def check(structure: Structure, displacement_mm: float = 1.0, strut_m: float = S
                            'non-zero, the section and modulus > 0')
     pom = PlanesOfMotion(structure)
     actuator, plane = structure.actuators[0], pom.planes[0]
-    rest = drawing.rest_positions_m(pom)
+    rest = pom.rest_m
     frame = FEModel3D()
     for k, p in enumerate(rest):
         frame.add_node(f'n{k}', *p)

@@ -58,6 +58,7 @@ class PlanesOfMotion:
         core = {tuple(v) for v, ext in zip(structure.voxels.tolist(), structure.extension) if not ext}
         self.nodes, self._rigid_to = _nodes_and_attachments(structure, core)
         self.index = {node: k for k, node in enumerate(self.nodes)}
+        self.rest_m = np.array(self.nodes, dtype=float) * structure.pitch_m / 2     # (N, 3) nodes at rest, m
         self.planes = [self._plane(a, core) for a in structure.actuators]
         _refuse_shared_planes(structure.actuators, self.planes)
         self.J = self._jacobian()

@@ -27,12 +27,9 @@ def run_scenario(out: Path, cycles: int) -> Path:
     params = logs / 'demo_parameters.yaml'
     params.write_text(f'pom_sim:\n  ros__parameters: {{port: {out / "ttyPOM"}}}\n'
                       f'pom_controller:\n  ros__parameters: {{port: {out / "ttyPOM"}}}\n')
-    recorder = runner.start_recorder(bag, TOPICS, logs)
-    processes = [recorder]
+    processes = runner.start_recorded('pom.launch.py', logs, bag, TOPICS, {'sim': 'true'}, extra_params=[params])
     commander.init()
     try:
-        processes += runner.start('pom.launch.py', logs, {'sim': 'true'}, extra_params=[params])
-        runner.wait_recording(recorder, TOPICS)
         robot = PomCommander()
         try:
             def progress(feedback) -> None:
@@ -44,7 +41,7 @@ def run_scenario(out: Path, cycles: int) -> Path:
             robot.close()
     finally:
         commander.shutdown()
-        codes = {p.name: p.stop() for p in reversed(processes)}
+        codes = runner.stop_all(processes)
     if any(codes.values()):
         raise runner.ScenarioError(f'processes did not stop cleanly: {codes}; logs in {logs}')
     return bag

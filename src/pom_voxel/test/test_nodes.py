@@ -59,7 +59,7 @@ class Quadruped:
     def close(self):
         self.executor.shutdown()
         self.node.destroy_node()
-        return {p.name: p.stop() for p in reversed(self.processes)}
+        return runner.stop_all(self.processes)
 
 
 @pytest.fixture(scope='module')

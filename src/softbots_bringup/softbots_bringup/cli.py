@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
             time.sleep(0.2)
     except KeyboardInterrupt:
         pass
-    codes = {p.name: p.stop() for p in reversed(processes)}
+    codes = runner.stop_all(processes)
     return 0 if not any(codes.values()) else 1
 
 

@@ -88,6 +88,26 @@ def wait_recording(recorder: Process, topics: list[str], timeout_s: float = 20.0
         recorder.wait_for_output(f'recording {topic} (', timeout_s)
 
 
+def start_recorded(launch_file: str, log_dir: Path, bag: Path, topics: list[str],
+                   arguments: dict[str, str] | None = None, extra_params=()) -> list[Process]:
+    """The recorder writing ``topics`` into ``bag``, then the nodes of ``launch_file`` (see ``start``), returned
+    once the recorder has subscribed to every topic, so nothing they publish is missed; recorder first. On a
+    failure everything started is stopped again."""
+    processes = [start_recorder(bag, topics, log_dir)]
+    try:
+        processes += start(launch_file, log_dir, arguments, extra_params)
+        wait_recording(processes[0], topics)
+    except ScenarioError:
+        stop_all(processes)
+        raise
+    return processes
+
+
+def stop_all(processes: list[Process]) -> dict[str, int]:
+    """Stop ``processes`` in reverse start order; their exit codes by name."""
+    return {p.name: p.stop() for p in reversed(processes)}
+
+
 def run_for(seconds: float, processes: list[Process], until_exit: Process | None = None) -> None:
     """Let ``processes`` run for ``seconds`` (checking they stay up), or until ``until_exit`` finishes by itself,
     then stop the others in reverse start order. Raises ScenarioError if a process failed or ``seconds`` ran out
@@ -102,7 +122,7 @@ def run_for(seconds: float, processes: list[Process], until_exit: Process | None
         if until_exit and until_exit.popen.poll() is None:
             raise ScenarioError(f'{until_exit.name} did not finish within {seconds:g} s; see {until_exit.log}')
     finally:
-        codes = {p.name: p.stop() for p in reversed(processes)}
+        codes = stop_all(processes)
     failed = {name: code for name, code in codes.items() if code != 0}
     if failed:
         raise ScenarioError(f'processes did not stop cleanly: {failed}; logs in {processes[0].log.parent}')

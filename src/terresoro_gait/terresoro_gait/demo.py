@@ -57,24 +57,8 @@ terresoro_learner:
 
 def start_nodes(out: Path, logs: Path) -> list[runner.Process]:
     """The recorder, then what terresoro.launch.py robot:=iii sim:=true starts, with the demo's parameters over it."""
-    recorder = runner.start_recorder(out / 'bag', TOPICS, logs)
-    try:
-        nodes = runner.start('terresoro.launch.py', logs, {'robot': 'iii', 'sim': 'true'},
-                             extra_params=[demo_parameters(out)])
-    except runner.ScenarioError:
-        recorder.stop()
-        raise
-    processes = [recorder] + nodes
-    try:
-        runner.wait_recording(recorder, TOPICS)
-    except runner.ScenarioError:
-        stop_all(processes)
-        raise
-    return processes
-
-
-def stop_all(processes: list[runner.Process]) -> dict[str, int]:
-    return {p.name: p.stop() for p in reversed(processes)}
+    return runner.start_recorded('terresoro.launch.py', logs, out / 'bag', TOPICS, {'robot': 'iii', 'sim': 'true'},
+                                 extra_params=[demo_parameters(out)])
 
 
 def fastest(robot, goal: str) -> object:
@@ -106,7 +90,7 @@ def run_scenario(out: Path, rounds: int, cycles: int) -> dict:
     finally:
         robot.close()
         commander.shutdown()
-        codes = stop_all(processes)
+        codes = runner.stop_all(processes)
     if any(code != 0 for code in codes.values()):
         raise runner.ScenarioError(f'processes did not stop cleanly: {codes}; logs in {logs}')
     return runs

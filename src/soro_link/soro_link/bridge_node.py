@@ -48,13 +48,18 @@ class _ToRosLog(logging.Handler):
         self.ros_logger = logger
 
     def emit(self, record: logging.LogRecord) -> None:
-        text = record.getMessage()
-        if record.levelno >= logging.ERROR:     # one call site per severity, as rclpy requires
-            self.ros_logger.error(text)
-        elif record.levelno >= logging.WARNING:
-            self.ros_logger.warning(text)
-        else:
-            self.ros_logger.info(text)
+        log_at(self.ros_logger, record.levelno, record.getMessage())
+
+
+def log_at(ros_logger, level: int, text: str) -> None:
+    """``text`` in a ROS log at a Python logging ``level``, one call site per severity, as rclpy requires (it
+    refuses a call site whose severity changes between calls)."""
+    if level >= logging.ERROR:
+        ros_logger.error(text)
+    elif level >= logging.WARNING:
+        ros_logger.warning(text)
+    else:
+        ros_logger.info(text)
 
 
 class BridgeNode(LifecycleNode):
@@ -176,13 +181,8 @@ class BridgeNode(LifecycleNode):
     def _device_log(self, message: Message) -> None:
         code = message['code']
         text = f'device: {message["text"]} ({LogCode(code).name if code in set(LogCode) else f"code {code}"})'
-        # one call site per severity: rclpy refuses a call site whose severity changes between calls
-        if message['level'] == LogLevel.INFO:
-            self.get_logger().info(text)
-        elif message['level'] == LogLevel.WARN:
-            self.get_logger().warning(text)
-        else:
-            self.get_logger().error(text)
+        level = {LogLevel.INFO: logging.INFO, LogLevel.WARN: logging.WARNING}.get(message['level'], logging.ERROR)
+        log_at(self.get_logger(), level, text)
 
     def publish_diagnostics(self) -> None:
         if self.link is None:

@@ -64,7 +64,8 @@ def replay_error_ms(path: Path, rate: float) -> tuple[float, int]:
     node = rclpy.create_node(f'replay_bench_listener_{int(rate)}')
     arrivals = []
     qos = QoSProfile(reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST, depth=REPLAY_MESSAGES)
-    node.create_subscription(PoseStamped, '/tracked_pose', lambda _m: arrivals.append(time.monotonic()), qos)
+    node.create_subscription(PoseStamped, '/tracked_pose',     # the middleware's arrival time (ns since the epoch)
+                             lambda _m, info: arrivals.append(info['received_timestamp'] * 1e-9), qos)
     executor = SingleThreadedExecutor()
     executor.add_node(node)
     thread = threading.Thread(target=executor.spin, daemon=True)

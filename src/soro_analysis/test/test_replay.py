@@ -50,8 +50,9 @@ class Listener:
         self.thread = threading.Thread(target=self.executor.spin, daemon=True)
         self.thread.start()
 
-    def _on_chatter(self, msg):
-        self.received.append((int(msg.data), self.node.get_clock().now().nanoseconds * 1e-9))
+    def _on_chatter(self, msg, info):
+        # the middleware's arrival time: what replay timing is about, whatever this process's executor is doing
+        self.received.append((int(msg.data), info['received_timestamp'] * 1e-9))
 
     def close(self):
         self.executor.shutdown()

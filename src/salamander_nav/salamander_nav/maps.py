@@ -1,0 +1,201 @@
+"""The salamander's world: obstacle scenes (circles and polygons, from YAML) and occupancy grids (nav_msgs'
+convention), turned into one signed-distance field that the planners and every collision check share. No ROS.
+
+Grids are row-major (row = y, column = x) with the origin at the lower-left corner of cell (0, 0), as in
+nav_msgs/OccupancyGrid; cell centres are at origin + (i + ½) resolution. Lengths in metres, headings in radians
+(a scene file gives them in degrees, converted on load).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import yaml
+from matplotlib.path import Path as Polygon
+from scipy import ndimage
+
+MAX_CELLS = 25_000_000        # 5 m × 5 m at 1 mm; beyond that a grid is a mistake, not a map
+OCCUPIED_AT = 50              # OccupancyGrid value (0-100) from which a cell is an obstacle; -1 (unknown) too
+
+
+class SceneError(ValueError):
+    """A scene or map that cannot be planned on; the message names the field and what is allowed."""
+
+
+@dataclass(frozen=True)
+class Scene:
+    """An obstacle scene: ``bounds`` (xmin, ymin, xmax, ymax), ``resolution`` of its grid, ``circles`` (N, 3) of
+    (x, y, r), ``polygons`` as (M, 2) vertex arrays, and optional ``start``/``goal`` poses (x, y, ψ rad)."""
+    bounds: tuple[float, float, float, float]
+    resolution: float
+    circles: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    polygons: tuple[np.ndarray, ...] = ()
+    start: np.ndarray | None = None
+    goal: np.ndarray | None = None
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(rows, columns) of the scene's grid."""
+        xmin, ymin, xmax, ymax = self.bounds
+        return math.ceil((ymax - ymin) / self.resolution - 1e-9), math.ceil((xmax - xmin) / self.resolution - 1e-9)
+
+
+def _numbers(value, name: str, shape: tuple) -> np.ndarray:
+    try:
+        array = np.array(value, dtype=float)
+    except (TypeError, ValueError):
+        raise SceneError(f'{name}: {value!r} is not a list of numbers') from None
+    if array.ndim != len(shape) or any(n is not None and n != m for n, m in zip(shape, array.shape)):
+        raise SceneError(f'{name}: {value!r} must have shape {tuple("N" if n is None else n for n in shape)}')
+    if not np.all(np.isfinite(array)):
+        raise SceneError(f'{name}: {value!r} is not finite')
+    return array
+
+
+def _pose(value, name: str) -> np.ndarray | None:
+    if value is None:
+        return None
+    x, y, heading_deg = _numbers(value, name, (3,))
+    return np.array([x, y, math.radians(heading_deg)])
+
+
+def scene_from_dict(data: dict) -> Scene:
+    """A Scene from the YAML form ``{bounds: [xmin, ymin, xmax, ymax], resolution: R, circles: [[x, y, r], ...],
+    polygons: [[[x, y], ...], ...], start: [x, y, heading_deg], goal: [x, y, heading_deg]}`` (metres, degrees)."""
+    if not isinstance(data, dict):
+        raise SceneError(f'a scene is a mapping with bounds, resolution, circles, polygons, start, goal; got {data!r}')
+    unknown = set(data) - {'bounds', 'resolution', 'circles', 'polygons', 'start', 'goal'}
+    if unknown:
+        raise SceneError(f'unknown scene field(s) {", ".join(sorted(unknown))}; allowed: bounds, resolution, '
+                         'circles, polygons, start, goal')
+    if 'bounds' not in data or 'resolution' not in data:
+        raise SceneError('a scene needs bounds: [xmin, ymin, xmax, ymax] and resolution (m)')
+    bounds = _numbers(data['bounds'], 'bounds', (4,))
+    if not (bounds[0] < bounds[2] and bounds[1] < bounds[3]):
+        raise SceneError(f'bounds {bounds.tolist()}: need xmin < xmax and ymin < ymax')
+    resolution = float(_numbers(data['resolution'], 'resolution', ()))
+    if not resolution > 0:
+        raise SceneError(f'resolution {resolution}: must be > 0 (m)')
+    circles = _numbers(data.get('circles') or np.zeros((0, 3)), 'circles', (None, 3))
+    if np.any(circles[:, 2] <= 0):
+        raise SceneError(f'circles: every radius must be > 0 (m); got {circles[:, 2].tolist()}')
+    polygons = tuple(_numbers(p, f'polygons[{i}]', (None, 2)) for i, p in enumerate(data.get('polygons') or ()))
+    for i, polygon in enumerate(polygons):
+        if len(polygon) < 3:
+            raise SceneError(f'polygons[{i}]: needs at least 3 vertices, got {len(polygon)}')
+    scene = Scene(tuple(bounds.tolist()), resolution, circles, polygons, _pose(data.get('start'), 'start'),
+                  _pose(data.get('goal'), 'goal'))
+    if scene.shape[0] * scene.shape[1] > MAX_CELLS:
+        raise SceneError(f'bounds and resolution give {scene.shape[0]} × {scene.shape[1]} cells; at most '
+                         f'{MAX_CELLS} (coarsen the resolution)')
+    return scene
+
+
+def load_scene(path) -> Scene:
+    try:
+        text = Path(path).read_text()
+    except OSError as error:
+        raise SceneError(f'scene {path}: {error.strerror}') from None
+    try:
+        return scene_from_dict(yaml.safe_load(text))
+    except yaml.YAMLError as error:
+        raise SceneError(f'scene {path}: not YAML ({str(error).splitlines()[0]})') from None
+
+
+def scene_to_dict(scene: Scene) -> dict:
+    """The YAML form of ``scene`` (the inverse of ``scene_from_dict``)."""
+    def pose(p):
+        return None if p is None else [float(p[0]), float(p[1]), math.degrees(float(p[2]))]
+    data = {'bounds': list(scene.bounds), 'resolution': scene.resolution, 'circles': scene.circles.tolist(),
+            'polygons': [p.tolist() for p in scene.polygons]}
+    data.update({k: pose(v) for k, v in (('start', scene.start), ('goal', scene.goal)) if v is not None})
+    return data
+
+
+def cell_centres(shape: tuple[int, int], origin, resolution: float) -> np.ndarray:
+    """(rows, cols, 2) x, y of every cell centre."""
+    xs = origin[0] + (np.arange(shape[1]) + 0.5) * resolution
+    ys = origin[1] + (np.arange(shape[0]) + 0.5) * resolution
+    return np.stack(np.meshgrid(xs, ys), -1)
+
+
+def rasterise(scene: Scene, circles=None, polygons=None) -> np.ndarray:
+    """Occupancy (rows, cols) of bool: cells whose centre lies in a circle or polygon of ``scene`` (or of the
+    given ``circles``/``polygons``, on the scene's grid)."""
+    circles = scene.circles if circles is None else np.asarray(circles, dtype=float).reshape(-1, 3)
+    polygons = scene.polygons if polygons is None else polygons
+    centres = cell_centres(scene.shape, scene.bounds[:2], scene.resolution)
+    occupied = np.zeros(scene.shape, dtype=bool)
+    for x, y, r in circles:
+        occupied |= (centres[..., 0] - x) ** 2 + (centres[..., 1] - y) ** 2 <= r * r
+    flat = centres.reshape(-1, 2)
+    for polygon in polygons:
+        occupied |= Polygon(polygon).contains_points(flat).reshape(scene.shape)
+    return occupied
+
+
+def grid_occupancy(data, width: int, height: int, unknown_is_occupied: bool = True) -> np.ndarray:
+    """Occupancy (height, width) of bool from an OccupancyGrid's row-major ``data`` (0-100, -1 unknown)."""
+    values = np.asarray(data, dtype=np.int16)
+    if width <= 0 or height <= 0 or values.size != width * height:
+        raise SceneError(f'occupancy grid of {width} × {height} cells carries {values.size} values')
+    values = values.reshape(height, width)
+    return (values >= OCCUPIED_AT) | ((values < 0) & unknown_is_occupied)
+
+
+class DistanceField:
+    """Signed distance (m) to the nearest obstacle, negative inside, on a grid, with its gradient; queried anywhere
+    by bilinear interpolation. The grid's edge is a wall: beyond it the distance is negative."""
+
+    def __init__(self, occupied: np.ndarray, origin, resolution: float):
+        occupied = np.asarray(occupied, dtype=bool)
+        if occupied.all():
+            raise SceneError('the map has no free cell')
+        self.origin, self.resolution, self.shape = np.array(origin[:2], dtype=float), float(resolution), occupied.shape
+        self.occupied = occupied
+        # a ring of obstacle around the grid (its edge is a wall); distances between cell centres, moved by half
+        # a cell so that the zero level lies on the cells' boundary
+        walled = np.pad(occupied, 1, constant_values=True)
+        outside = ndimage.distance_transform_edt(~walled)[1:-1, 1:-1]
+        inside = ndimage.distance_transform_edt(walled)[1:-1, 1:-1]
+        self.distance = np.where(occupied, 0.5 - inside, outside - 0.5) * self.resolution
+        gy, gx = np.gradient(self.distance, self.resolution)
+        self._gradient = np.stack([gx, gy], -1)
+        self.extent = self.origin + self.resolution * np.array(self.shape[::-1])
+
+    @classmethod
+    def from_scene(cls, scene: Scene, extra_occupied: np.ndarray | None = None) -> DistanceField:
+        occupied = rasterise(scene)
+        if extra_occupied is not None:
+            occupied |= extra_occupied
+        return cls(occupied, scene.bounds[:2], scene.resolution)
+
+    def query(self, points) -> tuple[np.ndarray, np.ndarray]:
+        """Signed distance (...,) and its gradient (..., 2) at ``points`` (..., 2) in m."""
+        points = np.asarray(points, dtype=float)
+        inside = np.clip(points, self.origin, self.extent)
+        beyond = points - inside
+        out = np.hypot(beyond[..., 0], beyond[..., 1])
+        rc = ((inside - self.origin) / self.resolution - 0.5)[..., ::-1]      # fractional (row, col) of centres
+        coords = np.moveaxis(rc, -1, 0).reshape(2, -1)
+        d = ndimage.map_coordinates(self.distance, coords, order=1, mode='nearest').reshape(points.shape[:-1])
+        grad = np.stack([ndimage.map_coordinates(self._gradient[..., k], coords, order=1, mode='nearest')
+                         for k in range(2)], -1).reshape(points.shape)
+        outward = np.where(out[..., None] > 0, -beyond / np.maximum(out, 1e-300)[..., None], grad)
+        return d - out, outward
+
+    def distance_at(self, points) -> np.ndarray:
+        """Signed distance at ``points`` (..., 2): the nearest cell's value (fast, for collision checks along many
+        points), minus how far a point lies beyond the grid."""
+        points = np.asarray(points, dtype=float)
+        ij = np.floor((points - self.origin) / self.resolution).astype(np.int64)
+        col = np.clip(ij[..., 0], 0, self.shape[1] - 1)
+        row = np.clip(ij[..., 1], 0, self.shape[0] - 1)
+        inside = np.clip(points, self.origin, self.extent)
+        return self.distance[row, col] - np.hypot(*np.moveaxis(points - inside, -1, 0))
+
+    def is_free(self, points, clearance_m: float = 0.0) -> bool:
+        """Whether every point of ``points`` (..., 2) is at least ``clearance_m`` from every obstacle."""
+        return bool(np.all(self.distance_at(points) >= clearance_m))

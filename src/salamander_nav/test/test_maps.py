@@ -1,0 +1,80 @@
+"""Scenes, occupancy grids and the one signed-distance field (issue 15, item 2)."""
+import math
+
+import numpy as np
+import pytest
+import yaml
+
+from salamander_nav import maps
+from salamander_nav.maps import DistanceField, SceneError
+
+SCENE = {'bounds': [0, 0, 2, 1], 'resolution': 0.01, 'circles': [[1.0, 0.5, 0.2]],
+         'polygons': [[[0.2, 0.2], [0.4, 0.2], [0.3, 0.4]]], 'start': [0.1, 0.5, 90], 'goal': [1.9, 0.5, 0]}
+
+
+def test_scene_round_trip_and_units(tmp_path):
+    path = tmp_path / 'scene.yaml'
+    path.write_text(yaml.safe_dump(SCENE))
+    scene = maps.load_scene(path)
+    assert scene.shape == (100, 200) and scene.start[2] == pytest.approx(math.pi / 2)
+    again = maps.scene_from_dict(maps.scene_to_dict(scene))
+    assert again.bounds == scene.bounds and again.resolution == scene.resolution
+    np.testing.assert_allclose(again.circles, scene.circles)
+    np.testing.assert_allclose(again.polygons[0], scene.polygons[0])
+    np.testing.assert_allclose([again.start, again.goal], [scene.start, scene.goal])
+
+
+def test_signed_distance_to_a_circle_and_its_gradient():
+    field = DistanceField.from_scene(maps.scene_from_dict({**SCENE, 'polygons': []}))
+    points = np.array([[1.5, 0.5], [1.0, 0.78], [1.25, 0.5], [1.05, 0.5]])
+    d, grad = field.query(points)
+    exact = np.hypot(*(points - [1.0, 0.5]).T) - 0.2
+    np.testing.assert_allclose(d[:3], exact[:3], atol=0.6 * field.resolution)
+    assert d[3] < 0                                                    # inside
+    np.testing.assert_allclose(grad[:2], [[1, 0], [0, 1]], atol=0.05)  # away from the obstacle
+
+
+def test_the_map_edge_is_a_wall():
+    field = DistanceField.from_scene(maps.scene_from_dict({'bounds': [0, 0, 1, 1], 'resolution': 0.01}))
+    d, grad = field.query([[0.5, 0.5], [0.02, 0.5], [-0.1, 0.5]])
+    assert d[0] == pytest.approx(0.495, abs=0.006) and d[1] == pytest.approx(0.015, abs=0.006)
+    assert d[2] < -0.09 and grad[2] == pytest.approx([1, 0])
+
+
+def test_polygon_and_grid_give_the_same_field():
+    scene = maps.scene_from_dict(SCENE)
+    occupied = maps.rasterise(scene)
+    data = np.where(occupied, 100, 0).ravel().tolist()
+    from_grid = DistanceField(maps.grid_occupancy(data, 200, 100), scene.bounds[:2], scene.resolution)
+    np.testing.assert_array_equal(from_grid.distance, DistanceField.from_scene(scene).distance)
+    assert occupied[int(0.25 / 0.01), int(0.3 / 0.01)] and not occupied[int(0.45 / 0.01), int(0.3 / 0.01)]
+
+
+def test_unknown_cells_count_as_occupied_unless_told():
+    grid = maps.grid_occupancy([0, -1, 49, 50], 2, 2)
+    assert grid.tolist() == [[False, True], [False, True]]
+    assert maps.grid_occupancy([0, -1, 49, 50], 2, 2, unknown_is_occupied=False).tolist() == \
+        [[False, False], [False, True]]
+
+
+@pytest.mark.parametrize('change, message', [
+    ({'bounds': [0, 0, -1, 1]}, 'xmin < xmax'), ({'resolution': 0}, 'resolution'),
+    ({'circles': [[0, 0, -1]]}, 'radius'), ({'circles': [[0, 0]]}, 'shape'), ({'polygons': [[[0, 0], [1, 1]]]},
+                                                                               'at least 3'),
+    ({'start': [0, float('nan'), 0]}, 'not finite'), ({'walls': []}, 'unknown scene field'),
+    ({'bounds': [0, 0, 100, 100], 'resolution': 0.001}, 'cells'), ({'goal': 'north'}, 'goal')])
+def test_bad_scenes_are_refused(change, message):
+    with pytest.raises(SceneError, match=message):
+        maps.scene_from_dict({**SCENE, **change})
+
+
+def test_a_map_with_no_free_cell_is_refused(tmp_path):
+    with pytest.raises(SceneError, match='no free cell'):
+        DistanceField(np.ones((3, 3), bool), (0, 0), 0.1)
+    with pytest.raises(SceneError, match='carries'):
+        maps.grid_occupancy([0, 0, 0], 2, 2)
+    (tmp_path / 'bad.yaml').write_text('bounds: [0, 0\n')
+    with pytest.raises(SceneError, match='not YAML'):
+        maps.load_scene(tmp_path / 'bad.yaml')
+    with pytest.raises(SceneError, match='No such file'):
+        maps.load_scene(tmp_path / 'missing.yaml')

@@ -95,5 +95,6 @@ def steering_bend(kappa: float, s_m: float = S_MAX_M) -> Bend:
 
 
 def steering_curvature(bend: Bend) -> float:
-    """Signed planar curvature (1/m) of a bend in the horizontal plane: the inverse of ``steering_bend``."""
-    return bend.kappa * -math.copysign(1.0, math.cos(bend.phi_rad))
+    """Signed curvature (1/m) of the bend's horizontal part, -κ cos ϕ: the inverse of ``steering_bend`` for planar
+    bends (ϕ = 0 or 180°), and what the robot turns on when a bend also lifts its front (any other ϕ)."""
+    return -bend.kappa * math.cos(bend.phi_rad)

@@ -1,0 +1,52 @@
+"""The planner node's world: the scene's grid and obstacles, replaced at run time by an obstacle message or a map,
+and the one distance field built from them, rebuilt only when something changed. No ROS."""
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+
+from salamander_nav import maps
+from salamander_nav.maps import DistanceField, Scene, SceneError
+
+
+def resolve_scene(path: str | Path) -> Path:
+    """``path``, or when empty the scene the workspace ships (config/salamander_scene.yaml, the thesis's
+    experiment)."""
+    if path:
+        return Path(path)
+    from softbots_bringup.share import NotInstalled, installed     # only when the default is asked for
+    try:
+        return installed('config/salamander_scene.yaml')
+    except NotInstalled as error:
+        raise SceneError(f'no scene file given and {error}') from None
+
+
+class World:
+    """Obstacles (circles, polygons) on the scene's grid, or on a map's grid once a map arrived (its occupied
+    cells count too)."""
+
+    def __init__(self, scene: Scene):
+        self.scene, self._map, self._field = scene, None, None
+
+    def set_obstacles(self, circles, polygons) -> None:
+        """Replace the obstacles: circles (N, 3) of (x, y, r) and polygons as (M, 2) arrays, in m."""
+        updated = maps.scene_from_dict({**maps.scene_to_dict(self.scene), 'circles': np.asarray(circles).tolist(),
+                                        'polygons': [np.asarray(p).tolist() for p in polygons]})
+        self.scene, self._field = updated, None
+
+    def set_map(self, occupied: np.ndarray, origin, resolution: float) -> None:
+        """Plan on an occupancy grid (rows = y) from ``origin`` (x, y of its corner, m) at ``resolution`` (m)."""
+        rows, cols = occupied.shape
+        bounds = (float(origin[0]), float(origin[1]), origin[0] + cols * resolution, origin[1] + rows * resolution)
+        scene = dataclasses.replace(self.scene, bounds=bounds, resolution=float(resolution))
+        if scene.shape != occupied.shape:
+            raise SceneError(f'map of {occupied.shape} cells does not tile its own bounds {bounds}')
+        DistanceField(occupied, origin, resolution)          # refuses a map with no free cell before it is kept
+        self.scene, self._map, self._field = scene, occupied.copy(), None
+
+    def field(self) -> DistanceField:
+        if self._field is None:
+            self._field = DistanceField.from_scene(self.scene, self._map)
+        return self._field

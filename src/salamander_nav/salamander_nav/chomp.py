@@ -6,8 +6,8 @@ Each iteration (Algorithm 1): the orientation correction v_ori, virtual obstacle
 obstacle and smoothness costs U = F_obs + λ F_smooth with λ growing (first clear the obstacles, then smooth), the
 best path kept, and the update ξ ← ξ − (1/η) A⁻¹ ∇U + α_const A⁻¹ v_ori. Deviations, each because the thesis gives
 no value: η is the larger of ``eta`` and what keeps every point's step under ``max_step_m`` (a trust region, so one
-setting serves every scene's scale); A⁻¹ gives the orientation step its smooth shape and α_const times the largest
-correction its size. When U has improved by less than 0.1 % over 10 iterations and the path is still
+setting serves every scene's scale); A⁻¹ gives the orientation step its smooth shape, and the most corrected point
+moves α_const of its correction. When U has improved by less than 0.1 % over 10 iterations and the path is still
 infeasible, the search restarts from a random minor arc (Fig. 3.28). "Best" prefers a feasible path to any
 infeasible one and then the lower U; the returned path passes ``planning.problems`` or is reported as failed.
 """
@@ -110,10 +110,14 @@ class _Search:
     def run(self) -> tuple[np.ndarray, dict]:
         n = self.s.n_points
         xi = self.q0 + (self.q_end - self.q0) * (np.arange(1, n + 1) / (n + 1))[:, None]
+        side, strata = self.rng.choice([-1.0, 1.0]), np.linspace(0.1, 0.95, self.s.max_restarts + 1)
         for attempt in range(self.s.max_restarts + 1):
             if attempt:
+                # random arcs, but each restart on the other side and bulging more than the last: a handful of
+                # restarts then covers both sides and every size instead of repeating the flattest arcs
                 self.restarts += 1
-                xi = minor_arc(self.q0, self.q_end, n, self.rng)
+                xi = minor_arc(self.q0, self.q_end, n, self.rng, strata[attempt - 1:attempt + 1], side)
+                side = -side
             if self._descend(xi):
                 break
         path = full(self.best, self.q0, self.q_end)
@@ -132,33 +136,36 @@ class _Search:
             path = full(xi, self.q0, self.q_end)
             v_ori = orientation_correction(xi, self.q0, self.q_end, self.start[2], self.goal[2], s.orientation_points)
             virtual = virtual_obstacles(path, s.kappa_max)
-            f_obs, g_obs = obstacle_term(xi, self.q0, self.q_end, self.field, virtual, s.epsilon_m)
+            f_obs, g_obs = obstacle_term(xi, self.q0, self.q_end, self.field, virtual, s.epsilon_m, s.clearance_m)
             f_smooth, g_smooth = smoothness(xi, self.q0, self.q_end)
             cost = f_obs + lam * f_smooth
-            costs.append(cost)
+            costs.append((f_obs, f_smooth))
             feasible = self._feasible(path)
             self._keep(xi, feasible, cost)
             step = cho_solve(self.metric, g_obs + lam * g_smooth)
             largest = float(np.hypot(*step.T).max())
             scale = 1.0 / max(s.eta, largest / s.max_step_m) if largest > 0 else 0.0
             xi = xi - scale * step + self._orientation_step(v_ori)
-            stagnant = len(costs) > STAGNANT_WINDOW and costs[-STAGNANT_WINDOW - 1] - cost < STAGNANT_GAIN * abs(cost)
+            stagnant = len(costs) > STAGNANT_WINDOW and _gain(costs[-STAGNANT_WINDOW - 1], cost, lam) < STAGNANT_GAIN
             if stagnant and (s.converged_stop or not feasible):
                 return feasible
         return self.best_key[0] is False
 
     def _orientation_step(self, v_ori: np.ndarray) -> np.ndarray:
-        """α_const A⁻¹ v_ori, scaled so that no point moves more than α_const times the largest correction: A⁻¹
-        gives the smooth shape of the projection, the correction its size."""
+        """α_const A⁻¹ v_ori, scaled so that the most corrected point moves α_const of its correction: A⁻¹ gives
+        the projection its smooth shape over the path, the correction its size."""
+        sizes = np.hypot(*v_ori.T)
+        worst = int(np.argmax(sizes))
+        if sizes[worst] == 0:
+            return np.zeros_like(v_ori)
         shape = cho_solve(self.metric, v_ori)
-        largest = float(np.hypot(*shape.T).max())
-        if largest == 0:
-            return shape
-        return shape * (self.s.alpha_const * float(np.hypot(*v_ori.T).max()) / largest)
+        return shape * (self.s.alpha_const * sizes[worst] / max(float(np.hypot(*shape[worst])), 1e-12))
 
     def _feasible(self, path: np.ndarray) -> bool:
-        """The cheap per-iteration check: clearance at the points, curvature, end headings."""
-        if self.field.distance_at(path).min() < self.s.clearance_m:
+        """The cheap per-iteration check: clearance at the points, with half the longest segment to spare (the
+        distance changes no faster than along the segment), curvature, end headings."""
+        spare = 0.5 * float(np.hypot(*np.diff(path, axis=0).T).max())
+        if self.field.distance_at(path).min() < self.s.clearance_m + spare:
             return False
         if np.abs(planning.curvatures(path)).max() > self.s.kappa_max:
             return False
@@ -169,4 +176,11 @@ class _Search:
         key = (not feasible, cost)
         if key < self.best_key:
             self.best, self.best_key = xi.copy(), key
-        self.history.append(self.best_key[1])
+        self.history.append(self.best_key)
+
+
+def _gain(then: tuple[float, float], cost: float, lam: float) -> float:
+    """Relative improvement of U since ``then`` (F_obs, F_smooth), both weighed with today's λ: λ's growth alone
+    must not read as getting worse."""
+    before = then[0] + lam * then[1]
+    return (before - cost) / max(abs(cost), 1e-12)

@@ -54,13 +54,16 @@ def distance_with(points, field: DistanceField, circles) -> tuple[np.ndarray, np
     return d, grad
 
 
-def obstacle_term(xi, q0, q_end, field: DistanceField, circles, epsilon: float) -> tuple[float, np.ndarray]:
+def obstacle_term(xi, q0, q_end, field: DistanceField, circles, epsilon: float,
+                  body_m: float = 0.0) -> tuple[float, np.ndarray]:
     """F_obs = Σ_{t=1}^{n} c(q_t) ‖(q_{t+1} − q_t)/Δt‖ (arc-length weighted: a quick pass through an obstacle is not
     cheap) and the standard CHOMP functional gradient ‖q̇‖ [P⊥ ∇c − c κ] at each free point (n, 2), with central
-    differences for q̇ and q̈ (Zucker et al. 2013; the thesis: "same with the original CHOMP")."""
+    differences for q̇ and q̈ (Zucker et al. 2013; the thesis: "same with the original CHOMP"). As in CHOMP's body
+    model, d is measured from a disc of radius ``body_m`` around the point (the robot's half-width)."""
     q = full(xi, q0, q_end)
     inv_dt = len(q) - 1.0
     d, grad_d = distance_with(xi, field, circles)
+    d = d - body_m
     c, slope = obstacle_cost(d, epsilon)
     forward = np.hypot(*(np.diff(q[1:], axis=0) * inv_dt).T)
     cost = float((c * forward).sum())
@@ -119,16 +122,20 @@ def orientation_correction(xi, q0, q_end, psi_start: float, psi_end: float, m: i
     return out
 
 
-def minor_arc(q0, q_end, n: int, rng: np.random.Generator) -> np.ndarray:
+def minor_arc(q0, q_end, n: int, rng: np.random.Generator, bulge: tuple[float, float] = (0.1, 0.95),
+              side: float | None = None) -> np.ndarray:
     """n free points spaced evenly on a random circular arc through q_0 and q_{n+1} whose central angle is under
-    180° (random side and sagitta): a restart's initial guess (spec B5.2, Fig. 3.28)."""
+    180°: a restart's initial guess (spec B5.2, Fig. 3.28). The central angle is drawn from ``bulge`` (fractions
+    of π), the side (+1 left of the chord, -1 right) at random unless given."""
     q0, q_end = np.asarray(q0, dtype=float), np.asarray(q_end, dtype=float)
     chord = q_end - q0
     half = 0.5 * float(np.hypot(*chord))
-    central = rng.uniform(0.1, 0.95) * math.pi * rng.choice([-1.0, 1.0])       # signed central angle
+    side = rng.choice([-1.0, 1.0]) if side is None else side
+    central = rng.uniform(*bulge) * math.pi * side                             # signed central angle
     radius = half / math.sin(abs(central) / 2)
     normal = np.array([-chord[1], chord[0]]) / (2 * half)
-    centre = 0.5 * (q0 + q_end) - math.copysign(1.0, central) * normal * radius * math.cos(central / 2)
+    # turning counter-clockwise (central > 0) from q_0 to q_{n+1} puts the centre left of the chord
+    centre = 0.5 * (q0 + q_end) + math.copysign(1.0, central) * normal * radius * math.cos(central / 2)
     start = math.atan2(*(q0 - centre)[::-1])
     angles = start + central * np.arange(1, n + 1) / (n + 1)
     return centre + radius * np.column_stack([np.cos(angles), np.sin(angles)])

@@ -124,7 +124,10 @@ class _Search:
         self.parent, self.via = [-1], [-1]
         self.expansions, self.peak_open = 0, 1
         self._bin = settings.heading_bins / (2 * math.pi)
-        self._free = field.distance >= settings.clearance_m      # cells a sample may lie in
+        # cells a sample may lie in: with the margin that the path between two samples can lose (half the
+        # spacing, and a cell's rounding), so the independent check along the whole path agrees
+        margin = 0.5 * settings.sample_spacing_m + field.resolution
+        self._free = field.distance >= settings.clearance_m + margin
 
     def key(self, x, y, psi, level) -> tuple:
         s = self.s

@@ -1,0 +1,246 @@
+"""``salamander_controller``: the salamander's path follower and host-ESP32 bridge (thesis §3.4.4-3.4.5, spec B6,
+B8).
+
+A soro_link lifecycle bridge to the host ESP32, which relays each module's command over ESP-NOW. Action
+``~/follow_path`` (FollowPath) runs line-of-sight tracking with PD steering at ``command_rate_hz`` on the tracked
+pose (``mocap/salamander/pose``): each step commands the front module's planar bend and wheel speed, and reports
+cross-track and heading error, distance left and the waypoint. The wheels stop at the goal, on cancel, when the
+link drops and whenever the pose is stale; after ``tracking_lost_s`` without a fresh pose the path is abandoned.
+``~/module_command`` (soro_interfaces/ModuleCommand) drives any module by hand (the pre-programmed gaits of §3.2.6)
+when no path is being followed. Out: ``~/los_debug`` (projection point, reference point, LOS vector),
+``~/trail`` (the tracked path), ``joint_states`` (module 1's bend for the URDF), map→base_link on tf.
+"""
+from __future__ import annotations
+
+import itertools
+import sys
+import threading
+import time
+
+import numpy as np
+from geometry_msgs.msg import Point, PoseStamped
+from nav_msgs.msg import Path
+from rclpy.action import ActionServer, CancelResponse
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.executors import MultiThreadedExecutor
+from rclpy.lifecycle import State, TransitionCallbackReturn
+from sensor_msgs.msg import JointState
+from soro_interfaces.action import FollowPath
+from soro_interfaces.msg import ModuleCommand as ModuleCommandMsg
+from std_msgs.msg import ColorRGBA, Header
+from visualization_msgs.msg import Marker, MarkerArray
+
+from soro_geometry.pose_msgs import planar_pose, stamped
+from soro_link.bridge_node import BridgeNode, run_bridge
+from soro_link.supervisor import CommandRefused, LinkDown
+from soro_node.base_node import GoalCancelled, read_parameters, run_goal
+from soro_node.params import ParameterError
+from soro_node.sequence import SequencePlayer
+from salamander_nav import modules, origami, tracking
+from salamander_nav.los import LosSettings, LosTracker
+from salamander_nav.modules import SCHEMAS, ModuleCommand
+from salamander_nav.origami import Bend
+from salamander_nav.parameters import CONTROLLER
+
+try:
+    from geometry_msgs.msg import TransformStamped
+    from tf2_ros import TransformBroadcaster     # on every ROS machine; the pinned wheels have no tf2
+except ImportError:
+    TransformBroadcaster = None
+
+ACK_TIMEOUT_S = 0.5
+TRAIL_PERIOD_S = 0.5
+
+
+class Refused(RuntimeError):
+    """A path that cannot be followed; the message is the result's reason."""
+
+
+class SalamanderController(BridgeNode):
+    def __init__(self, **kwargs):
+        super().__init__('salamander_controller', SCHEMAS, CONTROLLER, **kwargs)
+        self._busy = threading.Lock()
+        self._pose: tuple[np.ndarray, float] | None = None          # (x, y, ψ), monotonic time received
+        self._bends: dict[int, Bend] = {}
+        self.trail, self._trail_sent = tracking.Trail(), 0.0
+        group = ReentrantCallbackGroup()
+        self.create_subscription(PoseStamped, 'mocap/salamander/pose', self._on_pose, 50, callback_group=group)
+        self.create_subscription(ModuleCommandMsg, '~/module_command', self._on_module_command, 10,
+                                 callback_group=group)
+        self.los_pub = self.create_publisher(MarkerArray, '~/los_debug', 10)
+        self.trail_pub = self.create_publisher(Path, '~/trail', 10)
+        self.joint_pub = self.create_publisher(JointState, 'joint_states', 10)
+        self.tf = TransformBroadcaster(self) if TransformBroadcaster else None
+        ActionServer(self, FollowPath, '~/follow_path', self._follow_path, callback_group=group,
+                     cancel_callback=lambda _goal: CancelResponse.ACCEPT)
+
+    def goals_running(self) -> bool:
+        return self._busy.locked()
+
+    def on_configure(self, state: State) -> TransitionCallbackReturn:
+        try:
+            self.settings = read_parameters(self, self.param_specs)
+        except ParameterError as error:
+            self.get_logger().error(str(error))
+            return TransitionCallbackReturn.FAILURE
+        return super().on_configure(state)
+
+    # --- tracking ----------------------------------------------------------------------------------------------
+    def _on_pose(self, msg: PoseStamped) -> None:
+        pose = planar_pose(msg.pose)
+        self._pose = (pose, time.monotonic())
+        if self.trail.add(pose) and time.monotonic() - self._trail_sent > TRAIL_PERIOD_S:
+            self._trail_sent = time.monotonic()
+            header = Header(stamp=msg.header.stamp, frame_id=self.get_parameter('frame_id').value)
+            self.trail_pub.publish(Path(header=header, poses=[stamped(p, header) for p in self.trail.array()]))
+        if self.tf:
+            self._broadcast(msg)
+
+    def _broadcast(self, msg: PoseStamped) -> None:
+        transform = TransformStamped(header=msg.header, child_frame_id='base_link')
+        transform.header.frame_id = self.get_parameter('frame_id').value
+        transform.transform.translation.x, transform.transform.translation.y = msg.pose.position.x, msg.pose.position.y
+        transform.transform.rotation = msg.pose.orientation
+        self.tf.sendTransform(transform)
+
+    # --- following a path ---------------------------------------------------------------------------------------
+    def _follow_path(self, goal_handle) -> FollowPath.Result:
+        result = FollowPath.Result()
+        if not self._busy.acquire(blocking=False):
+            goal_handle.abort()
+            result.message = 'refused: following another path'
+            return result
+        try:
+            return run_goal(goal_handle, result, lambda: self._follow(goal_handle, result), (Refused,),
+                            self.get_logger(), cancelled='cancelled; wheels stopped')
+        finally:
+            self._busy.release()
+
+    def _follow(self, goal_handle, result) -> str:
+        request, s = goal_handle.request, self.settings
+        speed = request.speed_m_s or self.get_parameter('speed_m_s').value
+        if not (np.isfinite(speed) and 0 < speed <= 0.3):
+            raise Refused(f'speed_m_s = {request.speed_m_s}: allowed (0, 0.3] m/s (0: the speed parameter)')
+        if not self.commands_enabled or self.link is None:
+            raise Refused('refused: the controller is not active (lifecycle: configure, then activate)')
+        try:
+            tracker = LosTracker([(p.pose.position.x, p.pose.position.y) for p in request.path.poses],
+                                 self._los_settings())
+        except ValueError as error:
+            raise Refused(f'refused: {error}') from None
+        stale = tracking.StaleClock(self.get_parameter('tracking_lost_s').value)
+        outcome: list[str] = []
+
+        def act(_slot, _step) -> None:
+            now = time.monotonic()
+            pose, seen = self._pose or (np.full(3, np.nan), -np.inf)
+            step = tracker.step(pose, seen, now)
+            result.max_cross_track_m = max(result.max_cross_track_m, abs(np.nan_to_num(step.cross_track_m)))
+            self._command(tracking.steering_command(step, speed, s['s_nominal_m'], s['wheel_radius_m'],
+                                                    self._held_bend()))
+            if step.status == 'goal reached':
+                result.final_distance_m = float(np.hypot(*(pose[:2] - tracker.waypoints[-1])))
+                outcome.append(f'goal reached {result.final_distance_m * 1e3:.0f} mm from the last waypoint')
+            elif stale.update(not step.drive, now):
+                outcome.append('lost')
+            if step.drive:
+                self.los_pub.publish(los_markers(pose, step, self._header()))
+                goal_handle.publish_feedback(FollowPath.Feedback(
+                    cross_track_m=step.cross_track_m, heading_error=step.heading_error,
+                    distance_left_m=step.distance_left_m, waypoint=step.waypoint, bend=step.bend_rad))
+
+        try:
+            report = SequencePlayer(1.0 / s['command_rate_hz']).play(
+                itertools.repeat(None), act, stop=lambda: bool(outcome) or goal_handle.is_cancel_requested)
+        finally:
+            self._stop_wheels()
+        if outcome == ['lost']:
+            raise Refused(f'aborted: no fresh pose on mocap/salamander/pose for {stale.give_up_s:.1f} s; wheels '
+                          'stopped')
+        if report.stopped and not outcome:
+            raise GoalCancelled
+        return outcome[0]
+
+    def _los_settings(self) -> LosSettings:
+        value = self.get_parameter
+        return LosSettings(value('lookahead_m').value, value('switch_radius_m').value,
+                           value('goal_tolerance_m').value, value('kp').value, value('kd_s').value,
+                           stale_after_s=value('stale_after_s').value)
+
+    def _held_bend(self) -> Bend:
+        return self._bends.get(tracking.FRONT_MODULE, Bend(origami.S_MAX_M, 0.0, 0.0))
+
+    def _command(self, command: ModuleCommand) -> None:
+        link = self.link
+        try:
+            if not self.commands_enabled or link is None:
+                raise LinkDown('the bridge was deactivated')
+            link.send('module_command', wait_ack=True, timeout_s=ACK_TIMEOUT_S, **command.fields())
+        except (LinkDown, CommandRefused) as error:
+            safe = self.force_safe_state('path abandoned') if self.link else False
+            raise Refused(f'aborted: {error}; wheels ' + ('stopped' if safe else 'left to the ESP32 watchdog '
+                                                                                 '(300 ms)')) from None
+
+    def _stop_wheels(self) -> None:
+        try:
+            self._command(ModuleCommand(tracking.FRONT_MODULE, self._held_bend(), (0.0,) * modules.WHEELS))
+        except Refused:
+            pass            # the reason is already the goal's; the ESP32's watchdog stops the wheels
+
+    # --- commands by hand ----------------------------------------------------------------------------------------
+    def _on_module_command(self, msg: ModuleCommandMsg) -> None:
+        problem = modules.module_id_problem(msg.module_id, self.get_parameter('modules').value)
+        if problem or not np.all(np.isfinite(msg.wheel_speeds)):
+            self.get_logger().error(f'~/module_command refused: {problem or "wheel speeds not finite"}')
+            return
+        if self._busy.locked():
+            self.get_logger().warning('~/module_command refused: following a path (cancel it first)')
+            return
+        try:
+            bend, notes = origami.saturate(Bend(msg.s, msg.theta, msg.phi))
+        except origami.WorkspaceError as error:
+            self.get_logger().error(f'~/module_command refused: {error}; wheels stopped')
+            self.force_safe_state('invalid module command')
+            return
+        for note in notes:
+            self.get_logger().warning(f'~/module_command for module {msg.module_id}: {note}')
+        self.send_command('module_command', **ModuleCommand(msg.module_id, bend, tuple(msg.wheel_speeds)).fields())
+
+    # --- telemetry -----------------------------------------------------------------------------------------------
+    def on_device_message(self, message) -> None:
+        if message.name != 'module_state':
+            return
+        bend = modules.bend_of_fields(message)
+        self._bends[message['module_id']] = bend
+        if message['module_id'] == tracking.FRONT_MODULE:
+            self.joint_pub.publish(JointState(header=self._header(), name=tracking.joint_names(),
+                                              position=tracking.bend_joints(bend)))
+
+    def _header(self) -> Header:
+        return Header(stamp=self.get_clock().now().to_msg(), frame_id=self.get_parameter('frame_id').value)
+
+
+def los_markers(pose, step, header: Header) -> MarkerArray:
+    """The thesis's Fig. 3.31 colours: projection point red, reference point yellow, LOS vector orange."""
+    def marker(ident: int, kind: int, points, colour: ColorRGBA, scale: float) -> Marker:
+        m = Marker(header=header, ns='los', id=ident, type=kind, action=Marker.ADD, color=colour)
+        m.scale.x = m.scale.y = m.scale.z = scale
+        m.pose.orientation.w = 1.0
+        m.points = [Point(x=float(x), y=float(y), z=0.01) for x, y in points]
+        return m
+
+    red, yellow = ColorRGBA(r=0.9, g=0.1, b=0.1, a=1.0), ColorRGBA(r=1.0, g=0.85, b=0.0, a=1.0)
+    orange = ColorRGBA(r=1.0, g=0.5, b=0.0, a=1.0)
+    arrow = marker(2, Marker.ARROW, [pose[:2], step.reference], orange, 0.01)
+    arrow.scale.y, arrow.scale.z = 0.02, 0.03
+    return MarkerArray(markers=[marker(0, Marker.SPHERE_LIST, [step.projection], red, 0.03),
+                                marker(1, Marker.SPHERE_LIST, [step.reference], yellow, 0.03), arrow])
+
+
+def main(args=None) -> int:
+    return run_bridge(SalamanderController, 'salamander_controller', lambda: MultiThreadedExecutor(num_threads=3),
+                      args)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,249 @@
+"""``salamander_planner``: the salamander's planner server and navigator (thesis §3.4, spec B5, B8), in Nav2's
+shapes.
+
+``~/compute_path_to_pose`` (ComputePathToPose) plans with CHOMP (default) or lattice A* on one signed-distance
+field of the scene's obstacles, the ``obstacles`` topic (soro_interfaces/ObstacleScene, replacing them) and the
+``map`` topic (nav_msgs/OccupancyGrid, whose occupied and unknown cells count too). Every path is checked before it
+is called a success; the result carries planning time, iterations or expansions, length, maximum curvature and
+the end heading errors. ``~/navigate_to_pose`` (NavigateToPose) plans from the tracked pose and has the controller
+follow the plan (its ``~/follow_path``), relaying its feedback; ``goal_pose`` (rviz's 2D Goal Pose) does the same.
+Out: ``plan`` (nav_msgs/Path), ``~/costmap`` (the occupancy planned on), ``~/obstacle_markers``.
+"""
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+
+import numpy as np
+from builtin_interfaces.msg import Duration
+from geometry_msgs.msg import Point, PoseStamped
+from nav_msgs.msg import OccupancyGrid, Path
+from rclpy.action import ActionClient, ActionServer, CancelResponse
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.executors import MultiThreadedExecutor
+from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, QoSProfile
+from soro_interfaces.action import ComputePathToPose, FollowPath, NavigateToPose
+from soro_interfaces.msg import ObstacleScene
+from std_msgs.msg import ColorRGBA, Header
+from visualization_msgs.msg import Marker, MarkerArray
+
+from soro_geometry.pose_msgs import planar_pose, stamped
+from soro_link.bridge_node import log_at
+from soro_node.base_node import declare_parameters, read_parameters, run_node
+from soro_node.params import ParameterError
+from salamander_nav import maps, planners, planning
+from salamander_nav.maps import SceneError
+from salamander_nav.parameters import PLANNER
+from salamander_nav.world import World, resolve_scene
+
+LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+FOLLOW_ACTION = 'salamander_controller/follow_path'
+POSE_MAX_AGE_S = 0.5
+
+
+class SalamanderPlanner(Node):
+    def __init__(self, **kwargs):
+        super().__init__('salamander_planner', **kwargs)
+        declare_parameters(self, PLANNER)
+        p = read_parameters(self, PLANNER)
+        self.world = World(maps.load_scene(resolve_scene(p['scene_file'])))
+        self._lock = threading.Lock()
+        self._pose: tuple[np.ndarray, float] | None = None
+        group = ReentrantCallbackGroup()
+        self.plan_pub = self.create_publisher(Path, 'plan', LATCHED)
+        self.costmap_pub = self.create_publisher(OccupancyGrid, '~/costmap', LATCHED)
+        self.markers_pub = self.create_publisher(MarkerArray, '~/obstacle_markers', LATCHED)
+        self.create_subscription(ObstacleScene, 'obstacles', self._on_obstacles, 10, callback_group=group)
+        self.create_subscription(OccupancyGrid, 'map', self._on_map, LATCHED, callback_group=group)
+        self.create_subscription(PoseStamped, 'mocap/salamander/pose', self._on_pose, 10, callback_group=group)
+        self.create_subscription(PoseStamped, 'goal_pose', self._on_goal_pose, 10, callback_group=group)
+        ActionServer(self, ComputePathToPose, '~/compute_path_to_pose', self._compute, callback_group=group)
+        ActionServer(self, NavigateToPose, '~/navigate_to_pose', self._navigate, callback_group=group,
+                     cancel_callback=lambda _goal: CancelResponse.ACCEPT)
+        self.follow = ActionClient(self, FollowPath, FOLLOW_ACTION, callback_group=group)
+        self.navigator = ActionClient(self, NavigateToPose, '~/navigate_to_pose', callback_group=group)
+        self._publish_world()
+        self.get_logger().info(f'{p["planner"]} planner on a {self.world.scene.shape[1]} × '
+                               f'{self.world.scene.shape[0]} grid at {self.world.scene.resolution} m')
+
+    # --- the world -----------------------------------------------------------------------------------------------
+    def _on_obstacles(self, msg: ObstacleScene) -> None:
+        circles = [(c.x, c.y, c.radius) for c in msg.circles]
+        polygons = [[(p.x, p.y) for p in polygon.points] for polygon in msg.polygons]
+        self._update_world(lambda: self.world.set_obstacles(np.array(circles).reshape(-1, 3), polygons),
+                           f'{len(circles)} circle(s) and {len(polygons)} polygon(s)')
+
+    def _on_map(self, msg: OccupancyGrid) -> None:
+        info = msg.info
+        self._update_world(lambda: self.world.set_map(
+            maps.grid_occupancy(msg.data, info.width, info.height), (info.origin.position.x, info.origin.position.y),
+            info.resolution), f'map of {info.width} × {info.height} cells at {info.resolution} m')
+
+    def _update_world(self, change, what: str) -> None:
+        with self._lock:
+            try:
+                change()
+                self.world.field()
+            except SceneError as error:
+                self.get_logger().error(f'{what} refused: {error}; planning on the previous world')
+                return
+        self.get_logger().info(f'planning around {what}')
+        self._publish_world()
+
+    def _publish_world(self) -> None:
+        with self._lock:
+            field, scene = self.world.field(), self.world.scene
+        header = Header(stamp=self.get_clock().now().to_msg(), frame_id=self.get_parameter('frame_id').value)
+        grid = OccupancyGrid(header=header, data=np.where(field.occupied, 100, 0).astype(np.int8).ravel().tolist())
+        grid.info.resolution, (grid.info.height, grid.info.width) = field.resolution, field.shape
+        grid.info.origin.position.x, grid.info.origin.position.y = (float(v) for v in field.origin)
+        grid.info.origin.orientation.w = 1.0
+        self.costmap_pub.publish(grid)
+        self.markers_pub.publish(obstacle_markers(scene, header))
+
+    def _on_pose(self, msg: PoseStamped) -> None:
+        self._pose = (planar_pose(msg.pose), self.get_clock().now().nanoseconds * 1e-9)
+
+    # --- planning ------------------------------------------------------------------------------------------------
+    def _plan(self, start, goal, planner_id: str) -> planning.Plan:
+        p = read_parameters(self, PLANNER)
+        planner = planner_id or p['planner']
+        if planner not in planners.PLANNERS:
+            return _refusal(planner, f'planner_id {planner!r}: allowed {", ".join(planners.PLANNERS)}')
+        if not (np.all(np.isfinite(start)) and np.all(np.isfinite(goal))):
+            return _refusal(planner, f'start {np.round(start, 3).tolist()} or goal {np.round(goal, 3).tolist()} '
+                                     'is not finite')
+        options = planners.PlannerOptions(p['clearance_m'], p['kappa_max'], p['chomp_iterations'],
+                                          p['astar_max_expansions'], p['max_planning_s'],
+                                          astar_heuristic_weight=p['astar_heuristic_weight'])
+        with self._lock:
+            field = self.world.field()
+        plan = planners.plan(planner, field, np.asarray(start, float), np.asarray(goal, float), options)
+        log_at(self.get_logger(), logging.INFO if plan.success else logging.WARNING,
+               f'{planner}: {plan.reason} ({plan.planning_s * 1e3:.0f} ms, {plan.effort} {plan.effort_name})')
+        if plan.success:
+            self.plan_pub.publish(self._path_msg(plan))
+        return plan
+
+    def _start_pose(self):
+        if self._pose is None:
+            return None, 'no tracked pose on mocap/salamander/pose yet (or set use_start)'
+        pose, seen = self._pose
+        age = self.get_clock().now().nanoseconds * 1e-9 - seen
+        if age > POSE_MAX_AGE_S:
+            return None, f'the tracked pose is {age:.1f} s old: is motion capture running?'
+        return pose, ''
+
+    def _compute(self, goal_handle) -> ComputePathToPose.Result:
+        request = goal_handle.request
+        start, why = (planar_pose(request.start.pose), '') if request.use_start else self._start_pose()
+        plan = _refusal(request.planner_id or '', why) if start is None else \
+            self._plan(start, planar_pose(request.goal.pose), request.planner_id)
+        result = ComputePathToPose.Result(success=plan.success, message=plan.reason, path=self._path_msg(plan),
+                                          effort_name=plan.effort_name, effort=int(plan.effort),
+                                          length_m=plan.length_m if len(plan.path) > 1 else 0.0,
+                                          max_curvature=plan.max_curvature if len(plan.path) > 2 else 0.0)
+        result.planning_time = Duration(sec=int(plan.planning_s), nanosec=int(plan.planning_s % 1 * 1e9))
+        if plan.success and start is not None:
+            result.start_heading_error, result.goal_heading_error = planning.heading_errors(
+                plan.path, start, planar_pose(request.goal.pose))
+        goal_handle.succeed() if plan.success else goal_handle.abort()
+        return result
+
+    def _path_msg(self, plan: planning.Plan) -> Path:
+        header = Header(stamp=self.get_clock().now().to_msg(), frame_id=self.get_parameter('frame_id').value)
+        path = np.asarray(plan.path).reshape(-1, 2)
+        if len(path) < 2:
+            return Path(header=header)
+        poses = np.column_stack([path, plan.headings])
+        return Path(header=header, poses=[stamped(p, header) for p in poses])
+
+    # --- navigating: plan, then follow ---------------------------------------------------------------------------
+    def _on_goal_pose(self, msg: PoseStamped) -> None:
+        self.get_logger().info(f'goal_pose {np.round(planar_pose(msg.pose), 3).tolist()}: navigating')
+        self.navigator.send_goal_async(NavigateToPose.Goal(goal=msg))
+
+    def _navigate(self, goal_handle) -> NavigateToPose.Result:
+        request, result = goal_handle.request, NavigateToPose.Result()
+        goal_handle.publish_feedback(NavigateToPose.Feedback(phase='planning'))
+        start, why = self._start_pose()
+        plan = _refusal(request.planner_id, why) if start is None else \
+            self._plan(start, planar_pose(request.goal.pose), request.planner_id)
+        result.planning_time_s, result.path = plan.planning_s, self._path_msg(plan)
+        if not plan.success:
+            result.message = f'no plan: {plan.reason}'
+            goal_handle.abort()
+            return result
+        follow = self._follow(goal_handle, result.path)
+        result.success, result.final_distance_m = follow.success, follow.final_distance_m
+        result.max_cross_track_m, result.message = follow.max_cross_track_m, follow.message
+        if goal_handle.is_cancel_requested:
+            goal_handle.canceled()
+        elif follow.success:
+            goal_handle.succeed()
+        else:
+            goal_handle.abort()
+        return result
+
+    def _follow(self, goal_handle, path: Path) -> FollowPath.Result:
+        """Have the controller follow ``path``, relaying its feedback and our client's cancel; its result."""
+        if not self.follow.wait_for_server(timeout_sec=2.0):
+            return FollowPath.Result(message=f'no controller: {FOLLOW_ACTION} is not available')
+
+        def relay(feedback) -> None:
+            f = feedback.feedback
+            goal_handle.publish_feedback(NavigateToPose.Feedback(
+                phase='following', distance_left_m=f.distance_left_m, cross_track_m=f.cross_track_m,
+                heading_error=f.heading_error, waypoint=f.waypoint))
+
+        done, box = threading.Event(), {}
+        sent = self.follow.send_goal_async(FollowPath.Goal(path=path), feedback_callback=relay)
+        sent.add_done_callback(lambda future: _chain(future, box, done))
+        while not done.wait(0.05):
+            if goal_handle.is_cancel_requested and 'handle' in box and not box.get('cancelling'):
+                box['cancelling'] = True
+                box['handle'].cancel_goal_async()
+        return box.get('result') or FollowPath.Result(message='the controller refused the path')
+
+
+def _chain(future, box: dict, done: threading.Event) -> None:
+    handle = future.result()
+    if not handle.accepted:
+        done.set()
+        return
+    box['handle'] = handle
+    handle.get_result_async().add_done_callback(lambda f: (box.update(result=f.result().result), done.set()))
+
+
+def _refusal(planner: str, reason: str) -> planning.Plan:
+    return planning.Plan(False, reason, np.zeros((0, 2)), planner, 0, 'iterations', 0.0)
+
+
+def obstacle_markers(scene: maps.Scene, header: Header) -> MarkerArray:
+    """Circles as flat cylinders and polygons as closed outlines, grey, with a DELETEALL first."""
+    grey = ColorRGBA(r=0.45, g=0.45, b=0.5, a=0.9)
+    markers = [Marker(header=header, ns='obstacles', action=Marker.DELETEALL)]
+    for i, (x, y, r) in enumerate(scene.circles):
+        m = Marker(header=header, ns='obstacles', id=i, type=Marker.CYLINDER, action=Marker.ADD, color=grey)
+        m.pose.position.x, m.pose.position.y, m.pose.position.z, m.pose.orientation.w = x, y, 0.05, 1.0
+        m.scale.x = m.scale.y = 2 * r
+        m.scale.z = 0.1
+        markers.append(m)
+    for j, polygon in enumerate(scene.polygons):
+        m = Marker(header=header, ns='obstacles', id=len(scene.circles) + j, type=Marker.LINE_STRIP,
+                   action=Marker.ADD, color=grey)
+        m.scale.x, m.pose.orientation.w = 0.02, 1.0
+        m.points = [Point(x=float(x), y=float(y), z=0.05) for x, y in np.vstack([polygon, polygon[:1]])]
+        markers.append(m)
+    return MarkerArray(markers=markers)
+
+
+def main(args=None) -> int:
+    return run_node(SalamanderPlanner, 'salamander_planner', lambda: MultiThreadedExecutor(num_threads=4), args,
+                    refused=(ParameterError, SceneError))
+
+
+if __name__ == '__main__':
+    sys.exit(main())

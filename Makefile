@@ -48,8 +48,9 @@ demo: $(BUILT)
 	    tools/netns_run.sh python -m tensegrity_sim.demo --out $$out/tensegrity && \
 	    tools/netns_run.sh python -m terresoro_gait.demo --out $$out/terresoro && \
 	    tools/netns_run.sh python -m pom_voxel.demo --out $$out/pom && \
+	    tools/netns_run.sh python -m salamander_nav.demo --out $$out/salamander && \
 	    echo "make demo: results in $$out (summaries: $$out/tensegrity/summary.md, $$out/terresoro/summary.md," \
-	         "$$out/pom/summary.md)"
+	         "$$out/pom/summary.md, $$out/salamander/summary.md)"
 
 bench: $(BUILT)
 	@$(ENV_SH) && source install/setup.bash && \

@@ -126,8 +126,9 @@ def main(argv: list[str] | None = None) -> int:
     live = out / 'live'
     live.mkdir(exist_ok=True)
     analyze(bag, live, 'salamander')
+    analysed = ['#' + line if line.startswith('#') else line for line in (live / 'summary.md').read_text().split('\n')]
     summary = '\n'.join(['# Origami salamander: the thesis\'s planning experiment', '', *table_lines(rows),
-                         (live / 'summary.md').read_text().replace('# ', '## Followed in simulation: ', 1)])
+                         *analysed, 'The analysis\'s figures and numbers are in live/.', ''])
     (out / 'summary.md').write_text(summary)
     print(summary)
     return 0

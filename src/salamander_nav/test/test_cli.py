@@ -1,0 +1,61 @@
+"""salamander-plan: the issue's JSON on the thesis's scene for both planners, a plot, a failed plan exiting 1 with
+its reason, and bad input refused in one line with exit code 2."""
+import json
+import math
+from pathlib import Path
+
+import pytest
+import yaml
+
+from salamander_nav import cli
+
+SCENE = Path(__file__).resolve().parents[3] / 'config' / 'salamander_scene.yaml'
+
+
+@pytest.mark.parametrize('planner, effort', [('chomp', 'iterations'), ('lattice_astar', 'expansions')])
+def test_both_planners_write_the_issues_json(tmp_path, planner, effort, capsys):
+    out = tmp_path / 'plan.json'
+    code = cli.main(['--scene', str(SCENE), '--planner', planner, '--json', str(out), '--plots', str(tmp_path),
+                     '--astar-weight', '1.2'])
+    assert code == 0, capsys.readouterr().err
+    plan = json.loads(out.read_text())
+    assert plan['success'] is True and plan[effort] > 0 and plan['planning_ms'] > 0
+    assert {'reason', 'path', 'headings_deg', 'max_curvature'} <= set(plan)
+    assert plan['path'][0] == pytest.approx([0.35, 0.3]) and plan['max_curvature'] <= 12.52
+    assert len(plan['headings_deg']) == len(plan['path'])
+    if planner == 'chomp':
+        assert abs(plan['headings_deg'][0] - 90) <= 10 and abs(plan['headings_deg'][-1]) <= 10
+    assert (tmp_path / 'plan.png').stat().st_size > 10_000
+    assert f'salamander-plan: {planner}: ' in capsys.readouterr().err
+
+
+def test_an_unreachable_goal_exits_1_with_the_reason(tmp_path, capsys):
+    scene = yaml.safe_load(SCENE.read_text())
+    scene['circles'] += [[2.15 + 0.35 * math.cos(a), 1.55 + 0.35 * math.sin(a), 0.08]
+                         for a in [k * 2 * math.pi / 30 for k in range(30)]]
+    (tmp_path / 'closed.yaml').write_text(yaml.safe_dump(scene))
+    code = cli.main(['--scene', str(tmp_path / 'closed.yaml'), '--json', str(tmp_path / 'out.json')])
+    assert code == 1
+    plan = json.loads((tmp_path / 'out.json').read_text())
+    assert plan['success'] is False and 'collides' in plan['reason']
+    assert 'no plan' in capsys.readouterr().err
+
+
+@pytest.mark.parametrize('argv, message', [
+    (['--scene', 'missing.yaml'], 'missing.yaml: No such file'),
+    (['--scene', str(SCENE), '--planner', 'rrt'], "argument --planner: rrt: allowed values are chomp, lattice_astar"),
+    (['--scene', str(SCENE), '--kappa-max', 'nan'], 'argument --kappa-max: nan: must be finite'),
+    (['--scene', str(SCENE), '--clearance', '-1'], 'argument --clearance: -1: allowed range is [0.0, 1.0]')])
+def test_bad_input_is_one_line_and_exit_2(argv, message, capsys):
+    with pytest.raises(SystemExit) as ended:
+        code = cli.main(argv)
+        raise SystemExit(code)
+    assert ended.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count('\n') == 1
+
+
+def test_a_scene_without_start_and_goal_is_refused(tmp_path, capsys):
+    (tmp_path / 's.yaml').write_text('bounds: [0, 0, 1, 1]\nresolution: 0.01\n')
+    assert cli.main(['--scene', str(tmp_path / 's.yaml')]) == 2
+    assert 'has no start and goal' in capsys.readouterr().err

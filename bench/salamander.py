@@ -5,8 +5,9 @@ seeded random fields of 20 circular obstacles (radius 0.1-0.3 m) between a start
 target p50 under 200 ms; the thesis's Matlab expanded 49,735 nodes in 6.36 s, 7,800/s; Nav2's Smac lattice plans in
 2-20 ms on 147k cells), ``astar_w1.2_*`` the same as weighted A* (paths at most 1.2 times the shortest). Beside
 them, in the same run, ``grid_dijkstra_p50_ms``: scipy's compiled Dijkstra over the same free cells (8-connected),
-the plain algorithm a grid planner is, which also says how many goals are reachable at all (``reachable``). ``chomp_60_iter_ms``: CHOMP with n = 100 points and 60
-iterations, p50 (target under 30 ms). ``los_pd_step_us``: one LOS/PD step (target under 100 µs, 10 kHz).
+the plain algorithm a grid planner is, which also says how many goals are reachable at all (``reachable``).
+``chomp_60_iter_ms``: CHOMP with n = 100 points and 60 iterations, p50 (target under 30 ms). ``los_pd_step_us``:
+one LOS/PD step (target under 100 µs, 10 kHz).
 """
 import json
 import statistics

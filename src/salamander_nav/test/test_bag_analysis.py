@@ -36,7 +36,8 @@ def quarter(radius, n):
 def write(bag, with_plan=True):
     rng = np.random.default_rng(3)
     with BagWriter(bag, workspace_typestore()) as writer:
-        kinds = {POSE: 'geometry_msgs/msg/PoseStamped', PLAN: 'nav_msgs/msg/Path', LOS: 'visualization_msgs/msg/MarkerArray',
+        kinds = {POSE: 'geometry_msgs/msg/PoseStamped', PLAN: 'nav_msgs/msg/Path',
+                 LOS: 'visualization_msgs/msg/MarkerArray',
                  MARKERS: 'visualization_msgs/msg/MarkerArray', COSTMAP: 'nav_msgs/msg/OccupancyGrid'}
         for topic, kind in kinds.items():
             writer.add_topic(topic, kind)
@@ -46,8 +47,8 @@ def write(bag, with_plan=True):
         writer.write_cdr(COSTMAP, int(T0 * 1e9), serialize_message(grid))
         circle = Marker(type=Marker.CYLINDER, id=0)
         circle.pose.position.x, circle.pose.position.y, circle.scale.x = 0.2, 1.6, 0.2
-        square = Marker(type=Marker.LINE_STRIP, id=1, points=[Point(x=x, y=y) for x, y in
-                                                               ((1.0, 0.0), (1.2, 0.0), (1.2, 0.2), (1.0, 0.2), (1.0, 0.0))])
+        corners = ((1.0, 0.0), (1.2, 0.0), (1.2, 0.2), (1.0, 0.2), (1.0, 0.0))
+        square = Marker(type=Marker.LINE_STRIP, id=1, points=[Point(x=x, y=y) for x, y in corners])
         writer.write_cdr(MARKERS, int(T0 * 1e9), serialize_message(MarkerArray(markers=[circle, square])))
         plan, headings = quarter(RADIUS, 60)
         if with_plan:

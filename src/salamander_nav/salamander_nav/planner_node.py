@@ -149,7 +149,10 @@ class SalamanderPlanner(Node):
         if plan.success and start is not None:
             result.start_heading_error, result.goal_heading_error = planning.heading_errors(
                 plan.path, start, planar_pose(request.goal.pose))
-        goal_handle.succeed() if plan.success else goal_handle.abort()
+        if plan.success:
+            goal_handle.succeed()
+        else:
+            goal_handle.abort()
         return result
 
     def _path_msg(self, plan: planning.Plan) -> Path:

@@ -168,7 +168,9 @@ class SalamanderController(BridgeNode):
                            stale_after_s=value('stale_after_s').value)
 
     def _held_bend(self) -> Bend:
-        return self._bends.get(tracking.FRONT_MODULE, Bend(origami.S_MAX_M, 0.0, 0.0))
+        """The front module's bend as its encoders last read it, inside the workspace (the reading may round a hair
+        beyond 148 mm or 106°, which the firmware would refuse)."""
+        return origami.saturate(self._bends.get(tracking.FRONT_MODULE, Bend(origami.S_MAX_M, 0.0, 0.0)))[0]
 
     def _command(self, command: ModuleCommand) -> None:
         link = self.link

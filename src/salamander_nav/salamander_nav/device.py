@@ -29,6 +29,7 @@ from salamander_nav.origami import Bend, WorkspaceError
 
 BOTTOM_WHEELS = (1, 2)       # with cable 1 on top, holders 2 and 3 are on the floor (left, right)
 MAX_WHEEL_RAD_S = 60.0       # wheel side of an N20 behind the 31:14 gear; commands beyond are refused
+WIRE_SLACK = 1e-5            # m and rad: float32 rounding of a value sent at its limit (106° arrives as 106.000002)
 
 
 class ModuleFirmware:
@@ -90,8 +91,10 @@ class SalamanderFirmware(DeviceModel):
         try:
             bend = bend_of_fields(message) if message.name == 'module_command' else \
                 origami.bend_of(np.array(message['cables_mm']) / 1e3, self.geometry.cable_offset_m)
-            if origami.saturate(bend)[1]:
+            inside, _ = origami.saturate(bend)
+            if abs(inside.s_m - bend.s_m) > WIRE_SLACK or abs(inside.theta_rad - bend.theta_rad) > WIRE_SLACK:
                 return NackCode.OUT_OF_RANGE            # the host saturates; a firmware never trusts it to
+            bend = inside                               # a limit sent as float32 may land a hair beyond it
         except WorkspaceError:
             return NackCode.OUT_OF_RANGE
         if any(abs(w) > MAX_WHEEL_RAD_S for w in message['wheel_rad_s']):

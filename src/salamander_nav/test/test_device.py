@@ -94,6 +94,18 @@ def test_out_of_range_commands_are_refused_and_nothing_moves(esp32, fields):
     assert all(not m.wheels_target.any() for m in device.model.modules.values())
 
 
+def test_a_bend_a_rounding_beyond_the_limit_is_taken_at_the_limit(esp32):
+    # a bend read back from the encoders (forward kinematics, float32 telemetry) and sent again as "hold it" can
+    # land a hair beyond 148 mm or 106°: the firmware takes it at the limit, a real excess is still refused
+    device, link, _ = esp32
+    hair = ModuleCommand(1, Bend(origami.S_MAX_M + 2e-6, origami.THETA_MAX_RAD + 2e-6, 0.0), (0, 0, 0))
+    link.send('module_command', wait_ack=True, **hair.fields())
+    assert time_until(lambda: device.model.modules[1].bend().theta_rad > origami.THETA_MAX_RAD - 1e-3, 3.0) is not None
+    with pytest.raises(CommandRefused):
+        link.send('module_command', wait_ack=True,
+                  **ModuleCommand(1, Bend(origami.S_MAX_M + 1e-4, 0.0, 0.0), (0, 0, 0)).fields())
+
+
 def test_cable_lengths_for_a_dumb_firmware(esp32):
     device, link, states = esp32
     lengths = origami.cable_lengths(Bend(0.12, math.radians(40), 0.0)) * 1e3

@@ -1,0 +1,57 @@
+"""``soft-snake-gait``: the chamber pattern K (segments × chambers, the top chamber included) of a gait at given
+times, as JSON; every refusal one line, exit code 2.
+
+    soft-snake-gait --gait undulation --segments 4 --freq 2.0 --beta 2.0944 --times 0.05,0.1,0.2 --json
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+
+from soro_node.arguments import CommandParser
+from soft_snake.gaits import GAITS, Gait, GaitError, chamber_states
+
+
+def _times(text: str) -> list[float]:
+    try:
+        times = [float(t) for t in text.split(',')]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'{text!r} is not a comma-separated list of times (s)') from None
+    if not all(math.isfinite(t) and t >= 0 for t in times):
+        raise argparse.ArgumentTypeError(f'{text}: times must be finite and >= 0 (s)')
+    return times
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'{text!r} is not a number') from None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = CommandParser(prog='soft-snake-gait', description=__doc__.splitlines()[0])
+    parser.add_argument('--gait', required=True, choices=GAITS)
+    parser.add_argument('--segments', type=int, default=4, help='modules, 3-5')
+    parser.add_argument('--freq', type=_number, required=True, help='gait frequency ω (Hz), at most 2')
+    parser.add_argument('--beta', type=_number, required=True, help='phase difference β between segments (rad)')
+    parser.add_argument('--phi', type=_number, default=0.0, help='offset ϕ of the travelling wave (default 0)')
+    parser.add_argument('--times', type=_times, required=True, help='comma-separated times since the start (s)')
+    parser.add_argument('--json', action='store_true', help='JSON (the only output form; kept for clarity)')
+    args = parser.parse_args(argv)
+    try:
+        gait = Gait(args.gait, args.segments, args.freq, args.beta, args.phi)
+    except GaitError as error:
+        print(f'soft-snake-gait: {error}', file=sys.stderr)
+        return 2
+    document = {'gait': gait.kind, 'segments': gait.segments, 'frequency_hz': gait.frequency_hz,
+                'beta_rad': gait.beta_rad, 'phi': gait.phi, 'chambers': ['bottom_left', 'bottom_right', 'top'],
+                'states': [{'t_s': t, 'K': chamber_states(gait, t).tolist()} for t in args.times]}
+    print(json.dumps(document))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,84 @@
+"""Step climbing of a five-module snake onto a 7 cm step (thesis §2.2.2, Table 2.3, Fig. 2.10; spec A3). No ROS.
+
+Table 2.3 gives, for each passive wheel to lift (wheel 1 at the head to wheel 6 at the tail), each segment's state;
+"a/b" alternates between states a and b at the undulation frequency. The states themselves are drawn only in
+Fig. 2.10, so what each inflates is a configurable dictionary, by default the spec's reading (D-S8): 1 and 2 the
+two lateral bends, 3 both bottom chambers (bends up), 4 the top chamber (bends down), 5 and 6 lateral with the top.
+An alternating segment takes Eq. 2.1's phase 2π ω t + i β: the first state while sin > 0 (D-S9). Rows advance on a
+trigger (wheel contact in the simulator, a service on the robot).
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import numpy as np
+
+from soft_snake.gaits import CHAMBERS, GaitError
+
+SEGMENTS = 5
+# Table 2.3 verbatim: rows wheel1..wheel6, columns segment1..segment5
+TABLE_2_3 = (
+    ('3', '2/1', '2/1', '2/1', '2/1'),
+    ('4', '4', '2/1', '2/1', '4'),
+    ('2/1', '4', '3', '2/1', '2/1'),
+    ('2/1', '2/1', '4', '3', '2/1'),
+    ('2/1', '2/1', '2/1', '4', '4'),
+    ('5/6', '2/1', '2/1', '2/1', '3'),
+)
+STATES = {1: (0,), 2: (1,), 3: (0, 1), 4: (2,), 5: (0, 2), 6: (1, 2)}      # inflated chambers j (spec A3 reading)
+
+
+class StepClimb:
+    """Table 2.3 run row by row. ``states`` maps a state number to the chambers it inflates."""
+
+    def __init__(self, frequency_hz: float, beta_rad: float, states: Mapping[int, tuple[int, ...]] = STATES,
+                 table=TABLE_2_3):
+        if not (math.isfinite(frequency_hz) and 0 < frequency_hz <= 2.0):
+            raise GaitError(f'frequency = {frequency_hz} Hz: allowed (0, 2.0] Hz')
+        if not math.isfinite(beta_rad):
+            raise GaitError(f'beta = {beta_rad}: must be finite')
+        self.frequency_hz, self.beta_rad = frequency_hz, beta_rad
+        self.cells = [[tuple(int(s) for s in cell.split('/')) for cell in row] for row in table]
+        if any(len(row) != SEGMENTS for row in self.cells):
+            raise GaitError(f'step climbing needs {SEGMENTS} segments in every row of its table')
+        used = {s for row in self.cells for cell in row for s in cell}
+        missing = sorted(used - set(states))
+        if missing:
+            raise GaitError(f'state(s) {missing} of the step-climb table are missing from the state dictionary '
+                            f'(it has {sorted(states)})')
+        for number, chambers in states.items():
+            if not set(chambers) <= set(range(CHAMBERS)):
+                raise GaitError(f'state {number}: chambers {chambers}, allowed 0-2')
+        self.states = dict(states)
+        self.row = 0
+
+    @property
+    def rows(self) -> int:
+        return len(self.cells)
+
+    @property
+    def done(self) -> bool:
+        return self.row >= self.rows
+
+    def advance(self) -> int:
+        """Move on to the next wheel's row (its wheel landed); the new row index (== rows once the tail is up)."""
+        self.row = min(self.row + 1, self.rows)
+        return self.row
+
+    def segment_states(self, t_s: float) -> list[int]:
+        """The state number of each segment at time ``t_s`` in the current row."""
+        if self.done:
+            raise GaitError('the step climb is complete: every wheel is up')
+        out = []
+        for i, cell in enumerate(self.cells[self.row]):
+            rising = math.sin(2 * math.pi * self.frequency_hz * t_s + i * self.beta_rad) > 0
+            out.append(cell[0] if len(cell) == 1 or rising else cell[1])
+        return out
+
+    def chamber_states(self, t_s: float) -> np.ndarray:
+        """K (5, 3): +1 for the chambers each segment's state inflates, −1 (vented) for the others."""
+        k = -np.ones((SEGMENTS, CHAMBERS), dtype=np.int8)
+        for i, state in enumerate(self.segment_states(t_s)):
+            k[i, list(self.states[state])] = 1
+        return k

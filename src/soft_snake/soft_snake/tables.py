@@ -1,0 +1,54 @@
+"""The thesis's measured tables, shipped verbatim as data (appendix 5.1; spec A4.2-A4.3): the surfaces' friction
+factors (Table 5.1) and the snake's speeds in BL/s for each gait, module count, frequency, β and surface (Tables
+5.2-5.7). No ROS."""
+from __future__ import annotations
+
+import csv
+import math
+from dataclasses import dataclass
+from importlib.resources import files
+
+from soft_snake.gaits import SIDEWINDING, UNDULATION, body_length_m
+
+SURFACES = ('rubber', 'paper', 'carpet', 'grass')
+TABLE_OF = {(UNDULATION, 3): '5_2', (UNDULATION, 4): '5_3', (UNDULATION, 5): '5_4',
+            (SIDEWINDING, 3): '5_5', (SIDEWINDING, 4): '5_6', (SIDEWINDING, 5): '5_7'}
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One measured speed: the gait, module count, frequency (Hz), β (rad, and as printed), surface, BL/s."""
+    gait: str
+    segments: int
+    frequency_hz: float
+    beta_rad: float
+    beta_text: str
+    surface: str
+    bl_per_s: float
+
+    @property
+    def speed_m_s(self) -> float:
+        return self.bl_per_s * body_length_m(self.segments)
+
+
+def _rows(name: str) -> list[dict]:
+    text = (files('soft_snake') / 'data' / f'table_{name}.csv').read_text()
+    return list(csv.DictReader(line for line in text.splitlines() if not line.startswith('#')))
+
+
+def beta_of(text: str) -> float:
+    """'2π/3' → 2π/3 (rad)."""
+    numerator, denominator = text.split('/')
+    factor = numerator.removesuffix('π')
+    return (float(factor) if factor else 1.0) * math.pi / float(denominator)
+
+
+def speeds() -> list[Cell]:
+    """Every cell of Tables 5.2-5.7, in the tables' own order."""
+    return [Cell(gait, n, float(row['frequency_hz']), beta_of(row['beta']), row['beta'], surface, float(row[surface]))
+            for (gait, n), name in TABLE_OF.items() for row in _rows(name) for surface in SURFACES]
+
+
+def friction() -> dict[str, tuple[float, float]]:
+    """Table 5.1: surface → (sliding, rolling) friction factors, as printed."""
+    return {row['surface']: (float(row['sliding']), float(row['rolling'])) for row in _rows('5_1')}

@@ -3,26 +3,19 @@ commanded and read back at the rate limit, targets past the stroke refused, the 
 actuators where they are (the link's WATCHDOG log reports it, as tested in soro_link), unplug and replug."""
 import numpy as np
 import pytest
-from soro_link.protocol import NackCode, link_protocol
-from soro_link.supervisor import CommandRefused, LinkConfig, LinkDown, LinkSupervisor, LinkState
-from soro_link.device import SimulatedDevice
+from soro_link.protocol import NackCode
+from soro_link.supervisor import CommandRefused, LinkDown, LinkState
+from soro_link.testing import linked
 from soro_node.waiting import time_until
 
-from pom_voxel.actuators import SCHEMAS, to_mm, to_um
+from pom_voxel.actuators import to_mm, to_um
 from pom_voxel.device import PomBoardFirmware
 
 
 @pytest.fixture
 def board():
-    telemetry = []
-    device = SimulatedDevice(PomBoardFirmware(speed_mm_s=20.0), watchdog_ms=300).start()
-    link = LinkSupervisor(LinkConfig(device.port), link_protocol(*SCHEMAS),
-                          on_message=lambda m: m.name == 'strokes' and telemetry.append(m))
-    link.start()
-    assert time_until(lambda: link.state == LinkState.CONNECTED, 3.0) is not None
-    yield device, link, telemetry
-    link.stop()
-    device.stop()
+    with linked(PomBoardFirmware(speed_mm_s=20.0), 'strokes') as connected:
+        yield connected
 
 
 def test_strokes_are_reached_at_the_rate_limit_and_read_back(board):

@@ -6,28 +6,21 @@ import math
 
 import numpy as np
 import pytest
-from soro_link.device import SimulatedDevice
-from soro_link.protocol import NackCode, link_protocol
-from soro_link.supervisor import CommandRefused, LinkConfig, LinkState, LinkSupervisor
+from soro_link.protocol import NackCode
+from soro_link.supervisor import CommandRefused, LinkState
+from soro_link.testing import linked, unplug_and_replug
 from soro_node.waiting import time_until
 
 from salamander_nav import modules, origami
 from salamander_nav.device import SalamanderFirmware
-from salamander_nav.modules import SCHEMAS, ModuleCommand
+from salamander_nav.modules import ModuleCommand
 from salamander_nav.origami import Bend
 
 
 @pytest.fixture
 def esp32():
-    states = []
-    device = SimulatedDevice(SalamanderFirmware(modules=2, slip_noise=0.0), watchdog_ms=300).start()
-    link = LinkSupervisor(LinkConfig(device.port), link_protocol(*SCHEMAS),
-                          on_message=lambda m: m.name == 'module_state' and states.append(m))
-    link.start()
-    assert time_until(lambda: link.state == LinkState.CONNECTED, 3.0) is not None
-    yield device, link, states
-    link.stop()
-    device.stop()
+    with linked(SalamanderFirmware(modules=2, slip_noise=0.0), 'module_state') as connected:
+        yield connected
 
 
 def latest(states, module_id):
@@ -117,10 +110,7 @@ def test_cable_lengths_for_a_dumb_firmware(esp32):
 
 def test_unplug_and_replug(esp32):
     device, link, _ = esp32
-    device.unplug()
-    assert time_until(lambda: link.state == LinkState.DISCONNECTED, 1.0) is not None
-    device.replug()
-    assert time_until(lambda: link.state == LinkState.CONNECTED, 3.0) is not None
+    assert unplug_and_replug(device, link)
     link.send('module_command', wait_ack=True, **ModuleCommand(2, Bend(0.1, 0.2, 0.0), (0, 1, 1)).fields())
 
 

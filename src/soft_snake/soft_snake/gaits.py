@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -47,6 +48,13 @@ class Gait:
     def period_s(self) -> float:
         return 1.0 / self.frequency_hz
 
+    @cached_property
+    def offsets_rad(self) -> np.ndarray:
+        """i β + j Δ (N, 3): each chamber's phase offset, computed once (a valve tick needs only the time term)."""
+        i = np.arange(self.segments)[:, None]
+        j = np.arange(CHAMBERS)[None, :]
+        return self.wave_direction * i * self.beta_rad + j * CHAMBER_OFFSET_RAD[self.kind]
+
 
 def gait_problem(gait: Gait) -> str | None:
     """Why ``gait`` cannot run, naming the parameter and the allowed range; None if it can."""
@@ -68,10 +76,7 @@ def gait_problem(gait: Gait) -> str | None:
 def phases(gait: Gait, t_s) -> np.ndarray:
     """The argument of the sine, 2π ω t + i β + j Δ (rad), shape (..., N, 3) for times ``t_s`` (...,)."""
     t = np.asarray(t_s, dtype=float)[..., None, None]
-    i = np.arange(gait.segments)[:, None]
-    j = np.arange(CHAMBERS)[None, :]
-    return 2 * math.pi * gait.frequency_hz * t + gait.wave_direction * i * gait.beta_rad + \
-        j * CHAMBER_OFFSET_RAD[gait.kind]
+    return 2 * math.pi * gait.frequency_hz * t + gait.offsets_rad
 
 
 def chamber_states(gait: Gait, t_s) -> np.ndarray:

@@ -221,7 +221,8 @@ def _chain(future, box: dict, done: threading.Event) -> None:
 
 
 def _refusal(planner: str, reason: str) -> planning.Plan:
-    return planning.Plan(False, reason, np.zeros((0, 2)), planner, 0, 'iterations', 0.0)
+    effort = 'expansions' if planner == 'lattice_astar' else 'iterations'
+    return planning.Plan(False, reason, np.zeros((0, 2)), planner, 0, effort, 0.0)
 
 
 def obstacle_markers(scene: maps.Scene, header: Header) -> MarkerArray:

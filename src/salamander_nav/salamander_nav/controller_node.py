@@ -177,7 +177,8 @@ class SalamanderController(BridgeNode):
         try:
             if not self.commands_enabled or link is None:
                 raise LinkDown('the bridge was deactivated')
-            link.send('module_command', wait_ack=True, timeout_s=ACK_TIMEOUT_S, **command.fields())
+            name, body = self._module_body(command)
+            link.send(name, wait_ack=True, timeout_s=ACK_TIMEOUT_S, **body)
         except (LinkDown, CommandRefused) as error:
             safe = self.force_safe_state('path abandoned') if self.link else False
             raise Refused(f'aborted: {error}; wheels ' + ('stopped' if safe else 'left to the ESP32 watchdog '
@@ -206,7 +207,15 @@ class SalamanderController(BridgeNode):
             return
         for note in notes:
             self.get_logger().warning(f'~/module_command for module {msg.module_id}: {note}')
-        self.send_command('module_command', **ModuleCommand(msg.module_id, bend, tuple(msg.wheel_speeds)).fields())
+        name, body = self._module_body(ModuleCommand(msg.module_id, bend, tuple(msg.wheel_speeds)))
+        self.send_command(name, **body)
+
+    def _module_body(self, command: ModuleCommand) -> tuple[str, dict]:
+        """The body that carries ``command``: (s, θ, ϕ), or Eq. 3.1's cable lengths for a firmware without the
+        kinematics (``send_cable_lengths``)."""
+        if self.get_parameter('send_cable_lengths').value:
+            return 'module_cables', command.cable_fields(self.get_parameter('cable_offset_m').value)
+        return 'module_command', command.fields()
 
     # --- telemetry -----------------------------------------------------------------------------------------------
     def on_device_message(self, message) -> None:

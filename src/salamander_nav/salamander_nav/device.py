@@ -72,8 +72,9 @@ class SalamanderFirmware(DeviceModel):
 
     def __init__(self, modules: int = 1, geometry: ModuleGeometry = ModuleGeometry(),
                  spool_rate_max_rad_s: float = 20.9, wheel_tau_s: float = 0.1, slip_noise: float = 0.02,
-                 telemetry_hz: float = 20.0, start_pose=(0.0, 0.0, 0.0), seed: int = 0):
+                 telemetry_hz: float = 20.0, start_pose=(0.0, 0.0, 0.0), seed: int = 0, kinematics: bool = True):
         super().__init__()
+        self.kinematics = kinematics          # False: a firmware that knows only cable lengths (module_cables)
         if not 1 <= modules <= MAX_MODULES:
             raise ValueError(f'modules = {modules}: allowed 1-{MAX_MODULES}')
         self.geometry, self.slip_noise = geometry, slip_noise
@@ -85,6 +86,8 @@ class SalamanderFirmware(DeviceModel):
         self._period, self._next = 1.0 / telemetry_hz, 0.0
 
     def command(self, message, now):
+        if message.name == 'module_command' and not self.kinematics:
+            return NackCode.UNKNOWN_TYPE
         module = self.modules.get(message['module_id'])
         if module is None:
             return NackCode.OUT_OF_RANGE

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from soro_link.protocol import BodySchema
 
-from salamander_nav.origami import Bend
+from salamander_nav.origami import Bend, cable_lengths
 
 MAX_MODULES = 3                  # three modules were chained in §3.2.6; ids 1 (front) to 3
 WHEELS = 3                       # one motor per wheel holder, one holder per face of the triangle (§3.1.2)
@@ -44,6 +44,14 @@ class ModuleCommand:
         """The ``module_command`` body."""
         return {'module_id': self.module_id, 's_mm': self.bend.s_m * 1e3,
                 'theta_deg': math.degrees(self.bend.theta_rad), 'phi_deg': math.degrees(self.bend.phi_rad),
+                'wheel_rad_s': tuple(float(w) for w in self.wheel_rad_s)}
+
+
+    def cable_fields(self, cable_offset_m: float) -> dict:
+        """The ``module_cables`` body: the same command as Eq. 3.1's cable lengths (mm), for a firmware that only
+        runs the cable PIDs."""
+        lengths = cable_lengths(self.bend, cable_offset_m) * 1e3
+        return {'module_id': self.module_id, 'cables_mm': tuple(float(v) for v in lengths),
                 'wheel_rad_s': tuple(float(w) for w in self.wheel_rad_s)}
 
 

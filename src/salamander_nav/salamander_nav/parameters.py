@@ -32,6 +32,8 @@ CONTROLLER = (
     ParamSpec('cable_offset_m', 0.02, 'd of Eq. 3.1 (m): not in the thesis, measure it (D-M1)', 0.001, 0.1,
               read_only=True),
     ParamSpec('wheel_radius_m', 0.02, 'wheel radius r1 (m): not in the thesis (D-M1)', 0.001, 0.2, read_only=True),
+    ParamSpec('send_cable_lengths', False, 'send Eq. 3.1\'s cable lengths instead of (s, θ, ϕ), for a module firmware '
+              'without the kinematics', read_only=True),
 )
 PLANNER = (
     FRAME,
@@ -64,5 +66,7 @@ SIMULATOR = (
     ParamSpec('slip_noise', 0.02, 'wheel slip, relative standard deviation of the speed', 0.0, 0.5, read_only=True),
     ParamSpec('cable_offset_m', 0.02, 'd of Eq. 3.1 (m)', 0.001, 0.1, read_only=True),
     ParamSpec('wheel_radius_m', 0.02, 'wheel radius r1 (m)', 0.001, 0.2, read_only=True),
+    ParamSpec('firmware_kinematics', True, 'the module firmware maps (s, θ, ϕ) to cables itself; false: it takes '
+              'only cable lengths (set send_cable_lengths on the controller)', read_only=True),
     ParamSpec('seed', 0, 'noise seed', 0, 2**31 - 1, read_only=True),
 )

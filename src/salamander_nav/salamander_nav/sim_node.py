@@ -37,7 +37,8 @@ class SalamanderSimNode(Node):
             raise ParameterError(f'parameter start_pose = {p["start_pose"]!r}: needs [x m, y m, heading rad], finite')
         geometry = ModuleGeometry(cable_offset_m=p['cable_offset_m'], wheel_radius_m=p['wheel_radius_m'])
         self.firmware = SalamanderFirmware(p['modules'], geometry, p['spool_rate_max_rad_s'], p['wheel_tau_s'],
-                                           p['slip_noise'], start_pose=start, seed=p['seed'])
+                                           p['slip_noise'], start_pose=start, seed=p['seed'],
+                                           kinematics=p['firmware_kinematics'])
         Path(p['port']).parent.mkdir(parents=True, exist_ok=True)
         self.device = SimulatedDevice(self.firmware, p['port'], p['watchdog_ms']).start()
         self._rng = np.random.default_rng(p['seed'] + 1)

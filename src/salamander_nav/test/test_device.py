@@ -101,11 +101,20 @@ def test_a_bend_a_rounding_beyond_the_limit_is_taken_at_the_limit(esp32):
 
 def test_cable_lengths_for_a_dumb_firmware(esp32):
     device, link, states = esp32
-    lengths = origami.cable_lengths(Bend(0.12, math.radians(40), 0.0)) * 1e3
-    link.send('module_cables', wait_ack=True, module_id=1, cables_mm=tuple(lengths), wheel_rad_s=(0, 0, 0))
+    command = ModuleCommand(1, Bend(0.12, math.radians(40), 0.0), (0, 0, 0))
+    link.send('module_cables', wait_ack=True, **command.cable_fields(origami.DEFAULT_CABLE_OFFSET_M))
     assert time_until(lambda: latest(states, 1) and abs(latest(states, 1)['s_mm'] - 120) < 0.1, 2.0) is not None
     with pytest.raises(CommandRefused):
         link.send('module_cables', wait_ack=True, module_id=1, cables_mm=(100.0, 200.0, 50.0), wheel_rad_s=(0, 0, 0))
+
+
+def test_a_firmware_without_kinematics_takes_only_cable_lengths():
+    with linked(SalamanderFirmware(kinematics=False), 'module_state') as (device, link, _):
+        command = ModuleCommand(1, Bend(0.12, 0.5, 0.0), (0, 0, 0))
+        with pytest.raises(CommandRefused) as refused:
+            link.send('module_command', wait_ack=True, **command.fields())
+        assert refused.value.code == NackCode.UNKNOWN_TYPE
+        link.send('module_cables', wait_ack=True, **command.cable_fields(origami.DEFAULT_CABLE_OFFSET_M))
 
 
 def test_unplug_and_replug(esp32):

@@ -28,7 +28,7 @@ def test_sim_device_and_bridge_connect_and_stop_cleanly(tmp_path):
     port = tmp_path / 'soro_link_sim'
     device = start(str(EXECUTABLES / 'sim_device'), '--port', str(port), '--boot-delay-s', '2.0')
     bridge = start(str(EXECUTABLES / 'bridge_node'), '--ros-args', '--params-file', str(ROOT / 'config' / 'soro_link.yaml'),
-                   '-p', f'port:={port}')
+                   '-p', f'port:={port}', '-p', 'stale_timeout_s:=1.0')   # a loaded machine may pause 300 ms
     rclpy.init()
     try:
         node = rclpy.create_node('link_watcher')

@@ -3,6 +3,7 @@ quasi-static robot's learner needs; TerreSoRo spec 2.2). Poses are (x, y, θ): x
 θ in radians, not wrapped."""
 from __future__ import annotations
 
+import threading
 from collections import deque
 
 import numpy as np
@@ -15,29 +16,37 @@ class TrackingLost(LookupError):
 
 
 class PoseHistory:
-    """The last ``max_frames`` tracked poses with their times (s, any monotonic clock shared with the queries)."""
+    """The last ``max_frames`` tracked poses with their times (s, any monotonic clock shared with the queries).
+    Safe to add from one thread (a subscription) while another queries (an action): queries read a snapshot."""
 
     def __init__(self, max_frames: int = 100_000):
         self._frames: deque = deque(maxlen=max_frames)
+        self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._frames)
 
     def add(self, t_s: float, pose) -> None:
-        self._frames.append((float(t_s), np.asarray(pose, dtype=float)))
+        with self._lock:
+            self._frames.append((float(t_s), np.asarray(pose, dtype=float)))
+
+    def _snapshot(self) -> list:
+        with self._lock:
+            return list(self._frames)
 
     def latest(self) -> tuple[float, np.ndarray] | None:
-        return self._frames[-1] if self._frames else None
+        with self._lock:
+            return self._frames[-1] if self._frames else None
 
     def between(self, t0_s: float, t1_s: float) -> np.ndarray:
         """The poses (N, 3) tracked in [t0_s, t1_s], in order."""
-        return np.array([p for t, p in self._frames if t0_s <= t <= t1_s]).reshape(-1, 3)
+        return np.array([p for t, p in self._snapshot() if t0_s <= t <= t1_s]).reshape(-1, 3)
 
     def at(self, t_s: float, window_s: float, max_age_s: float) -> np.ndarray:
         """Mean pose (3,) of the frames in [t_s - window_s, t_s], θ by circular mean kept near the last frame's turn
         count; when the window is empty (camera jitter), the last frame before t_s if it is under ``max_age_s``
         old. Raises TrackingLost otherwise."""
-        before = [(t, p) for t, p in self._frames if t <= t_s]
+        before = [(t, p) for t, p in self._snapshot() if t <= t_s]
         poses = [p for t, p in before if t >= t_s - window_s]
         if not poses and before and before[-1][0] >= t_s - max_age_s:
             poses = [before[-1][1]]

@@ -88,3 +88,29 @@ def test_pose_history_averages_the_settled_frames_and_reports_a_lost_tracker():
     assert history.at(1.2, 0.1, 0.3)[1] == 5.0                          # no frame in the window: the last, 0.23 s old
     with pytest.raises(TrackingLost, match='is the tracker running'):
         history.at(2.0, 0.1, 0.3)
+
+
+def test_pose_history_can_be_queried_while_a_subscription_adds_frames():
+    # the learner's action thread asks for the settled pose while the tracker's callback appends frames
+    import threading
+    from soro_geometry.history import PoseHistory
+    history, stop = PoseHistory(max_frames=5_000), threading.Event()
+
+    def track():
+        k = 0
+        while not stop.is_set():
+            history.add(k * 1e-3, (k * 1e-3, 0.0, 0.0))
+            k += 1
+
+    tracker = threading.Thread(target=track)
+    tracker.start()
+    try:
+        while len(history) < 100:
+            pass
+        for _ in range(300):
+            latest = history.latest()[0]
+            assert history.at(latest, 0.05, 0.2)[0] <= latest
+            assert len(history.between(latest - 0.1, latest)) > 0
+    finally:
+        stop.set()
+        tracker.join()

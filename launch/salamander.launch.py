@@ -9,6 +9,9 @@ Then: ros2 action send_goal --feedback /salamander_planner/navigate_to_pose soro
           "{goal: {header: {frame_id: map}, pose: {position: {x: 2.15, y: 1.55}, orientation: {w: 1.0}}}}"
       ros2 action send_goal /salamander_planner/compute_path_to_pose soro_interfaces/action/ComputePathToPose \\
           "{goal: {header: {frame_id: map}, pose: {position: {x: 2.15, y: 1.55}, orientation: {w: 1.0}}}}"
+      ros2 action send_goal --feedback /salamander_controller/follow_path soro_interfaces/action/FollowPath \\
+          "{path: {header: {frame_id: map}, poses: [{pose: {position: {x: 0.35, y: 0.3}}}, \\
+                                                    {pose: {position: {x: 0.35, y: 0.9}}}]}}"
       or rviz2's 2D Goal Pose tool (goal_pose). On the robot, motion capture publishes mocap/salamander/pose.
 
 ROBOT is what this launch starts, as data: the runner of demos and tests starts the same processes from it.

@@ -29,6 +29,15 @@ def test_on_hardware_the_controller_opens_the_given_port_and_the_planner_argumen
     assert started['salamander_planner'].overrides['planner'] == 'lattice_astar'
     assert started['salamander_planner'].overrides['scene_file'] == str(share_dir() / 'config' /
                                                                          'salamander_scene.yaml')
+    assert installed('config/salamander_scene.yaml').is_file()
+
+
+def test_every_file_named_is_installed_for_every_combination_of_arguments():
+    robot = description.load(installed('launch/salamander.launch.py'))
+    for values in description.every_combination(robot):
+        for node in description.resolve(robot, values, share_dir()):
+            missing = [str(f) for f in description.files_named(node) if not f.is_file()]
+            assert not missing, f'{values}: {node.name} reads {missing}'
 
 
 def test_the_parameters_file_holds_only_declared_parameters_with_allowed_values():

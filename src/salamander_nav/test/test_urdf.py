@@ -47,4 +47,5 @@ def test_a_bend_turns_the_back_wheel_set_by_theta_and_follows_the_arc(model, the
     # the arc backwards from the front wheel set: x = -sin(θ)/κ, y = (1 - cos θ)/κ (turning left: y > 0)
     kappa = planar / 0.148
     arc = np.array([-math.sin(planar) / kappa, (1 - math.cos(planar)) / kappa])
-    assert np.hypot(*(back[:2, 3] - arc)) < 0.01           # four chords against the arc: under a centimetre
+    # four chords against the arc: 1.7 mm off at 90°, 2.3 mm at the 106° limit (joints half a segment in)
+    assert np.hypot(*(back[:2, 3] - arc)) < 0.003

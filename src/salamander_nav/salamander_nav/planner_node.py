@@ -41,6 +41,7 @@ from salamander_nav.world import World, resolve_scene
 LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 FOLLOW_ACTION = 'salamander_controller/follow_path'
 POSE_MAX_AGE_S = 0.5
+FIRST_POSE_WAIT_S = 2.0     # a goal sent just after start-up waits this long for motion capture's first pose
 
 
 class SalamanderPlanner(Node):
@@ -51,6 +52,7 @@ class SalamanderPlanner(Node):
         self.world = World(maps.load_scene(resolve_scene(p['scene_file'])))
         self._lock = threading.Lock()
         self._pose: tuple[np.ndarray, float] | None = None
+        self._first_pose = threading.Event()
         group = ReentrantCallbackGroup()
         self.plan_pub = self.create_publisher(Path, 'plan', LATCHED)
         self.costmap_pub = self.create_publisher(OccupancyGrid, '~/costmap', LATCHED)
@@ -105,6 +107,7 @@ class SalamanderPlanner(Node):
 
     def _on_pose(self, msg: PoseStamped) -> None:
         self._pose = (planar_pose(msg.pose), self.get_clock().now().nanoseconds * 1e-9)
+        self._first_pose.set()
 
     # --- planning ------------------------------------------------------------------------------------------------
     def _plan(self, start, goal, planner_id: str) -> planning.Plan:
@@ -128,8 +131,8 @@ class SalamanderPlanner(Node):
         return plan
 
     def _start_pose(self):
-        if self._pose is None:
-            return None, 'no tracked pose on mocap/salamander/pose yet (or set use_start)'
+        if not self._first_pose.wait(FIRST_POSE_WAIT_S):
+            return None, f'no tracked pose on mocap/salamander/pose in {FIRST_POSE_WAIT_S:.0f} s (or set use_start)'
         pose, seen = self._pose
         age = self.get_clock().now().nanoseconds * 1e-9 - seen
         if age > POSE_MAX_AGE_S:

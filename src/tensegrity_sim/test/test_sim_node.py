@@ -116,7 +116,11 @@ def test_state_streams_in_real_time_and_matches_the_paper_at_release(probe):
 def test_poses_and_markers_describe_the_same_rods(probe):
     p = probe(watch_markers=True)
     p.wait_states(20)
-    marker_array, poses = p.markers[-1], p.poses[-1]
+    # the two topics arrive on their own schedules: compare the pair published in the same tick (same stamp)
+    stamp = lambda header: (header.stamp.sec, header.stamp.nanosec)   # noqa: E731
+    poses_at = {stamp(poses.header): poses for poses in list(p.poses)}
+    marker_array = next(m for m in reversed(list(p.markers)) if stamp(m.markers[0].header) in poses_at)
+    poses = poses_at[stamp(marker_array.markers[0].header)]
     rods = [m for m in marker_array.markers if m.ns == 'rods']
     cables = [m for m in marker_array.markers if m.ns == 'cables']
     assert len(rods) == 3 and all(m.type == Marker.CYLINDER and m.scale.z == pytest.approx(0.45) for m in rods)

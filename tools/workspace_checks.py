@@ -31,6 +31,7 @@ PYTHON_KEYS = {
     'mcap': 'mcap-ros2-support',         # the one rosdep key that installs mcap (pip, with its ROS 2 decoder)
     'yourdfpy': 'python3-yourdfpy-pip',
     'catkin_pkg': 'python3-catkin-pkg',
+    'mujoco': 'python3-mujoco-pip',
 }
 # Imports that no rosdep key provides (ros/rosdistro 8468e88 has none): they are installed from the lock files by
 # `make env` on every machine, robots included (tools/env/robot.txt), and a package.xml cannot name them.

@@ -20,5 +20,6 @@ setup(
     license='Apache-2.0',
     entry_points={'console_scripts': [
         'soft-snake-gait = soft_snake.cli:main',
+        'soft-snake-tables = soft_snake.cli:tables_main',
     ]},
 )

@@ -1,7 +1,10 @@
 """``soft-snake-gait``: the chamber pattern K (segments × chambers, the top chamber included) of a gait at given
-times, as JSON; every refusal one line, exit code 2.
+times, as JSON. ``soft-snake-tables``: the calibrated simulator's prediction of every cell of the thesis's Tables
+5.2-5.7 beside the measured value, the rank correlations and SN-13's trends, as JSON and a scatter plot. Every
+refusal one line, exit code 2.
 
     soft-snake-gait --gait undulation --segments 4 --freq 2.0 --beta 2.0944 --times 0.05,0.1,0.2 --json
+    soft-snake-tables --json tables.json --plot tables.png --processes 2
 """
 from __future__ import annotations
 
@@ -50,6 +53,30 @@ def main(argv: list[str] | None = None) -> int:
                 'beta_rad': gait.beta_rad, 'phi': gait.phi, 'chambers': ['bottom_left', 'bottom_right', 'top'],
                 'states': [{'t_s': t, 'K': chamber_states(gait, t).tolist()} for t in args.times]}
     print(json.dumps(document))
+    return 0
+
+
+def tables_main(argv: list[str] | None = None) -> int:
+    parser = CommandParser(prog='soft-snake-tables', description=__doc__.splitlines()[2])
+    parser.add_argument('--json', required=True, help='where to write the predictions (JSON)')
+    parser.add_argument('--plot', help='where to write the scatter plot (PNG)')
+    parser.add_argument('--processes', type=int, default=1, help='worker processes (default 1)')
+    args = parser.parse_args(argv)
+    if args.processes < 1:
+        print(f'soft-snake-tables: processes = {args.processes}: must be at least 1', file=sys.stderr)
+        return 2
+    from soft_snake import reproduction
+    predictions = reproduction.predict_tables(processes=args.processes)
+    document = {'rank_correlation': reproduction.rank_correlation(predictions),
+                'trends': {name: {'holds': holds, 'detail': detail}
+                           for name, (holds, detail) in reproduction.trends(predictions).items()},
+                'cells': [{**vars(p.cell), 'simulated_bl_per_s': p.bl_per_s, 'forward_m_s': p.forward_m_s}
+                          for p in predictions]}
+    with open(args.json, 'w') as out:
+        json.dump(document, out, indent=1)
+    if args.plot:
+        reproduction.scatter(predictions, args.plot)
+    print(json.dumps({k: document[k] for k in ('rank_correlation', 'trends')}))
     return 0
 
 

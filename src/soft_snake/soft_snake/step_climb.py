@@ -4,7 +4,8 @@ Table 2.3 gives, for each passive wheel to lift (wheel 1 at the head to wheel 6 
 "a/b" alternates between states a and b at the undulation frequency. The states themselves are drawn only in
 Fig. 2.10, so what each inflates is a configurable dictionary, by default the spec's reading (D-S8): 1 and 2 the
 two lateral bends, 3 both bottom chambers (bends up), 4 the top chamber (bends down), 5 and 6 lateral with the top.
-An alternating segment takes Eq. 2.1's phase 2π ω t + i β: the first state while sin > 0 (D-S9). Rows advance on a
+An alternating segment takes Eq. 2.1's phase 2π ω t + i β: while sin > 0 the state of the pair that inflates
+chamber 0, as K_i0 = +1 there (spec A3, D-S9). Rows advance on a
 trigger (wheel contact in the simulator, a service on the robot).
 """
 from __future__ import annotations
@@ -51,6 +52,9 @@ class StepClimb:
             if not set(chambers) <= set(range(CHAMBERS)):
                 raise GaitError(f'state {number}: chambers {chambers}, allowed 0-2')
         self.states = dict(states)
+        # "a/b": while sin > 0 the state that inflates chamber 0 (K_i0 = +1, as Eq. 2.1 would), else the other
+        self.cells = [[tuple(sorted(cell, key=lambda s: 0 not in self.states[s])) for cell in row]
+                      for row in self.cells]
         self.row = 0
 
     @property

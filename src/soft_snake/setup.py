@@ -21,5 +21,7 @@ setup(
     entry_points={'console_scripts': [
         'soft-snake-gait = soft_snake.cli:main',
         'soft-snake-tables = soft_snake.cli:tables_main',
+        'soft_snake_driver = soft_snake.driver_node:main',
+        'soft_snake_sim = soft_snake.sim_node:main',
     ]},
 )

@@ -34,6 +34,7 @@ from soro_geometry.pose_msgs import planar_pose, stamped
 from soro_link.bridge_node import BridgeNode, run_bridge
 from soro_link.supervisor import CommandRefused, LinkDown
 from soro_node.base_node import GoalCancelled, read_parameters, run_goal
+from soro_node.frames import PoseToTf
 from soro_node.params import ParameterError
 from soro_node.sequence import SequencePlayer
 from salamander_nav import modules, origami, tracking
@@ -42,11 +43,6 @@ from salamander_nav.modules import SCHEMAS, ModuleCommand
 from salamander_nav.origami import Bend
 from salamander_nav.parameters import CONTROLLER
 
-try:
-    from geometry_msgs.msg import TransformStamped
-    from tf2_ros import TransformBroadcaster     # on every ROS machine; the pinned wheels have no tf2
-except ImportError:
-    TransformBroadcaster = None
 
 ACK_TIMEOUT_S = 0.5
 TRAIL_PERIOD_S = 0.5
@@ -70,7 +66,7 @@ class SalamanderController(BridgeNode):
         self.los_pub = self.create_publisher(MarkerArray, '~/los_debug', 10)
         self.trail_pub = self.create_publisher(Path, '~/trail', 10)
         self.joint_pub = self.create_publisher(JointState, 'joint_states', 10)
-        self.tf = TransformBroadcaster(self) if TransformBroadcaster else None
+        self.tf = PoseToTf(self, 'base_link')
         ActionServer(self, FollowPath, '~/follow_path', self._follow_path, callback_group=group,
                      cancel_callback=lambda _goal: CancelResponse.ACCEPT)
 
@@ -93,15 +89,7 @@ class SalamanderController(BridgeNode):
             self._trail_sent = time.monotonic()
             header = Header(stamp=msg.header.stamp, frame_id=self.get_parameter('frame_id').value)
             self.trail_pub.publish(Path(header=header, poses=[stamped(p, header) for p in self.trail.array()]))
-        if self.tf:
-            self._broadcast(msg)
-
-    def _broadcast(self, msg: PoseStamped) -> None:
-        transform = TransformStamped(header=msg.header, child_frame_id='base_link')
-        transform.header.frame_id = self.get_parameter('frame_id').value
-        transform.transform.translation.x, transform.transform.translation.y = msg.pose.position.x, msg.pose.position.y
-        transform.transform.rotation = msg.pose.orientation
-        self.tf.sendTransform(transform)
+        self.tf.send(msg, self.get_parameter('frame_id').value)
 
     # --- following a path ---------------------------------------------------------------------------------------
     def _follow_path(self, goal_handle) -> FollowPath.Result:

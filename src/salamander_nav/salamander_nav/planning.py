@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from soro_geometry import se2
+from soro_geometry.polyline import curvatures, length  # noqa: F401  (part of a plan's vocabulary)
 
 HEADING_TOLERANCE_RAD = math.radians(10.0)      # end headings within ±10° (C3, PL-03)
 
@@ -53,29 +54,11 @@ class Plan:
         return out
 
 
-def length(path) -> float:
-    path = np.asarray(path, dtype=float).reshape(-1, 2)
-    return float(np.hypot(*np.diff(path, axis=0).T).sum())
-
-
 def headings(path) -> np.ndarray:
     """Direction (rad) of each point's chord to the next, the last point the previous chord's; (N,)."""
     d = np.diff(np.asarray(path, dtype=float), axis=0)
     angles = np.arctan2(d[:, 1], d[:, 0])
     return np.append(angles, angles[-1:])
-
-
-def curvatures(path) -> np.ndarray:
-    """Signed Menger curvature 4·area/(|a||b||c|) (1/m) at each interior point, 0 at both ends; (N,)."""
-    p = np.asarray(path, dtype=float)
-    out = np.zeros(len(p))
-    if len(p) < 3:
-        return out
-    a, b = p[1:-1] - p[:-2], p[2:] - p[1:-1]
-    cross = a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]
-    sides = np.hypot(*a.T) * np.hypot(*b.T) * np.hypot(*(p[2:] - p[:-2]).T)
-    out[1:-1] = np.divide(2.0 * cross, sides, out=np.zeros_like(cross), where=sides > 0)
-    return out
 
 
 def problems(path, field, kappa_max: float, clearance_m: float = 0.0, start=None, goal=None,

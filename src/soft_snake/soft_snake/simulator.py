@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
-from soft_snake import body, pneumatics
+from soft_snake import body, locomotion, pneumatics
 from soft_snake.gaits import Gait, ValveCommander, chamber_states
 
 TICK_S = 0.01
@@ -33,25 +33,13 @@ class Trajectory:
     pressure_pa: np.ndarray
     wheel_z_m: np.ndarray
 
-    def cycle_path(self, period_s: float, after_s: float = 0.0) -> np.ndarray:
-        """The centre of mass averaged over each whole gait period from ``after_s`` on (C, 2), in m: the path
-        without the in-cycle wiggle, as motion capture's trajectories are read (Figs. 2.7, 2.9)."""
-        per = int(round(period_s / TICK_S))
-        start = int(np.searchsorted(self.t_s, after_s))
-        cycles = (len(self.t_s) - start) // per
-        return self.com_m[start:start + cycles * per, :2].reshape(cycles, per, 2).mean(axis=1)
-
     def speed(self, period_s: float, after_s: float = 0.0) -> tuple[float, float]:
-        """(speed, forward speed) in m/s from ``after_s`` on: the length of the cycle-averaged path over its time,
-        and the part of it made along the head's heading (negative: the snake backed up)."""
-        path = self.cycle_path(period_s, after_s)
-        steps = np.diff(path, axis=0)
-        per = int(round(period_s / TICK_S))
-        start = int(np.searchsorted(self.t_s, after_s))
-        heading = self.heading_rad[start + per // 2::per][:len(steps)]
-        along = np.einsum('ij,ij->i', steps, np.column_stack([np.cos(heading), np.sin(heading)]))
-        duration = len(steps) * period_s
-        return float(np.linalg.norm(steps, axis=1).sum() / duration), float(along.sum() / duration)
+        """(speed, forward speed) in m/s from ``after_s`` on: the cycle-averaged path's length over its time, and
+        the part of it made along the body's heading (negative: the snake backed up)."""
+        path = locomotion.cycle_path(self.t_s, self.com_m[:, :2], period_s, after_s)
+        mid_cycle = np.searchsorted(self.t_s, after_s + (np.arange(len(path)) + 0.5) * period_s)
+        headings = self.heading_rad[np.minimum(mid_cycle, len(self.t_s) - 1)]
+        return locomotion.speed(path, period_s), locomotion.forward_speed(path, headings, period_s)
 
 
 class SnakeSim:
@@ -74,8 +62,13 @@ class SnakeSim:
 
     def tick(self, duty: np.ndarray) -> None:
         """One control tick with valve ``duty`` (N, 3) in [0, 1] held over it."""
-        pressure = self.chambers.step(duty, TICK_S)
-        bends = body.bend(pressure, self.chambers.supply_pa, self.params)          # (N, 2)
+        self.follow(self.chambers.step(duty, TICK_S))
+
+    def follow(self, pressure_pa: np.ndarray) -> None:
+        """One control tick with the chambers at ``pressure_pa`` (N, 3): a valve board's own pneumatics drive
+        the body."""
+        self.chambers.pressure_pa = np.asarray(pressure_pa, dtype=float).copy()
+        bends = body.bend(self.chambers.pressure_pa, self.chambers.supply_pa, self.params)          # (N, 2)
         # ctrl layout: segment i, joint k (share), axis (yaw, pitch)
         self.data.ctrl[:] = (bends[:, None, :] * self._share[None, :, None]).ravel()
         mujoco.mj_step(self.model, self.data, nstep=self.substeps)
@@ -99,6 +92,14 @@ class SnakeSim:
         com, head = d.subtree_com[self._head].copy(), d.xpos[self._head].copy()
         return (self.t_s, com, head, math.atan2(head[1] - com[1], head[0] - com[0]),
                 self.chambers.pressure_pa.copy(), self.wheel_heights())
+
+    def com(self) -> np.ndarray:
+        """The whole snake's centre of mass (3,), m."""
+        return self.data.subtree_com[self._head].copy()
+
+    def head_pose(self) -> tuple[np.ndarray, np.ndarray]:
+        """The head plate's position (3,) in m and orientation quaternion (w, x, y, z)."""
+        return self.data.xpos[self._head].copy(), self.data.xquat[self._head].copy()
 
     def wheel_heights(self) -> np.ndarray:
         """The bottom of each axle's lower wheel above the floor (N + 1,), head first, in m."""

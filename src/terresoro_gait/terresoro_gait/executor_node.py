@@ -15,7 +15,7 @@ import sys
 import threading
 from collections import deque
 
-from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped, TransformStamped
+from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
 from nav_msgs.msg import Path
 from rclpy.action import ActionServer, CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
@@ -30,6 +30,7 @@ from std_msgs.msg import Header
 from soro_link.bridge_node import BridgeNode, run_bridge
 from soro_link.supervisor import CommandRefused, LinkDown
 from soro_node.base_node import read_parameters
+from soro_node.frames import PoseToTf
 from soro_node.params import ParameterError
 from soro_node.sequence import SequencePlayer
 from terresoro_gait import messages
@@ -39,10 +40,6 @@ from terresoro_gait.limbs import SCHEMAS, curl_joint_positions, joint_names, pri
 from terresoro_gait.prediction import Prediction
 from terresoro_gait.parameters import EXECUTOR, executor_config
 
-try:
-    from tf2_ros import TransformBroadcaster     # on every ROS machine; the pinned wheels have no tf2
-except ImportError:
-    TransformBroadcaster = None
 
 ACK_TIMEOUT_S = 0.5
 TELEMETRY_WAIT_S = 5.0        # a goal sent right after start-up waits this long for the link and the robot's state
@@ -67,7 +64,7 @@ class TerreSoroExecutor(BridgeNode):
         self.predicted_path_pub = self.create_publisher(Path, '~/predicted_path', 10)
         self.trail_pub = self.create_publisher(Path, '~/trail', 10)
         self.joint_pub = self.create_publisher(JointState, 'joint_states', 10)
-        self.tf = TransformBroadcaster(self) if TransformBroadcaster else None
+        self.tf = PoseToTf(self, self.get_parameter('base_frame').value)
         group = ReentrantCallbackGroup()     # goals run for minutes beside telemetry, tracking and services
         self.create_subscription(PoseStamped, 'tracked_pose', self._on_tracked, 10, callback_group=group)
         self.create_timer(TRAIL_PERIOD_S, self._publish_trail)
@@ -227,12 +224,7 @@ class TerreSoroExecutor(BridgeNode):
     def _on_tracked(self, msg: PoseStamped) -> None:
         """Keep the tracked pose for predictions and the trail; it places base_link in the world for rviz."""
         self._latest_tracked = msg
-        if self.tf:
-            p = msg.pose.position
-            transform = TransformStamped(header=msg.header, child_frame_id=self.get_parameter('base_frame').value)
-            transform.transform.translation.x, transform.transform.translation.y = p.x, p.y
-            transform.transform.rotation = msg.pose.orientation
-            self.tf.sendTransform(transform)
+        self.tf.send(msg)
         self._trail.append(msg)
         while len(self._trail) > self.get_parameter('trail_length').value:
             self._trail.popleft()

@@ -1,0 +1,202 @@
+"""``soft_snake_driver``: the soft snake's valve driver and head-controller bridge (thesis §2.1-2.2; spec A6).
+
+A soro_link lifecycle bridge to the head controller. Action ``~/run_gait`` (RunGait) streams every chamber's valve
+duty at ``tick_hz`` from Eq. 2.1, Eq. 2.2 or the step-climb table 2.3, for a duration or a number of gait periods,
+and vents every chamber at the end, on cancel and on Ctrl-C; its feedback carries the cycle and, when motion
+capture publishes ``mocap/soft_snake/com``, the centre of mass's speed. ``~/step_climb_advance`` (std_srvs/Trigger)
+moves the climb to the next wheel (the robot cannot feel a wheel land); ``step_climb_row_s`` does it on a timer.
+From the head's telemetry: ``joint_states`` (the bends the pressures call for, urdf/soft_snake.urdf.xacro),
+``~/chambers`` (visualization_msgs/MarkerArray, chambers coloured by pressure) and ``~/chamber_pressure``
+(std_msgs/Float64MultiArray, N × 3 gauge pressures in Pa); ``~/valve_duty`` the commanded duties (N × 3, 0-1).
+``mocap/soft_snake/head`` places the snake in tf for rviz; ``~/trail`` (nav_msgs/Path) is the tracked centre of
+mass's recent path.
+"""
+from __future__ import annotations
+
+import math
+import sys
+import threading
+from collections import deque
+
+import numpy as np
+from geometry_msgs.msg import PoseStamped
+from nav_msgs.msg import Path
+from rclpy.action import ActionServer, CancelResponse
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.executors import MultiThreadedExecutor
+from sensor_msgs.msg import JointState
+from soro_interfaces.action import RunGait
+from std_msgs.msg import Float64MultiArray, Header, MultiArrayDimension, MultiArrayLayout
+from std_srvs.srv import Trigger
+from visualization_msgs.msg import MarkerArray
+
+from soro_link.bridge_node import BridgeNode, run_bridge
+from soro_link.supervisor import CommandRefused, LinkDown
+from soro_node.base_node import GoalCancelled, read_parameters, run_goal
+from soro_node.frames import PoseToTf
+from soro_node.sequence import SequencePlayer
+from soft_snake import calibration, drawing
+from soft_snake.gaits import GaitError, ValveCommander
+from soft_snake.parameters import DRIVER
+from soft_snake.runs import GaitRequest, Run, SpeedTracker
+from soft_snake.valves import SCHEMAS, pressures_of, to_wire
+
+ACK_TIMEOUT_S = 0.5
+TRAIL_EVERY = 5               # one tracked pose in five joins the trail (10 Hz at motion capture's 50 Hz) ...
+TRAIL_POSES = 300             # ... for 30 s, and the trail goes out once a second: a long Path costs a Python node
+
+
+class Refused(RuntimeError):
+    """A goal that cannot run or could not go on; the message is the result's reason."""
+
+
+class SoftSnakeDriver(BridgeNode):
+    def __init__(self, **kwargs):
+        super().__init__('soft_snake_driver', SCHEMAS, DRIVER, **kwargs)
+        self._busy = threading.Lock()
+        self._run: Run | None = None
+        self._tracker: SpeedTracker | None = None
+        self.segments = self.get_parameter('segments').value
+        self.joint_pub = self.create_publisher(JointState, 'joint_states', 10)
+        self.chambers_pub = self.create_publisher(MarkerArray, '~/chambers', 10)
+        self.pressure_pub = self.create_publisher(Float64MultiArray, '~/chamber_pressure', 10)
+        self.duty_pub = self.create_publisher(Float64MultiArray, '~/valve_duty', 10)
+        self.trail_pub = self.create_publisher(Path, '~/trail', 10)
+        self._trail: deque[PoseStamped] = deque(maxlen=TRAIL_POSES)
+        self._poses_seen = 0
+        self.tf = PoseToTf(self, drawing.HEAD_FRAME)
+        group = ReentrantCallbackGroup()
+        self.create_subscription(PoseStamped, 'mocap/soft_snake/com', self._on_com, 10, callback_group=group)
+        self.create_subscription(PoseStamped, 'mocap/soft_snake/head', self.tf.send, 10, callback_group=group)
+        self.create_service(Trigger, '~/step_climb_advance', self._advance, callback_group=group)
+        ActionServer(self, RunGait, '~/run_gait', self._run_gait, callback_group=group,
+                     cancel_callback=lambda _goal: CancelResponse.ACCEPT)
+
+    def goals_running(self) -> bool:
+        return self._busy.locked()
+
+    # --- running a gait --------------------------------------------------------------------------------------------
+    def _run_gait(self, goal_handle) -> RunGait.Result:
+        result = RunGait.Result(distance_m=math.nan, speed_m_s=math.nan)
+        if not self._busy.acquire(blocking=False):
+            goal_handle.abort()
+            result.message = 'refused: running another gait'
+            return result
+        try:
+            return run_goal(goal_handle, result, lambda: self._play(goal_handle, result), (Refused, GaitError),
+                            self.get_logger(), cancelled='cancelled; every chamber vented')
+        finally:
+            self._run = self._tracker = None
+            self._busy.release()
+
+    def _play(self, goal_handle, result) -> str:
+        g = goal_handle.request
+        settings = read_parameters(self, DRIVER)
+        tick_hz = settings['tick_hz']
+        run = Run(GaitRequest(g.gait, g.frequency_hz, g.beta_rad, g.phi, g.segments, g.duration_s, g.cycles),
+                  settings, self.segments, tick_hz)
+        if not self.commands_enabled or self.link is None:
+            raise Refused('refused: the driver is not active (lifecycle: configure, then activate)')
+        self._run, self._tracker = run, SpeedTracker(run.period_s)
+        valves, per_cycle, pending = ValveCommander(self.segments, settings['inflate_duty']), \
+            max(1, round(run.period_s * tick_hz)), [None]
+        row_every = round(settings['step_climb_row_s'] * tick_hz)
+
+        def act(slot, index) -> None:
+            t = index / tick_hz
+            if run.climb is not None and row_every and index and index % row_every == 0:
+                run.climb.advance()
+            duty = valves.duty(run.pattern(t))
+            pending[0] = self._command(duty, pending[0])
+            if (index + 1) % per_cycle == 0:
+                result.cycles = (index + 1) // per_cycle
+                goal_handle.publish_feedback(RunGait.Feedback(
+                    cycle=result.cycles, elapsed_s=t, speed_m_s=self._tracker.last_period_speed(),
+                    step_climb_row=min(run.climb.row + 1, run.climb.rows) if run.climb else 0))
+
+        try:
+            report = SequencePlayer(1.0 / tick_hz).play(range(run.ticks), act,
+                                                        stop=lambda: goal_handle.is_cancel_requested)
+        finally:
+            self._vent()
+        result.distance_m, result.speed_m_s = self._tracker.run()
+        if report.stopped:
+            raise GoalCancelled
+        speed = '' if math.isnan(result.speed_m_s) else f', {result.speed_m_s * 1e3:.1f} mm/s tracked'
+        return f'{g.gait}: {run.ticks / tick_hz:.1f} s, {result.cycles} cycle(s){speed}; every chamber vented'
+
+    def _command(self, duty: np.ndarray, previous):
+        """Post this tick's duties and confirm the previous tick's ack, so a slow ack never delays a tick."""
+        link = self.link
+        try:
+            if not self.commands_enabled or link is None:
+                raise LinkDown('the bridge was deactivated')
+            pending = link.post('set_valves', **to_wire(duty))
+            if previous is not None:
+                link.confirm(previous, ACK_TIMEOUT_S)
+        except (LinkDown, CommandRefused) as error:
+            vented = self.force_safe_state('gait aborted') if self.link else False
+            raise Refused(f'aborted: {error}; chambers ' + ('vented' if vented else
+                                                           'left to the head\'s watchdog (vents)')) from None
+        self.duty_pub.publish(_array(duty))
+        return pending
+
+    def _vent(self) -> None:
+        try:
+            self._command(np.zeros((self.segments, 3)), None)
+        except Refused:
+            pass           # the goal already says why; the head's watchdog vents
+
+    def _advance(self, request, response):
+        run = self._run
+        if run is None or run.climb is None:
+            response.success, response.message = False, 'no step climb is running'
+        elif run.climb.done:
+            response.success, response.message = False, 'the climb is complete: every wheel is up'
+        else:
+            row = run.climb.advance()
+            response.success = True
+            response.message = 'every wheel is up' if run.climb.done else f'lifting wheel {row + 1}'
+        return response
+
+    def _on_com(self, msg: PoseStamped) -> None:
+        self._poses_seen += 1
+        if self._poses_seen % TRAIL_EVERY == 0:
+            self._trail.append(msg)
+            if self._poses_seen % (TRAIL_EVERY * 10) == 0:
+                self.trail_pub.publish(Path(header=msg.header, poses=list(self._trail)))
+        tracker = self._tracker
+        if tracker is not None:
+            stamp = msg.header.stamp
+            tracker.add(stamp.sec + stamp.nanosec * 1e-9, msg.pose.position.x, msg.pose.position.y)
+
+    # --- telemetry ---------------------------------------------------------------------------------------------------
+    def on_device_message(self, message) -> None:
+        if message.name != 'chambers':
+            return
+        if message['modules'] != self.segments:
+            self.get_logger().error(f'the head reports {message["modules"]} modules, this driver has '
+                                    f'{self.segments}: check the segments parameter')
+            return
+        pressure = pressures_of(message)
+        stamp = self.get_clock().now().to_msg()
+        self.joint_pub.publish(JointState(header=Header(stamp=stamp), name=drawing.joint_names(self.segments),
+                                          position=drawing.joint_positions(pressure, calibration.CALIBRATED)))
+        self.chambers_pub.publish(drawing.chamber_markers(pressure, stamp))
+        self.pressure_pub.publish(_array(pressure))
+
+
+def _array(values: np.ndarray) -> Float64MultiArray:
+    """N × 3 values as a Float64MultiArray with its (segments, chambers) layout."""
+    rows, columns = values.shape
+    layout = MultiArrayLayout(dim=[MultiArrayDimension(label='segments', size=rows, stride=rows * columns),
+                                   MultiArrayDimension(label='chambers', size=columns, stride=columns)])
+    return Float64MultiArray(layout=layout, data=values.ravel().tolist())
+
+
+def main(args=None) -> int:
+    return run_bridge(SoftSnakeDriver, 'soft_snake_driver', lambda: MultiThreadedExecutor(num_threads=3), args)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

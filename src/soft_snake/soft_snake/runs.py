@@ -1,0 +1,102 @@
+"""One gait run as the valve driver plays it: the request checked, the chamber pattern at each tick, and the speed
+motion capture measured along the way. No ROS.
+"""
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+
+from soft_snake import locomotion
+from soft_snake.gaits import GAITS, STEP_CLIMB, Gait, GaitError, chamber_states
+from soft_snake.step_climb import SEGMENTS as CLIMB_SEGMENTS
+from soft_snake.step_climb import StepClimb
+
+MAX_DURATION_S = 3600.0
+
+
+@dataclass(frozen=True)
+class GaitRequest:
+    """A RunGait goal: zeros and empty strings take the driver's parameters (``defaults``)."""
+    gait: str
+    frequency_hz: float = 0.0
+    beta_rad: float = 0.0
+    phi: float = 0.0
+    segments: int = 0
+    duration_s: float = 0.0
+    cycles: int = 0
+
+
+class Run:
+    """The request made runnable on a snake of ``snake_segments`` at ``tick_hz``: ``pattern(t)`` is K (N, 3),
+    ``ticks`` how many commands, ``period_s`` one gait period; ``climb`` the step-climb table when climbing.
+    Raises GaitError naming the parameter and its allowed range."""
+
+    def __init__(self, request: GaitRequest, defaults: dict, snake_segments: int, tick_hz: float):
+        segments = request.segments or snake_segments
+        if segments != snake_segments:
+            raise GaitError(f'segments = {segments}: the snake on the link has {snake_segments}')
+        frequency = request.frequency_hz or defaults['frequency_hz']
+        beta = (request.beta_rad or defaults['beta_rad']) * defaults['wave_direction']
+        phi = request.phi if request.phi else defaults['phi']
+        self.climb = None
+        if request.gait == STEP_CLIMB:
+            if segments != CLIMB_SEGMENTS:
+                raise GaitError(f'segments = {segments}: step climbing needs {CLIMB_SEGMENTS}')
+            self.climb = StepClimb(frequency, beta)
+            self.pattern = self._climb_pattern
+        elif request.gait in GAITS:
+            gait = Gait(request.gait, segments, frequency, beta, phi)
+            self.pattern = lambda t: chamber_states(gait, t)
+        else:
+            raise GaitError(f'gait {request.gait!r}: allowed {", ".join(GAITS + (STEP_CLIMB,))}')
+        self.period_s = 1.0 / frequency
+        self.ticks = _ticks(request, self.period_s, tick_hz)
+        self.segments = segments
+
+    def _climb_pattern(self, t_s: float) -> np.ndarray:
+        if self.climb.done:
+            return -np.ones((CLIMB_SEGMENTS, 3), dtype=np.int8)      # every wheel up: rest, vented
+        return self.climb.chamber_states(t_s)
+
+
+def _ticks(request: GaitRequest, period_s: float, tick_hz: float) -> int:
+    if (request.duration_s > 0) == (request.cycles > 0):
+        raise GaitError(f'duration_s = {request.duration_s}, cycles = {request.cycles}: give one of the two')
+    duration = request.duration_s if request.duration_s > 0 else request.cycles * period_s
+    if not (math.isfinite(duration) and 0 < duration <= MAX_DURATION_S):
+        raise GaitError(f'duration = {duration} s: allowed (0, {MAX_DURATION_S:.0f}] s')
+    return max(1, round(duration * tick_hz))
+
+
+class SpeedTracker:
+    """Centre-of-mass samples (time s, x m, y m) since a run began, from a motion-capture callback thread; the
+    speed over the last gait period and over the whole run, as the simulator and the bag analysis read it."""
+
+    def __init__(self, period_s: float):
+        self.period_s = period_s
+        self._lock = threading.Lock()
+        self._t: list[float] = []
+        self._xy: list[tuple[float, float]] = []
+
+    def add(self, t_s: float, x_m: float, y_m: float) -> None:
+        with self._lock:
+            self._t.append(t_s)
+            self._xy.append((x_m, y_m))
+
+    def path(self) -> np.ndarray:
+        with self._lock:
+            if len(self._t) < 2:
+                return np.zeros((0, 2))
+            return locomotion.cycle_path(self._t, self._xy, self.period_s)
+
+    def last_period_speed(self) -> float:
+        path = self.path()
+        return locomotion.speed(path[-2:], self.period_s)
+
+    def run(self) -> tuple[float, float]:
+        """(distance m, speed m/s) along the cycle path so far; NaN without two whole periods tracked."""
+        path = self.path()
+        return (locomotion.length(path) if len(path) > 1 else math.nan), locomotion.speed(path, self.period_s)

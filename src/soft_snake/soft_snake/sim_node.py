@@ -1,0 +1,131 @@
+"""``soft_snake_sim``: the simulated soft snake for ``sim:=true``, and for gait exploration on its own.
+
+With a ``port`` the head controller (``device.SnakeHeadFirmware``) answers there exactly as the real one would, so
+the driver runs its real bridge code, and the MuJoCo snake follows that board's chamber pressures. With an empty
+``port`` there is no board: the simulator runs ``gait`` itself from its parameters, which ``ros2 param set`` changes
+while it runs, and publishes the bends on ``joint_states`` (the driver does that when there is a board).
+
+Either way the physics advances in step with the wall clock, and motion capture publishes the head plate's pose
+(``mocap/soft_snake/head``) and the centre of mass (``mocap/soft_snake/com``), geometry_msgs/PoseStamped in
+``frame_id``, at ``mocap_rate_hz`` with position noise, as the thesis recorded its runs (§2.2.2).
+"""
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+from geometry_msgs.msg import PoseStamped
+from rclpy.node import Node
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Header
+
+from soro_link.device import SimulatedDevice
+from soro_node.base_node import declare_parameters, read_parameters, run_node
+from soro_node.frames import PoseToTf
+from soro_node.params import ParameterError
+from soft_snake import calibration, simulator
+from soft_snake.device import SnakeHeadFirmware
+from soft_snake.drawing import HEAD_FRAME, joint_names
+from soft_snake.gaits import Gait, GaitError, ValveCommander, chamber_states
+from soft_snake.parameters import SIMULATOR
+
+LAG_RESET_S = 0.5          # a physics loop this far behind the clock (a busy machine) skips ahead, not races
+
+
+class SoftSnakeSimNode(Node):
+    def __init__(self, **kwargs):
+        super().__init__('soft_snake_sim', **kwargs)
+        declare_parameters(self, SIMULATOR)
+        p = read_parameters(self, SIMULATOR)
+        self.sim = simulator.SnakeSim(p['segments'], p['surface'], calibration.CALIBRATED, p['tau_s'], p['tau_s'])
+        self._lock, self._running = threading.Lock(), True
+        self.device = self.firmware = None
+        if p['port']:
+            self.firmware = SnakeHeadFirmware(p['segments'], p['tau_s'], p['tau_s'])
+            Path(p['port']).parent.mkdir(parents=True, exist_ok=True)
+            self.device = SimulatedDevice(self.firmware, p['port'], p['watchdog_ms']).start()
+        self._valves, self._gait_error = ValveCommander(p['segments']), None
+        self._rng = np.random.default_rng(p['seed'])
+        self.head_pub = self.create_publisher(PoseStamped, 'mocap/soft_snake/head', 10)
+        self.com_pub = self.create_publisher(PoseStamped, 'mocap/soft_snake/com', 10)
+        self.joint_pub = None if self.device else self.create_publisher(JointState, 'joint_states', 10)
+        self.tf = None if self.device else PoseToTf(self, HEAD_FRAME)
+        self.create_timer(1.0 / p['mocap_rate_hz'], self._mocap_frame)
+        self._physics = threading.Thread(target=self._run_physics, daemon=True)
+        self._physics.start()
+        where = f'behind {p["port"]}' if self.device else f'running {p["gait"]} itself (no valve board)'
+        self.get_logger().info(f'{p["segments"]}-module soft snake on {p["surface"]}, {where}')
+
+    # --- physics, paced by the wall clock --------------------------------------------------------------------------
+    def _run_physics(self) -> None:
+        began = time.monotonic()
+        while self._running:
+            behind = time.monotonic() - began - self.sim.t_s
+            if behind > LAG_RESET_S:
+                began += behind            # keep real time from here on
+            if behind < 0:
+                time.sleep(min(-behind, simulator.TICK_S))
+                continue
+            with self._lock:
+                if self.firmware is not None:
+                    self.sim.follow(self.firmware.pressures_pa())
+                else:
+                    self.sim.tick(self._own_duty())
+
+    def _own_duty(self) -> np.ndarray:
+        try:
+            g = read_parameters(self, SIMULATOR)
+            gait = Gait(g['gait'], g['segments'], g['frequency_hz'], g['beta_rad'], g['phi'], g['wave_direction'])
+            self._valves.inflate_duty = g['inflate_duty']
+            duty, error = self._valves.duty(chamber_states(gait, self.sim.t_s)), None
+        except GaitError as problem:
+            duty, error = np.zeros((self.sim.segments, 3)), str(problem)
+        if error != self._gait_error:
+            self._gait_error = error
+            if error:
+                self.get_logger().error(f'{error}: every chamber vented')
+            else:
+                self.get_logger().info('gait running')
+        return duty
+
+    # --- what motion capture and rviz see --------------------------------------------------------------------------
+    def _mocap_frame(self) -> None:
+        with self._lock:
+            (head, quaternion), com = self.sim.head_pose(), self.sim.com()
+            bends = self.sim.joint_angles()
+        noise = self.get_parameter('mocap_noise_m').value
+        head, com = head + self._rng.normal(0, noise, 3), com + self._rng.normal(0, noise, 3)
+        header = Header(stamp=self.get_clock().now().to_msg(), frame_id=self.get_parameter('frame_id').value)
+        head_msg = _pose(header, head, quaternion)
+        self.head_pub.publish(head_msg)
+        self.com_pub.publish(_pose(header, com, (1.0, 0.0, 0.0, 0.0)))
+        if self.joint_pub is not None:
+            self.tf.send(head_msg)
+            self.joint_pub.publish(JointState(header=Header(stamp=header.stamp), name=joint_names(self.sim.segments),
+                                              position=bends.ravel().tolist()))
+
+    def destroy_node(self) -> None:
+        self._running = False
+        self._physics.join(timeout=1.0)
+        if self.device is not None:
+            self.device.stop()
+        super().destroy_node()
+
+
+def _pose(header: Header, position, quaternion_wxyz) -> PoseStamped:
+    msg = PoseStamped(header=header)
+    msg.pose.position.x, msg.pose.position.y, msg.pose.position.z = (float(v) for v in position)
+    o = msg.pose.orientation
+    o.w, o.x, o.y, o.z = (float(v) for v in quaternion_wxyz)
+    return msg
+
+
+def main(args=None) -> int:
+    return run_node(SoftSnakeSimNode, 'soft_snake_sim', args=args, refused=(ParameterError, ValueError))
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,125 @@
+"""The soft snake as soft_snake.launch.py sim:=true starts it (simulated head controller and MuJoCo snake with
+motion capture, driver bridge), each in its own process, through real rclpy and a real pseudo-terminal: a gait run
+with its tracked speed, what rviz is sent, refusals by name, the step-climb row service, and the head controller
+vanishing mid-gait."""
+import math
+import threading
+
+import pytest
+import rclpy
+from geometry_msgs.msg import PoseStamped
+from rclpy.executors import SingleThreadedExecutor
+from sensor_msgs.msg import JointState
+from soro_interfaces.msg import LinkStatus
+from std_msgs.msg import Float64MultiArray
+from visualization_msgs.msg import MarkerArray
+
+from softbots_bringup import runner
+from soro_node.commander import CommanderError
+from soro_node.waiting import poll
+from soft_snake.commander import SoftSnakeCommander
+
+pytestmark = pytest.mark.ros
+
+
+class Snake:
+    def __init__(self, tmp_path):
+        self.processes = runner.start('soft_snake.launch.py', tmp_path, {'sim': 'true'})
+        self.commander = SoftSnakeCommander()
+        self.node = rclpy.create_node('soft_snake_probe')
+        self.link, self.com, self.joints, self.chambers, self.pressure = None, [], [], [], []
+        subscribe = self.node.create_subscription
+        subscribe(LinkStatus, '/soft_snake_driver/link_status', lambda m: setattr(self, 'link', m), 10)
+        subscribe(PoseStamped, '/mocap/soft_snake/com', self.com.append, 100)
+        subscribe(JointState, '/joint_states', self.joints.append, 100)
+        subscribe(MarkerArray, '/soft_snake_driver/chambers', self.chambers.append, 100)
+        subscribe(Float64MultiArray, '/soft_snake_driver/chamber_pressure', self.pressure.append, 100)
+        self.executor = SingleThreadedExecutor()
+        self.executor.add_node(self.node)
+        self.thread = threading.Thread(target=self.executor.spin, daemon=True)
+        self.thread.start()
+        assert poll(lambda: self.link is not None and self.link.state == LinkStatus.CONNECTED, 10.0)
+
+    def close(self):
+        self.executor.shutdown()
+        self.node.destroy_node()
+        self.commander.close()
+        return runner.stop_all(self.processes)
+
+
+@pytest.fixture(scope='module')
+def snake(tmp_path_factory):
+    rclpy.init()
+    robot = Snake(tmp_path_factory.mktemp('soft_snake'))
+    yield robot
+    assert set(robot.close().values()) == {0}
+    rclpy.try_shutdown()
+
+
+def test_undulation_through_the_bridge_moves_the_snake_head_first(snake):
+    assert poll(lambda: snake.com, 5.0)
+    before = snake.com[-1].pose.position
+    feedback = []
+    result = snake.commander.run_gait('undulation', frequency_hz=2.0, beta_rad=2 * math.pi / 3, duration_s=6.0,
+                                      on_feedback=feedback.append)
+    assert result.success and result.cycles == 12, result.message
+    assert [f.cycle for f in feedback] == list(range(1, 13))
+    after = snake.com[-1].pose.position
+    assert after.x - before.x > 0.2                             # head first, along +x
+    # the tracked speed is the simulator's own (chapter 2: 140 mm/s) within what a busy machine's jitter allows
+    assert 0.07 < result.speed_m_s < 0.25 and result.distance_m > 0.3
+    assert 'every chamber vented' in result.message
+    assert poll(lambda: max(snake.pressure[-1].data) < 5e3, 3.0)          # vented after the run
+
+
+def test_rviz_gets_bends_and_chambers_of_every_module(snake):
+    assert poll(lambda: snake.joints and snake.chambers and snake.pressure, 5.0)
+    joints = snake.joints[-1]
+    assert len(joints.name) == 4 * 3 * 2 and joints.name[:2] == ['y0_0', 'p0_0']
+    markers = snake.chambers[-1].markers
+    assert len(markers) == 12 and markers[0].header.frame_id == 'segment0a'
+    layout = snake.pressure[-1].layout.dim
+    assert [(d.label, d.size) for d in layout] == [('segments', 4), ('chambers', 3)]
+
+
+@pytest.mark.parametrize('goal, reason', [
+    (dict(gait='undulation', frequency_hz=3.0, duration_s=1.0), 'frequency = 3.0 Hz: allowed (0, 2.0] Hz'),
+    (dict(gait='undulation', segments=5, duration_s=1.0), 'segments = 5: the snake on the link has 4'),
+    (dict(gait='step_climb', duration_s=1.0), 'segments = 4: step climbing needs 5'),
+    (dict(gait='undulation', beta_rad=math.nan, duration_s=1.0), 'beta = nan: must be finite'),
+    (dict(gait='undulation', duration_s=1.0, cycles=2), 'give one of the two'),
+    (dict(gait='slither', duration_s=1.0), "gait 'slither': allowed undulation, sidewinding, step_climb"),
+])
+def test_bad_goals_are_refused_by_name(snake, goal, reason):
+    with pytest.raises(CommanderError, match=reason.replace('(', r'\(').replace(')', r'\)').replace('.', r'\.')):
+        snake.commander.run_gait(**goal)
+
+
+def test_the_row_service_needs_a_climb(snake):
+    with pytest.raises(CommanderError, match='no step climb is running'):
+        snake.commander.advance_row()
+
+
+def test_the_head_vanishing_aborts_the_gait_and_the_link_comes_back(snake, tmp_path):
+    sim = snake.processes[0]
+    assert sim.name == 'soft_snake_sim'
+    feedback, box = [], {}
+    worker = threading.Thread(target=lambda: box.setdefault('error', _run_expecting_failure(snake, feedback)))
+    worker.start()
+    assert poll(lambda: len(feedback) >= 2, 10.0)
+    sim.popen.kill()                                    # the head's serial link gone: its port vanishes
+    sim.popen.wait()
+    worker.join(timeout=10.0)
+    assert 'aborted' in box['error'] and 'chambers' in box['error']
+    snake.processes[0] = runner.Process('soft_snake_sim', list(sim.popen.args), tmp_path)
+    snake.processes[0].wait_for_output('behind')
+    assert poll(lambda: snake.link.state == LinkStatus.CONNECTED, 10.0), 'the bridge did not reconnect'
+    assert snake.commander.run_gait('sidewinding', frequency_hz=1.0, beta_rad=math.pi / 2, cycles=2).success
+
+
+def _run_expecting_failure(snake, feedback) -> str:
+    try:
+        snake.commander.run_gait('undulation', duration_s=20.0, on_feedback=feedback.append)
+    except CommanderError as error:
+        return str(error)
+    return 'the gait did not fail'

@@ -23,8 +23,8 @@ HEAD_FIRST = -1                      # wave_direction that moves the head first 
 HEADLINES = ('undulation_default', 'sidewinding_default')
 SURFACE = 'paper'
 # The result of ``calibrate()`` (fit once, kept here so that every run starts from the same snake)
-CALIBRATED = body.BodyParameters(bend_rad=1.1, pitch_stiffness_ratio=3.5)
-GRID = {'bend_rad': (0.9, 1.0, 1.1, 1.2, 1.3), 'pitch_stiffness_ratio': (2.0, 2.5, 3.0, 3.5, 4.0)}
+CALIBRATED = body.BodyParameters(bend_rad=1.2, pitch_stiffness_ratio=2.0)
+GRID = {'bend_rad': (1.0, 1.1, 1.2, 1.3, 1.4), 'pitch_stiffness_ratio': (1.5, 2.0, 2.5, 3.0, 4.0)}
 
 
 def head_first(gait: Gait) -> Gait:

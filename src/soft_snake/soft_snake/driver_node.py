@@ -7,7 +7,7 @@ capture publishes ``mocap/soft_snake/com``, the centre of mass's speed. ``~/step
 moves the climb to the next wheel (the robot cannot feel a wheel land); ``step_climb_row_s`` does it on a timer.
 From the head's telemetry: ``joint_states`` (the bends the pressures call for, urdf/soft_snake.urdf.xacro),
 ``~/chambers`` (visualization_msgs/MarkerArray, chambers coloured by pressure) and ``~/chamber_pressure``
-(std_msgs/Float64MultiArray, N × 3 gauge pressures in Pa); ``~/valve_duty`` the commanded duties (N × 3, 0-1).
+(std_msgs/Float64MultiArray, N × 3 gauge pressures in Pa); ``~/valve_duty`` the commanded duties (N × 3, 0-1) whenever they change.
 ``mocap/soft_snake/head`` places the snake in tf for rviz; ``~/trail`` (nav_msgs/Path) is the tracked centre of
 mass's recent path.
 """
@@ -42,6 +42,7 @@ from soft_snake.runs import GaitRequest, Run, SpeedTracker
 from soft_snake.valves import SCHEMAS, pressures_of, to_wire
 
 ACK_TIMEOUT_S = 0.5
+TELEMETRY_PERIOD_S = 0.02     # the head reports at 20 Hz: look for news at 50 Hz
 TRAIL_EVERY = 5               # one tracked pose in five joins the trail (10 Hz at motion capture's 50 Hz) ...
 TRAIL_POSES = 300             # ... for 30 s, and the trail goes out once a second: a long Path costs a Python node
 
@@ -64,6 +65,10 @@ class SoftSnakeDriver(BridgeNode):
         self.trail_pub = self.create_publisher(Path, '~/trail', 10)
         self._trail: deque[PoseStamped] = deque(maxlen=TRAIL_POSES)
         self._poses_seen = 0
+        self._telemetry: np.ndarray | None = None
+        self._duty_news: deque[np.ndarray] = deque(maxlen=1000)
+        self._last_duty: np.ndarray | None = None
+        self.create_timer(TELEMETRY_PERIOD_S, self._publish_telemetry)
         self.tf = PoseToTf(self, drawing.HEAD_FRAME)
         group = ReentrantCallbackGroup()
         self.create_subscription(PoseStamped, 'mocap/soft_snake/com', self._on_com, 10, callback_group=group)
@@ -138,7 +143,9 @@ class SoftSnakeDriver(BridgeNode):
             vented = self.force_safe_state('gait aborted') if self.link else False
             raise Refused(f'aborted: {error}; chambers ' + ('vented' if vented else
                                                            'left to the head\'s watchdog (vents)')) from None
-        self.duty_pub.publish(_array(duty))
+        if self._last_duty is None or not np.array_equal(duty, self._last_duty):
+            self._duty_news.append(duty)            # published by the executor, never from the beat
+            self._last_duty = duty
         return pending
 
     def _vent(self) -> None:
@@ -172,13 +179,22 @@ class SoftSnakeDriver(BridgeNode):
 
     # --- telemetry ---------------------------------------------------------------------------------------------------
     def on_device_message(self, message) -> None:
+        """On the link's reader thread: keep the news and return. Publishing waits on DDS at times, and the
+        reader must not: it also answers the head's heartbeats."""
         if message.name != 'chambers':
             return
         if message['modules'] != self.segments:
             self.get_logger().error(f'the head reports {message["modules"]} modules, this driver has '
                                     f'{self.segments}: check the segments parameter')
             return
-        pressure = pressures_of(message)
+        self._telemetry = pressures_of(message)
+
+    def _publish_telemetry(self) -> None:
+        while self._duty_news:
+            self.duty_pub.publish(_array(self._duty_news.popleft()))
+        pressure, self._telemetry = self._telemetry, None
+        if pressure is None:
+            return
         stamp = self.get_clock().now().to_msg()
         self.joint_pub.publish(JointState(header=Header(stamp=stamp), name=drawing.joint_names(self.segments),
                                           position=drawing.joint_positions(pressure, calibration.CALIBRATED)))

@@ -33,6 +33,8 @@ from soft_snake.gaits import Gait, GaitError, ValveCommander, chamber_states
 from soft_snake.parameters import SIMULATOR
 
 LAG_RESET_S = 0.5          # a physics loop this far behind the clock (a busy machine) skips ahead, not races
+SLOW_TICK_S = 0.05         # worth a warning: the board's thread waits for the interpreter meanwhile
+MIN_PAUSE_S = 0.0005       # 0.2 ms of physics per 10 ms tick: with this pause it still runs at 10x real time
 
 
 class SoftSnakeSimNode(Node):
@@ -66,14 +68,20 @@ class SoftSnakeSimNode(Node):
             behind = time.monotonic() - began - self.sim.t_s
             if behind > LAG_RESET_S:
                 began += behind            # keep real time from here on
+            # always a pause: a loop that only computes holds the GIL, and the board's thread, which gives it up
+            # at every read and write, would wait for it each time (the firmware then falls behind its host)
+            time.sleep(max(-behind, MIN_PAUSE_S))
             if behind < 0:
-                time.sleep(min(-behind, simulator.TICK_S))
                 continue
+            tick_began = time.monotonic()
             with self._lock:
                 if self.firmware is not None:
                     self.sim.follow(self.firmware.pressures_pa())
                 else:
                     self.sim.tick(self._own_duty())
+            took = time.monotonic() - tick_began
+            if took > SLOW_TICK_S:
+                self.get_logger().warning(f'a physics tick took {took * 1e3:.0f} ms (t = {self.sim.t_s:.2f} s)')
 
     def _own_duty(self) -> np.ndarray:
         try:

@@ -58,6 +58,8 @@ class SnakeSim:
         self._wheels = np.array([[name(mujoco.mjtObj.mjOBJ_BODY, f'wheel{a}_{s}') for s in 'lr']
                                  for a in range(segments + 1)])
         self._share = np.array(body.JOINT_SHARE)
+        self._chain = ['plate0'] + [f'{part}' for i in range(segments)
+                                    for part in (f'segment{i}a', f'segment{i}b', f'plate{i + 1}')]
         mujoco.mj_forward(self.model, self.data)
 
     def tick(self, duty: np.ndarray) -> None:
@@ -101,6 +103,13 @@ class SnakeSim:
         """The head plate's position (3,) in m and orientation quaternion (w, x, y, z)."""
         return self.data.xpos[self._head].copy(), self.data.xquat[self._head].copy()
 
+    def body_points(self) -> np.ndarray:
+        """The body's axis from head to tail (2 N + 2, 3) in m: every plate's and half-segment's origin, then the
+        tail's end, for drawing."""
+        ids = [mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_BODY, name) for name in self._chain]
+        tail = self.data.xpos[ids[-1]] - self.data.xmat[ids[-1]].reshape(3, 3)[:, 0] * body.END_PLATE_LENGTH_M
+        return np.vstack([self.data.xpos[ids], tail])
+
     def wheel_heights(self) -> np.ndarray:
         """The bottom of each axle's lower wheel above the floor (N + 1,), head first, in m."""
         return self.data.xpos[self._wheels, 2].min(axis=1) - body.WHEEL_RADIUS_M
@@ -121,7 +130,7 @@ def run_gait(gait: Gait, surface: str, duration_s: float, params: body.BodyParam
 
 
 def gait_speed(gait: Gait, surface: str, params: body.BodyParameters = body.BodyParameters(), cycles: int = 6,
-               settle_cycles: int = 2, min_duration_s: float = 4.0) -> tuple[float, float]:
+               settle_cycles: int = 1, min_duration_s: float = 10.0) -> tuple[float, float]:
     """(speed, forward speed) in m/s of ``gait`` on ``surface`` after ``settle_cycles`` periods, measured over at
     least ``cycles`` periods and ``min_duration_s``."""
     settle = settle_cycles * gait.period_s

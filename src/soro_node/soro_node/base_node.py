@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import signal
+import sys
 
 import rclpy
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
@@ -54,13 +55,22 @@ class StartRefused(Exception):
     """A node that cannot start; the message is the one-line reason."""
 
 
+SWITCH_INTERVAL_S = 0.0005
+
+
 def init_ros(args=None, stop: StopRequest | None = None) -> None:
     """rclpy.init; StartRefused with rcl's reason on one line when the ROS arguments do not parse.
 
     With ``stop``, rclpy installs no signal handlers and ``stop`` takes SIGINT and SIGTERM (the caller polls it and
     ends safely); without, rclpy's handlers shut the context down. Either way an inherited SIG_IGN is replaced: a
     process started without job control (a script's ``cmd &``) inherits SIGINT ignored, and nodes must stop on
-    Ctrl-C whoever started them."""
+    Ctrl-C whoever started them.
+
+    The interpreter also hands over between threads every ``SWITCH_INTERVAL_S`` instead of every 5 ms: a node's
+    serial reader and its firmware stand-in give the interpreter up at every read and write and must get it back
+    quickly while executor threads compute (at 5 ms a driver streaming 100 commands/s starved its own link's
+    reader until the board's watchdog fired)."""
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     if stop is not None:
         stop.install()
     elif signal.getsignal(signal.SIGINT) in (signal.SIG_IGN, signal.SIG_DFL):

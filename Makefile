@@ -49,8 +49,9 @@ demo: $(BUILT)
 	    tools/netns_run.sh python -m terresoro_gait.demo --out $$out/terresoro && \
 	    tools/netns_run.sh python -m pom_voxel.demo --out $$out/pom && \
 	    tools/netns_run.sh python -m salamander_nav.demo --out $$out/salamander && \
+	    tools/netns_run.sh python -m soft_snake.demo --out $$out/soft_snake && \
 	    echo "make demo: results in $$out (summaries: $$out/tensegrity/summary.md, $$out/terresoro/summary.md," \
-	         "$$out/pom/summary.md, $$out/salamander/summary.md)"
+	         "$$out/pom/summary.md, $$out/salamander/summary.md, $$out/soft_snake/summary.md)"
 
 bench: $(BUILT)
 	@$(ENV_SH) && source install/setup.bash && \

@@ -44,7 +44,7 @@ def analyze(recording: Recording, out: Path, options: dict) -> Report:
     path = locomotion.cycle_path(t[during], xy[during], period, start)
     if len(path) < 2:
         raise AnalysisError(f'{COM}: fewer than two whole gait periods of {period:.2f} s tracked after settling')
-    headings = _headings(recording, path, t[during], xy[during], start, period)
+    headings = _headings(recording, path, start, period)
     speed, forward = locomotion.speed(path, period), locomotion.forward_speed(path, headings, period)
     report = Report(f'Soft snake run: {recording.path}')
     report.numbers = {'segments': segments, 'body_length_m': body_length_m(segments), 'period_s': period,
@@ -86,15 +86,13 @@ def _duties(recording: Recording) -> tuple[np.ndarray, np.ndarray]:
     return recording.receive_s(DUTY), np.array([np.asarray(m.data, dtype=float).reshape(n, 3) for m in messages])
 
 
-def _headings(recording, path, t, xy, start, period) -> np.ndarray:
-    """The body's heading (centre of mass to head) in the middle of each measured period."""
-    mids = start + (np.arange(len(path)) + 0.5) * period
+def _headings(recording, path, start, period) -> np.ndarray:
+    """The body's heading in each measured period (centre of mass to head); along the path without a head."""
     if not recording.count(HEAD):
         return np.full(len(path), math.atan2(*(path[-1] - path[0])[::-1]))
     head = recording.series(HEAD, x=lambda m: m.pose.position.x, y=lambda m: m.pose.position.y)
-    hx, hy = (np.interp(mids, head.time(), head[k]) for k in ('x', 'y'))
-    cx, cy = (np.interp(mids, t, xy[:, k]) for k in (0, 1))
-    return np.arctan2(hy - cy, hx - cx)
+    head_path = locomotion.cycle_path(head.time(), np.column_stack([head['x'], head['y']]), period, start)
+    return locomotion.body_headings(path, head_path)
 
 
 def _figures(report, recording, out, t, xy, path, duty_t, duty, begin, period) -> None:

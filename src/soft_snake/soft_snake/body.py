@@ -48,10 +48,7 @@ class BodyParameters:
     timestep_s: float = 0.002
 
     def __post_init__(self):
-        for name in ('bend_rad', 'friction_scale', 'segment_mass_kg', 'plate_mass_kg', 'end_plate_mass_kg',
-                     'body_radius_m', 'axis_height_m', 'wheel_track_m', 'joint_stiffness_nm_per_rad', 'pitch_stiffness_ratio',
-                     'joint_damping_nms_per_rad', 'timestep_s'):
-            value = getattr(self, name)
+        for name, value in vars(self).items():
             if not (math.isfinite(value) and value > 0):
                 raise ValueError(f'{name} = {value}: must be finite and > 0')
 

@@ -7,7 +7,8 @@ capture publishes ``mocap/soft_snake/com``, the centre of mass's speed. ``~/step
 moves the climb to the next wheel (the robot cannot feel a wheel land); ``step_climb_row_s`` does it on a timer.
 From the head's telemetry: ``joint_states`` (the bends the pressures call for, urdf/soft_snake.urdf.xacro),
 ``~/chambers`` (visualization_msgs/MarkerArray, chambers coloured by pressure) and ``~/chamber_pressure``
-(std_msgs/Float64MultiArray, N × 3 gauge pressures in Pa); ``~/valve_duty`` the commanded duties (N × 3, 0-1) whenever they change.
+(std_msgs/Float64MultiArray, N × 3 gauge pressures in Pa); ``~/valve_duty`` the commanded duties (N × 3, 0-1)
+whenever they change.
 ``mocap/soft_snake/head`` places the snake in tf for rviz; ``~/trail`` (nav_msgs/Path) is the tracked centre of
 mass's recent path.
 """

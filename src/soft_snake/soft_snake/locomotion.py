@@ -13,6 +13,8 @@ import numpy as np
 
 from soro_geometry.polyline import curvatures, length
 
+CURVATURE_SPACING_M = 0.05
+
 
 def cycle_path(t_s, xy_m, period_s: float, start_s: float | None = None) -> np.ndarray:
     """Mean position over each whole period from ``start_s`` (default: the first sample) on; (C, 2) in m for
@@ -40,6 +42,22 @@ def forward_speed(path_m, headings_rad, period_s: float) -> float:
                  / (len(steps) * period_s))
 
 
-def mean_curvature(path_m) -> float:
-    """Mean |curvature| (1/m) along a cycle path, the thesis's deviation; NaN below three cycles."""
-    return float(np.abs(curvatures(path_m)[1:-1]).mean()) if len(path_m) > 2 else math.nan
+def body_headings(com_path_m, head_path_m) -> np.ndarray:
+    """The body's heading in each period (rad): from the centre of mass's mean position to the head's, so that the
+    head's swing within the period averages out; (C,) for cycle paths (C, 2) of both."""
+    n = min(len(com_path_m), len(head_path_m))
+    ahead = np.asarray(head_path_m, dtype=float)[:n] - np.asarray(com_path_m, dtype=float)[:n]
+    return np.arctan2(ahead[:, 1], ahead[:, 0])
+
+
+def mean_curvature(path_m, spacing_m: float = CURVATURE_SPACING_M) -> float:
+    """Mean |curvature| (1/m) along a cycle path resampled every ``spacing_m`` of its length, the thesis's
+    deviation; NaN when the path is shorter than two spacings. Resampling keeps a slow snake's short, noisy steps
+    from passing for sharp turns."""
+    p = np.asarray(path_m, dtype=float).reshape(-1, 2)
+    s = np.concatenate([[0.0], np.cumsum(np.hypot(*np.diff(p, axis=0).T))])
+    if len(p) < 2 or s[-1] < 2 * spacing_m:
+        return math.nan
+    at = np.arange(0.0, s[-1] + 1e-12, spacing_m)
+    even = np.column_stack([np.interp(at, s, p[:, 0]), np.interp(at, s, p[:, 1])])
+    return float(np.abs(curvatures(even)[1:-1]).mean())

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from multiprocessing import Pool
+import multiprocessing
 
 import numpy as np
 from scipy.stats import spearmanr
@@ -38,7 +38,8 @@ def predict_tables(cells: list[tables.Cell] | None = None, processes: int = 1) -
     cells = tables.speeds() if cells is None else cells
     if processes <= 1:
         return [predict(c) for c in cells]
-    with Pool(processes) as pool:
+    # spawned, not forked: a caller with ROS or other threads running would fork their held locks into the workers
+    with multiprocessing.get_context('spawn').Pool(processes) as pool:
         return pool.map(predict, cells)
 
 

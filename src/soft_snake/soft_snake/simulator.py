@@ -24,8 +24,9 @@ TICK_S = 0.01
 @dataclass
 class Trajectory:
     """Samples at every tick: ``t_s`` (T,), centre of mass ``com_m`` (T, 3), head plate position ``head_m``
-    (T, 3) and heading ``heading_rad`` (T,) of the body (centre of mass to head: the head plate itself swings), chamber ``pressure_pa`` (T, N, 3), wheel bottoms' heights
-    ``wheel_z_m`` (T, N + 1) (the lower of each axle's two wheels)."""
+    (T, 3), the body's heading ``heading_rad`` (T,) (centre of mass to head: the head plate itself swings),
+    chamber ``pressure_pa`` (T, N, 3), wheel bottoms' heights ``wheel_z_m`` (T, N + 1) (the lower of each axle's
+    two wheels)."""
     t_s: np.ndarray
     com_m: np.ndarray
     head_m: np.ndarray
@@ -37,8 +38,8 @@ class Trajectory:
         """(speed, forward speed) in m/s from ``after_s`` on: the cycle-averaged path's length over its time, and
         the part of it made along the body's heading (negative: the snake backed up)."""
         path = locomotion.cycle_path(self.t_s, self.com_m[:, :2], period_s, after_s)
-        mid_cycle = np.searchsorted(self.t_s, after_s + (np.arange(len(path)) + 0.5) * period_s)
-        headings = self.heading_rad[np.minimum(mid_cycle, len(self.t_s) - 1)]
+        head = locomotion.cycle_path(self.t_s, self.head_m[:, :2], period_s, after_s)
+        headings = locomotion.body_headings(path, head)
         return locomotion.speed(path, period_s), locomotion.forward_speed(path, headings, period_s)
 
 

@@ -26,8 +26,10 @@ def test_sn01_undulation_with_phi():
 
 
 @pytest.mark.parametrize('t, expected', [
-    (0.05, [[1, 1, -1], [1, -1, -1], [-1, -1, 1], [-1, 1, 1]]), (0.25, [[1, -1, -1], [1, -1, 1], [-1, 1, 1], [-1, 1, -1]]),
-    (0.50, [[1, -1, 1], [-1, 1, 1], [-1, 1, -1], [1, -1, -1]]), (0.75, [[-1, -1, 1], [-1, 1, -1], [1, 1, -1], [1, -1, 1]]),
+    (0.05, [[1, 1, -1], [1, -1, -1], [-1, -1, 1], [-1, 1, 1]]),
+    (0.25, [[1, -1, -1], [1, -1, 1], [-1, 1, 1], [-1, 1, -1]]),
+    (0.50, [[1, -1, 1], [-1, 1, 1], [-1, 1, -1], [1, -1, -1]]),
+    (0.75, [[-1, -1, 1], [-1, 1, -1], [1, 1, -1], [1, -1, 1]]),
     (1.00, [[-1, 1, -1], [1, 1, -1], [1, -1, 1], [-1, -1, 1]])])
 def test_sn02_sidewinding_matches_the_spec_vectors(t, expected):
     assert gaits.chamber_states(SIDE, t).tolist() == expected
@@ -92,7 +94,8 @@ def test_sn08_switches_happen_at_the_predicted_instants():
 
 
 @pytest.mark.parametrize('kwargs, message', [
-    (dict(frequency_hz=2.5), 'frequency = 2.5 Hz: allowed (0, 2.0] Hz'), (dict(segments=6), 'segments = 6: allowed 3-5'),
+    (dict(frequency_hz=2.5), 'frequency = 2.5 Hz: allowed (0, 2.0] Hz'),
+    (dict(segments=6), 'segments = 6: allowed 3-5'),
     (dict(segments=2), 'segments = 2'), (dict(beta_rad=math.nan), 'beta = nan: must be finite'),
     (dict(phi=math.inf), 'phi = inf'), (dict(kind='slither'), "gait 'slither': allowed undulation, sidewinding")])
 def test_sn09_out_of_range_parameters_are_refused_in_one_line(kwargs, message):

@@ -104,9 +104,10 @@ class SoftSnakeDriver(BridgeNode):
         if not self.commands_enabled or self.link is None:
             raise Refused('refused: the driver is not active (lifecycle: configure, then activate)')
         self._run, self._tracker = run, SpeedTracker(run.period_s)
-        valves, per_cycle, pending = ValveCommander(self.segments, settings['inflate_duty']), \
-            max(1, round(run.period_s * tick_hz)), [None]
+        valves = ValveCommander(self.segments, settings['inflate_duty'])
+        per_cycle = max(1, round(run.period_s * tick_hz))
         row_every = round(settings['step_climb_row_s'] * tick_hz)
+        pending = [None]                   # the previous tick's ack, confirmed one tick later
 
         def act(slot, index) -> None:
             t = index / tick_hz

@@ -1,0 +1,66 @@
+"""soft_snake_sim on its own (port:=''), as a researcher explores gaits without any driver: it runs its gait,
+publishes the simulated bends and motion capture, takes a new gait with ``ros2 param set`` and refuses a bad one
+by name, through real rclpy."""
+import math
+import threading
+
+import pytest
+import rclpy
+from geometry_msgs.msg import PoseStamped
+from rcl_interfaces.srv import SetParameters
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.parameter import Parameter
+from sensor_msgs.msg import JointState
+
+from softbots_bringup import runner
+from soro_node.waiting import poll, wait_for
+
+pytestmark = pytest.mark.ros
+
+
+@pytest.fixture(scope='module')
+def alone(tmp_path_factory):
+    rclpy.init()
+    log_dir = tmp_path_factory.mktemp('sim_alone')
+    sim = runner.Process('soft_snake_sim', [runner.executable('soft_snake', 'soft_snake_sim'), '--ros-args',
+                                            '-p', "port:=''", '-p', 'gait:=undulation'], log_dir)
+    sim.wait_for_output('running undulation itself')
+    node = rclpy.create_node('sim_alone_probe')
+    seen = {'com': [], 'joints': []}
+    node.create_subscription(PoseStamped, '/mocap/soft_snake/com', seen['com'].append, 100)
+    node.create_subscription(JointState, '/joint_states', seen['joints'].append, 100)
+    setter = node.create_client(SetParameters, '/soft_snake_sim/set_parameters')
+    executor = SingleThreadedExecutor()
+    executor.add_node(node)
+    threading.Thread(target=executor.spin, daemon=True).start()
+
+    def set_parameter(name, value):
+        assert setter.wait_for_service(timeout_sec=5.0)
+        request = SetParameters.Request(parameters=[Parameter(name, value=value).to_parameter_msg()])
+        return wait_for(setter.call_async(request), 5.0).results[0]
+
+    yield seen, set_parameter, sim
+    executor.shutdown()
+    node.destroy_node()
+    assert sim.stop() == 0
+    rclpy.try_shutdown()
+
+
+def test_it_undulates_head_first_and_shows_its_bends(alone):
+    seen, _, _ = alone
+    assert poll(lambda: len(seen['com']) > 150, 10.0)
+    first, last = seen['com'][0].pose.position, seen['com'][-1].pose.position
+    assert math.hypot(last.x - first.x, last.y - first.y) > 0.1 and last.x > first.x
+    joints = seen['joints'][-1]
+    assert len(joints.name) == 24 and max(abs(p) for p in joints.position) > 0.1
+
+
+def test_a_new_gait_by_parameter_and_a_bad_one_refused(alone):
+    _, set_parameter, sim = alone
+    assert set_parameter('gait', 'sidewinding').successful
+    assert set_parameter('frequency_hz', 0.875).successful
+    refused = set_parameter('frequency_hz', 3.0)
+    assert not refused.successful and 'frequency_hz' in refused.reason and '2.0' in refused.reason
+    refused = set_parameter('gait', 'slither')
+    assert not refused.successful and 'undulation, sidewinding' in refused.reason
+    sim.check_running()

@@ -3,6 +3,7 @@ the simulated head controller, MuJoCo snake and motion capture (sim:=true).
 
     ros2 launch softbots_bringup soft_snake.launch.py sim:=true rviz:=true
     ros2 launch softbots_bringup soft_snake.launch.py sim:=true surface:=grass segments:=5
+    ros2 launch softbots_bringup soft_snake.launch.py sim:=true segments:=5 step_ahead_m:=0.15   # then step_climb
     ros2 launch softbots_bringup soft_snake.launch.py port:=/dev/rfcomm0     # the head's Bluetooth serial port
     ros2 launch launch/soft_snake.launch.py sim:=true                        # the same, from the source tree
 
@@ -27,12 +28,14 @@ ROBOT = RobotLaunch(
         Argument('port', '/dev/ttyUSB0', 'serial port of the head controller'),
         Argument('segments', '4', 'modules of the snake (5 to climb the step)', ('3', '4', '5')),
         Argument('surface', 'paper', 'the simulator\'s ground (Table 5.1)', ('paper', 'rubber', 'carpet', 'grass')),
+        Argument('step_ahead_m', '0.0', 'a 7 cm step this far ahead of the simulated head (m; 0: none)'),
         Argument('rviz', 'false', 'open rviz2 with config/soft_snake.rviz'),
     ),
     derive=lambda a: {'port': SIM_PORT if a['sim'] == 'true' else a['port']},
     nodes=(
         NodeSpec('soft_snake', 'soft_snake_sim', 'soft_snake_sim', (CONFIG,),
-                 {'port': SIM_PORT, 'segments': '{segments}', 'surface': '{surface}'}, when='sim', ready='behind'),
+                 {'port': SIM_PORT, 'segments': '{segments}', 'surface': '{surface}',
+                  'step_ahead_m': '{step_ahead_m}'}, when='sim', ready='behind'),
         NodeSpec('soft_snake', 'soft_snake_driver', 'soft_snake_driver', (CONFIG,),
                  {'port': '{port}', 'segments': '{segments}'}, ready='opening'),
         NodeSpec('robot_state_publisher', 'robot_state_publisher', 'robot_state_publisher',

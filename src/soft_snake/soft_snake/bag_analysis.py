@@ -22,6 +22,8 @@ from soft_snake.gaits import body_length_m
 
 COM, HEAD = '/mocap/soft_snake/com', '/mocap/soft_snake/head'
 DUTY, PRESSURE = '/soft_snake_driver/valve_duty', '/soft_snake_driver/chamber_pressure'
+WHEELS = '/soft_snake_sim/wheel_heights'        # simulated runs before the step only
+STEP_HEIGHT_M = 0.07
 OPTIONS = (
     ParamSpec('period_s', 0.0, 'gait period (s); 0: read it off the commanded duties', 0.0, 100.0),
     ParamSpec('settle_periods', 1, 'whole periods left out at the start, while the body takes up the gait', 0, 100),
@@ -63,7 +65,33 @@ def analyze(recording: Recording, out: Path, options: dict) -> Report:
         f'- distance along the path: {n["distance_m"]:.3f} m; mean path curvature (deviation): '
         f'{n["path_curvature_per_m"]:.2f} 1/m',
         '- trajectory.png: the centre of mass (Figs. 2.7, 2.9); speed.png: per period; chambers.png: pressures']
+    if recording.count(WHEELS):
+        _step(report, recording, out, begin)
     return report
+
+
+def _step(report: Report, recording: Recording, out: Path, begin: float) -> None:
+    """The step climb: how high each wheel got, and whether every wheel ended on the step."""
+    t = recording.receive_s(WHEELS) - begin
+    heights = np.array([m.data for m in recording.messages(WHEELS)])
+    peak, last = heights.max(axis=0), heights[-1]
+    on_top = bool(np.all(last > STEP_HEIGHT_M - 0.01))
+    report.numbers.update({'wheel_peak_height_m': peak, 'on_top': on_top,
+                           'wheels_at_step_height_at_end': int(np.sum(last > STEP_HEIGHT_M - 0.01))})
+    fig, ax = figure(size=(7.0, 3.5))
+    for k in range(heights.shape[1]):
+        ax[0, 0].plot(t, heights[:, k] * 1e3, lw=0.8, label=f'wheel {k + 1}')
+    ax[0, 0].axhline(STEP_HEIGHT_M * 1e3, color='k', ls='--', lw=0.8, label='the 7 cm step')
+    ax[0, 0].set(xlabel='time since the gait began (s)', ylabel='wheel bottom height (mm)',
+                 title='Step climb, Table 2.3')
+    ax[0, 0].legend(ncol=4)
+    save(fig, out / 'step_climb.png')
+    report.figures['step_climb.png'] = {'t_s': t, 'wheel_height_m': heights}
+    report.lines += ['', '## Step climb (simulated 7 cm step)', '',
+                     f'- highest each wheel got (mm, head to tail): {", ".join(f"{h * 1e3:.0f}" for h in peak)}',
+                     f'- wheels at the step\'s height at the end: {report.numbers["wheels_at_step_height_at_end"]} '
+                     f'of {len(last)}; the snake ends on top: {"yes" if on_top else "no"}',
+                     '- step_climb.png: wheel heights over time']
 
 
 def gait_period(t_s: np.ndarray, duty: np.ndarray) -> float:

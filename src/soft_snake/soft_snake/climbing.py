@@ -33,35 +33,38 @@ class ClimbResult:
         return int(np.count_nonzero(np.isfinite(self.landed_at_s)))
 
 
-class _Watcher:
-    """Advances the climb's rows on wheel contact with the step's top."""
+class WheelLandings:
+    """Watches the wheels land on the step's top one after another, head to tail: ``update(sim)`` returns the
+    wheel (0-5) that has just stood there ``landed_s``, else None; ``peak`` is each wheel's highest bottom (m)."""
 
-    def __init__(self, sim: simulator.SnakeSim, climb: StepClimb, landed_s: float):
-        self.climb, self.landed_s = climb, landed_s
+    def __init__(self, sim: simulator.SnakeSim, landed_s: float = 0.3):
+        self.landed_s = landed_s
         self.step = mujoco.mj_name2id(sim.model, mujoco.mjtObj.mjOBJ_GEOM, 'step')
         self.wheels = [{mujoco.mj_name2id(sim.model, mujoco.mjtObj.mjOBJ_GEOM, f'wheel{a}_{s}') for s in 'lr'}
-                       for a in range(SEGMENTS + 1)]
-        self.landed_at = np.full(SEGMENTS + 1, np.nan)
-        self.peak = np.zeros(SEGMENTS + 1)
+                       for a in range(sim.segments + 1)]
+        self.landed_at = np.full(sim.segments + 1, np.nan)
+        self.peak = np.zeros(sim.segments + 1)
         self._since = None
 
-    def __call__(self, sim: simulator.SnakeSim) -> None:
-        self.peak = np.maximum(self.peak, sim.wheel_heights())
-        if self.climb.done:
-            return
-        axle = self.climb.row
-        if self._on_step(sim, axle):
-            self._since = sim.t_s if self._since is None else self._since
-            if sim.t_s - self._since >= self.landed_s:
-                self.landed_at[axle] = sim.t_s
-                self.climb.advance()
-                self._since = None
-        else:
-            self._since = None
+    @property
+    def next_wheel(self) -> int:
+        return int(np.count_nonzero(np.isfinite(self.landed_at)))
 
-    def _on_step(self, sim: simulator.SnakeSim, axle: int) -> bool:
+    def update(self, sim: simulator.SnakeSim) -> int | None:
+        self.peak = np.maximum(self.peak, sim.wheel_heights())
+        wheel = self.next_wheel
+        if wheel > sim.segments or not self._on_step(sim, wheel):
+            self._since = None
+            return None
+        self._since = sim.t_s if self._since is None else self._since
+        if sim.t_s - self._since < self.landed_s:
+            return None
+        self.landed_at[wheel], self._since = sim.t_s, None
+        return wheel
+
+    def _on_step(self, sim: simulator.SnakeSim, wheel: int) -> bool:
         contacts = sim.data.contact[:sim.data.ncon]
-        return any({c.geom1, c.geom2} & self.wheels[axle] and self.step in (c.geom1, c.geom2)
+        return any({c.geom1, c.geom2} & self.wheels[wheel] and self.step in (c.geom1, c.geom2)
                    and sim.data.xpos[sim.model.geom_bodyid[c.geom1 if c.geom2 == self.step else c.geom2], 2]
                    > body.STEP_HEIGHT_M for c in contacts)
 
@@ -73,14 +76,19 @@ def climb_step(frequency_hz: float = 1.0, beta_rad: float = 2 * np.pi / 3, surfa
     climb = StepClimb(frequency_hz, calibration.HEAD_FIRST * beta_rad, **({} if states is None else
                                                                           {'states': states}))
     sim = simulator.SnakeSim(SEGMENTS, surface, params, step_at_m=STEP_AHEAD_M)
-    watcher = _Watcher(sim, climb, landed_s)
+    landings = WheelLandings(sim, landed_s)
+
+    def watch(s: simulator.SnakeSim) -> None:
+        if landings.update(s) is not None:
+            climb.advance()
+
     pattern = lambda t: climb.chamber_states(t) if not climb.done else -np.ones((SEGMENTS, 3), np.int8)  # noqa
     duration = 0.0
     parts = []
     while not climb.done and duration < timeout_s:
-        parts.append(sim.run(pattern, 1.0, on_tick=watcher))
+        parts.append(sim.run(pattern, 1.0, on_tick=watch))
         duration += 1.0
     trajectory = simulator.Trajectory(*(np.concatenate([getattr(p, f) for p in parts])
                                         for f in simulator.Trajectory.__dataclass_fields__))
     on_top = bool(np.all(sim.wheel_heights() > body.STEP_HEIGHT_M - 0.01))
-    return ClimbResult(watcher.landed_at, watcher.peak, on_top, trajectory)
+    return ClimbResult(landings.landed_at, landings.peak, on_top, trajectory)

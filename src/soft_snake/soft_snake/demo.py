@@ -1,24 +1,20 @@
 """``soft-snake-demo``: chapter 2's experiments in simulation, end to end. Through the real nodes, as
 soft_snake.launch.py sim:=true starts them, each run recorded to a rosbag2 (MCAP) file and analysed by
 ``soro-analyze``: undulation (2 Hz, β = 2π/3) and sidewinding (0.875 Hz, β = π/2) on paper with four modules,
-the thesis's headline settings, and undulation on grass. Then the step climb of Table 2.3 in the simulator
-(five modules, the 7 cm step, rows advanced on wheel contact), every cell of Tables 5.2-5.7 predicted against
-what was measured, and an animation of the undulating snake.
+the thesis's headline settings, undulation on grass, and the step climb of Table 2.3 (five modules before the
+7 cm step, each wheel's landing advancing the row). Then every cell of Tables 5.2-5.7 predicted against what was
+measured, and an animation of the undulating snake.
 
     soft-snake-demo --out runs/demo/soft_snake
 """
 from __future__ import annotations
 
-import json
 import math
 import sys
 from pathlib import Path
 
-import numpy as np
-
 from softbots_bringup import runner
 from soro_analysis.analyses import analyze
-from soro_analysis.plotting import figure, save
 from soro_node import commander
 from soro_node.arguments import CommandParser, output_dir
 from soft_snake import animation, calibration, climbing, reproduction
@@ -27,6 +23,8 @@ from soft_snake.gaits import PRESETS
 
 TOPICS = ['/mocap/soft_snake/com', '/mocap/soft_snake/head', '/soft_snake_driver/valve_duty',
           '/soft_snake_driver/chamber_pressure', '/joint_states']
+CLIMB_TOPICS = TOPICS + ['/soft_snake_sim/wheel_heights']
+CLIMB_S = 30.0
 # (name, surface, gait, frequency Hz, β rad, duration s, what the thesis measured in mm/s or None)
 RUNS = (
     ('undulation_paper', 'paper', 'undulation', 2.0, 2 * math.pi / 3, 10.0, 140.25),
@@ -35,11 +33,13 @@ RUNS = (
 )
 
 
-def live_run(name: str, surface: str, gait: str, frequency: float, beta: float, duration: float, out: Path) -> dict:
+def live_run(name: str, surface: str, gait: str, frequency: float, beta: float, duration: float, out: Path,
+             arguments: dict | None = None, topics: list[str] = TOPICS) -> dict:
     """One gait through the nodes, recorded and analysed; the analysis's numbers."""
     logs, bag = out / name / 'logs', out / name / 'bag'
     logs.mkdir(parents=True, exist_ok=True)
-    processes = runner.start_recorded('soft_snake.launch.py', logs, bag, TOPICS, {'sim': 'true', 'surface': surface})
+    processes = runner.start_recorded('soft_snake.launch.py', logs, bag, topics,
+                                      {'sim': 'true', 'surface': surface, **(arguments or {})})
     commander.init()
     try:
         snake = SoftSnakeCommander()
@@ -54,25 +54,6 @@ def live_run(name: str, surface: str, gait: str, frequency: float, beta: float, 
         raise runner.ScenarioError(f'processes did not stop cleanly: {codes}; logs in {logs}')
     report, _ = analyze(bag, out / name / 'analysis', 'soft_snake')
     return report.numbers
-
-
-def step_climb(out: Path) -> list[str]:
-    result = climbing.climb_step(frequency_hz=2.0, timeout_s=30.0)
-    trajectory = result.trajectory
-    fig, ax = figure(size=(7.0, 3.5))
-    for k in range(trajectory.wheel_z_m.shape[1]):
-        ax[0, 0].plot(trajectory.t_s, trajectory.wheel_z_m[:, k] * 1e3, lw=0.8, label=f'wheel {k + 1}')
-    ax[0, 0].axhline(70, color='k', ls='--', lw=0.8, label='7 cm step')
-    ax[0, 0].set(xlabel='time (s)', ylabel='wheel bottom height (mm)', title='Step climb, Table 2.3 (simulated)')
-    ax[0, 0].legend(ncol=4)
-    save(fig, out / 'step_climb.png')
-    (out / 'step_climb.json').write_text(json.dumps({
-        'landed_at_s': [None if math.isnan(v) else v for v in result.landed_at_s],
-        'peak_height_m': result.peak_height_m.tolist(), 'on_top': result.on_top}, indent=1) + '\n')
-    peaks = ', '.join(f'{h * 1e3:.0f}' for h in result.peak_height_m)
-    return ['## Step climb (5 modules, 7 cm step, Table 2.3, 2 Hz, simulated for 30 s)', '',
-            f'- rows completed: {result.rows_done} of 6; every wheel on top at the end: {result.on_top}',
-            f'- highest each wheel got (mm, head to tail): {peaks}', '- step_climb.png: wheel heights over time', '']
 
 
 def tables(out: Path) -> list[str]:
@@ -100,11 +81,18 @@ def main(argv: list[str] | None = None) -> int:
             n = live_run(name, surface, gait, frequency, beta, duration, out)
             lines.append(f'| {name} | {n["speed_mm_s"]:.1f} | {n["speed_bl_s"]:.3f} | {n["forward_speed_mm_s"]:+.1f} '
                          f'| {n["path_curvature_per_m"]:.2f} | {"" if measured is None else measured} |')
+        climb = live_run('step_climb', 'paper', 'step_climb', 2.0, 2 * math.pi / 3, CLIMB_S, out,
+                         {'segments': '5', 'step_ahead_m': str(climbing.STEP_AHEAD_M)}, CLIMB_TOPICS)
     except (runner.ScenarioError, commander.CommanderError) as error:
         print(f'soft-snake-demo: {error}', file=sys.stderr)
         return 1
-    lines += ['', 'Each run\'s bag is in <run>/bag and what soro-analyze says about it in <run>/analysis.', '']
-    lines += step_climb(out)
+    lines += ['', 'Each run\'s bag is in <run>/bag and what soro-analyze says about it in <run>/analysis.', '',
+              f'## Step climb (5 modules, the 7 cm step {climbing.STEP_AHEAD_M * 1e3:.0f} mm ahead, Table 2.3 at '
+              f'2 Hz for {CLIMB_S:.0f} s; each wheel landing advances the row)', '',
+              f'- highest each wheel got (mm, head to tail): '
+              f'{", ".join(f"{h * 1e3:.0f}" for h in climb["wheel_peak_height_m"])}',
+              f'- wheels at the step\'s height at the end: {climb["wheels_at_step_height_at_end"]} of 6; on top: '
+              f'{"yes" if climb["on_top"] else "no"}; step_climb/analysis/step_climb.png', '']
     lines += tables(out)
     gait = calibration.head_first(PRESETS['undulation_default'][0])
     frames, com = animation.record(gait, "paper", 6.0, calibration.CALIBRATED)

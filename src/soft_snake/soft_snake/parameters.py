@@ -32,6 +32,10 @@ SIMULATOR = GAIT + (
     ParamSpec('gait', 'undulation', 'the gait run without a valve board (undulation, sidewinding)',
               choices=('undulation', 'sidewinding')),
     ParamSpec('surface', 'paper', 'ground, Table 5.1', choices=tables.SURFACES, read_only=True),
+    ParamSpec('step_ahead_m', 0.0, 'a 7 cm step this far ahead of the head (m; 0: none); as each wheel lands on it, '
+              'the simulator calls the driver\'s ~/step_climb_advance, as an operator would', 0.0, 5.0,
+              read_only=True),
+    ParamSpec('driver', 'soft_snake_driver', 'the driver whose step climb the simulator advances', read_only=True),
     ParamSpec('watchdog_ms', 500, 'the head controller\'s link watchdog (ms)', 10, 60_000, read_only=True),
     ParamSpec('tau_s', 0.3, 'chamber time constant (s), inflating and venting (measured 0.23-0.44)', 0.05, 2.0,
               read_only=True),

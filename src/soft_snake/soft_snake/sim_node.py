@@ -5,6 +5,10 @@ the driver runs its real bridge code, and the MuJoCo snake follows that board's 
 ``port`` there is no board: the simulator runs ``gait`` itself from its parameters, which ``ros2 param set`` changes
 while it runs, and publishes the bends on ``joint_states`` (the driver does that when there is a board).
 
+With ``step_ahead_m`` a 7 cm step stands before the snake: each wheel that lands on it is passed on to the driver's
+``~/step_climb_advance``, as the operator does on the robot (wheel contact advances Table 2.3's rows), and the
+wheels' heights go out on ``~/wheel_heights`` (std_msgs/Float64MultiArray, m, head to tail).
+
 Either way the physics advances in step with the wall clock, and motion capture publishes the head plate's pose
 (``mocap/soft_snake/head``) and the centre of mass (``mocap/soft_snake/com``), geometry_msgs/PoseStamped in
 ``frame_id``, at ``mocap_rate_hz`` with position noise, as the thesis recorded its runs (§2.2.2).
@@ -14,19 +18,21 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from collections import deque
 from pathlib import Path
 
 import numpy as np
 from geometry_msgs.msg import PoseStamped
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
-from std_msgs.msg import Header
+from std_msgs.msg import Float64MultiArray, Header
+from std_srvs.srv import Trigger
 
 from soro_link.device import SimulatedDevice
 from soro_node.base_node import declare_parameters, read_parameters, run_node
 from soro_node.frames import PoseToTf
 from soro_node.params import ParameterError
-from soft_snake import calibration, simulator
+from soft_snake import calibration, climbing, simulator
 from soft_snake.device import SnakeHeadFirmware
 from soft_snake.drawing import HEAD_FRAME, joint_names
 from soft_snake.gaits import Gait, GaitError, ValveCommander, chamber_states
@@ -42,7 +48,10 @@ class SoftSnakeSimNode(Node):
         super().__init__('soft_snake_sim', **kwargs)
         declare_parameters(self, SIMULATOR)
         p = read_parameters(self, SIMULATOR)
-        self.sim = simulator.SnakeSim(p['segments'], p['surface'], calibration.CALIBRATED, p['tau_s'], p['tau_s'])
+        self.sim = simulator.SnakeSim(p['segments'], p['surface'], calibration.CALIBRATED, p['tau_s'], p['tau_s'],
+                                      step_at_m=p['step_ahead_m'] or None)
+        self.landings = climbing.WheelLandings(self.sim) if p['step_ahead_m'] else None
+        self._landed: deque[int] = deque()
         self._lock, self._running = threading.Lock(), True
         self.device = self.firmware = None
         if p['port']:
@@ -56,6 +65,10 @@ class SoftSnakeSimNode(Node):
         self.joint_pub = None if self.device else self.create_publisher(JointState, 'joint_states', 10)
         self.tf = None if self.device else PoseToTf(self, HEAD_FRAME)
         self.create_timer(1.0 / p['mocap_rate_hz'], self._mocap_frame)
+        if self.landings is not None:
+            self.wheels_pub = self.create_publisher(Float64MultiArray, '~/wheel_heights', 10)
+            self.advance = self.create_client(Trigger, f'/{p["driver"]}/step_climb_advance')
+            self.create_timer(0.05, self._report_landings)
         self._physics = threading.Thread(target=self._run_physics, daemon=True)
         self._physics.start()
         where = f'behind {p["port"]}' if self.device else f'running {p["gait"]} itself (no valve board)'
@@ -79,6 +92,10 @@ class SoftSnakeSimNode(Node):
                     self.sim.follow(self.firmware.pressures_pa())
                 else:
                     self.sim.tick(self._own_duty())
+                if self.landings is not None:
+                    landed = self.landings.update(self.sim)
+                    if landed is not None:
+                        self._landed.append(landed)
             took = time.monotonic() - tick_began
             if took > SLOW_TICK_S:
                 self.get_logger().warning(f'a physics tick took {took * 1e3:.0f} ms (t = {self.sim.t_s:.2f} s)')
@@ -98,6 +115,20 @@ class SoftSnakeSimNode(Node):
             else:
                 self.get_logger().info('gait running')
         return duty
+
+    def _report_landings(self) -> None:
+        """Wheel heights for the record, and each landing passed to the driver (from the executor: the physics
+        thread never waits on ROS)."""
+        with self._lock:
+            heights = self.sim.wheel_heights()
+        self.wheels_pub.publish(Float64MultiArray(data=heights.tolist()))
+        while self._landed:
+            wheel = self._landed.popleft()
+            self.get_logger().info(f'wheel {wheel + 1} landed on the step: advancing the climb')
+            if self.advance.service_is_ready():
+                self.advance.call_async(Trigger.Request())
+            else:
+                self.get_logger().warning('no step_climb_advance service to call')
 
     # --- what motion capture and rviz see --------------------------------------------------------------------------
     def _mocap_frame(self) -> None:

@@ -7,7 +7,8 @@ that model's parameters. We keep what the locomotion depends on and make it chea
 - a plate between modules (36 mm, 61 mm at the head and the tail: 86 + 106 N mm in all, Table 2.1) carries two
   passive Ø 20 mm wheels on free hinges: they roll with the surface's rolling friction and slide sideways with
   its sliding friction, the anisotropy undulation needs (§2.1.5);
-- Table 5.1's friction factors, printed without units, become Coulomb coefficients through one calibrated scale.
+- Table 5.1's friction factors, printed without units, become Coulomb coefficients times ``friction_scale`` (0.1:
+  paper's sliding 5.83 → μ 0.58, rolling 0.58 → 0.058, plausible values; fixed, not fitted).
 
 Frame: x forward (the head leads at +x), y left, z up (REP-103); lengths in m, masses in kg, angles in rad.
 """
@@ -32,8 +33,9 @@ STEP_HEIGHT_M = 0.07                 # the step of §2.2.2
 
 @dataclass(frozen=True)
 class BodyParameters:
-    """What the thesis does not give, with our reading. The two calibrated ones (``bend_rad`` and
-    ``friction_scale``) are fitted on chapter 2's headline speeds only (``calibration.py``)."""
+    """What the thesis does not give, with our reading (masses and sizes are estimates from Table 2.1's sizes).
+    ``bend_rad`` and ``pitch_stiffness_ratio`` are fitted on chapter 2's headline speeds only
+    (``calibration.CALIBRATED``); the defaults here are only a starting point."""
     bend_rad: float = 1.0                 # a segment's bend with one chamber at full supply pressure
     friction_scale: float = 0.1           # Table 5.1 factor → Coulomb coefficient
     segment_mass_kg: float = 0.12         # silicone segment with its sheath

@@ -17,13 +17,12 @@ from soro_analysis.analyses import Analysis, AnalysisError, Report
 from soro_analysis.plotting import figure, save
 from soro_analysis.recording import Recording
 from soro_node.params import ParamSpec
-from soft_snake import locomotion
+from soft_snake import body, locomotion
 from soft_snake.gaits import body_length_m
 
 COM, HEAD = '/mocap/soft_snake/com', '/mocap/soft_snake/head'
 DUTY, PRESSURE = '/soft_snake_driver/valve_duty', '/soft_snake_driver/chamber_pressure'
 WHEELS = '/soft_snake_sim/wheel_heights'        # simulated runs before the step only
-STEP_HEIGHT_M = 0.07
 OPTIONS = (
     ParamSpec('period_s', 0.0, 'gait period (s); 0: read it off the commanded duties', 0.0, 100.0),
     ParamSpec('settle_periods', 1, 'whole periods left out at the start, while the body takes up the gait', 0, 100),
@@ -75,13 +74,14 @@ def _step(report: Report, recording: Recording, out: Path, begin: float) -> None
     t = recording.receive_s(WHEELS) - begin
     heights = np.array([m.data for m in recording.messages(WHEELS)])
     peak, last = heights.max(axis=0), heights[-1]
-    on_top = bool(np.all(last > STEP_HEIGHT_M - 0.01))
+    up = body.up_on_step(last)
+    on_top = bool(np.all(up))
     report.numbers.update({'wheel_peak_height_m': peak, 'on_top': on_top,
-                           'wheels_at_step_height_at_end': int(np.sum(last > STEP_HEIGHT_M - 0.01))})
+                           'wheels_at_step_height_at_end': int(np.sum(up))})
     fig, ax = figure(size=(7.0, 3.5))
     for k in range(heights.shape[1]):
         ax[0, 0].plot(t, heights[:, k] * 1e3, lw=0.8, label=f'wheel {k + 1}')
-    ax[0, 0].axhline(STEP_HEIGHT_M * 1e3, color='k', ls='--', lw=0.8, label='the 7 cm step')
+    ax[0, 0].axhline(body.STEP_HEIGHT_M * 1e3, color='k', ls='--', lw=0.8, label='the 7 cm step')
     ax[0, 0].set(xlabel='time since the gait began (s)', ylabel='wheel bottom height (mm)',
                  title='Step climb, Table 2.3')
     ax[0, 0].legend(ncol=4)

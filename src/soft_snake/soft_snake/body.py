@@ -29,6 +29,12 @@ JOINT_SHARE = (0.25, 0.5, 0.25)      # three chords of a constant-curvature arc
 # A pressurised chamber extends and bends the segment away from itself (§2.1.1).
 CHAMBER_YZ = np.array([[math.cos(math.radians(a)), math.sin(math.radians(a))] for a in (-30.0, 210.0, 90.0)])
 STEP_HEIGHT_M = 0.07                 # the step of §2.2.2
+ON_STEP_MARGIN_M = 0.01              # a wheel this close below the step's top counts as up there
+
+
+def up_on_step(wheel_heights_m) -> np.ndarray:
+    """Which wheels (bottoms' heights in m) are at the step's height."""
+    return np.asarray(wheel_heights_m) > STEP_HEIGHT_M - ON_STEP_MARGIN_M
 
 
 @dataclass(frozen=True)

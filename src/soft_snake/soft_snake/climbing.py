@@ -90,5 +90,5 @@ def climb_step(frequency_hz: float = 1.0, beta_rad: float = 2 * np.pi / 3, surfa
         duration += 1.0
     trajectory = simulator.Trajectory(*(np.concatenate([getattr(p, f) for p in parts])
                                         for f in simulator.Trajectory.__dataclass_fields__))
-    on_top = bool(np.all(sim.wheel_heights() > body.STEP_HEIGHT_M - 0.01))
+    on_top = bool(np.all(body.up_on_step(sim.wheel_heights())))
     return ClimbResult(landings.landed_at, landings.peak, on_top, trajectory)

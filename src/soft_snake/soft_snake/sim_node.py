@@ -59,6 +59,8 @@ class SoftSnakeSimNode(Node):
             Path(p['port']).parent.mkdir(parents=True, exist_ok=True)
             self.device = SimulatedDevice(self.firmware, p['port'], p['watchdog_ms']).start()
         self._valves, self._gait_error = ValveCommander(p['segments']), None
+        self._gait: Gait | None = None            # rebuilt when a parameter changes, not every tick
+        self.add_post_set_parameters_callback(lambda _changed: setattr(self, '_gait', None))
         self._rng = np.random.default_rng(p['seed'])
         self.head_pub = self.create_publisher(PoseStamped, 'mocap/soft_snake/head', 10)
         self.com_pub = self.create_publisher(PoseStamped, 'mocap/soft_snake/com', 10)
@@ -102,10 +104,12 @@ class SoftSnakeSimNode(Node):
 
     def _own_duty(self) -> np.ndarray:
         try:
-            g = read_parameters(self, SIMULATOR)
-            gait = Gait(g['gait'], g['segments'], g['frequency_hz'], g['beta_rad'], g['phi'], g['wave_direction'])
-            self._valves.inflate_duty = g['inflate_duty']
-            duty, error = self._valves.duty(chamber_states(gait, self.sim.t_s)), None
+            if self._gait is None:
+                g = read_parameters(self, SIMULATOR)
+                self._valves.inflate_duty = g['inflate_duty']
+                self._gait = Gait(g['gait'], g['segments'], g['frequency_hz'], g['beta_rad'], g['phi'],
+                                  g['wave_direction'])
+            duty, error = self._valves.duty(chamber_states(self._gait, self.sim.t_s)), None
         except GaitError as problem:
             duty, error = np.zeros((self.sim.segments, 3)), str(problem)
         if error != self._gait_error:
@@ -134,7 +138,7 @@ class SoftSnakeSimNode(Node):
     def _mocap_frame(self) -> None:
         with self._lock:
             (head, quaternion), com = self.sim.head_pose(), self.sim.com()
-            bends = self.sim.joint_angles()
+            bends = self.sim.joint_angles() if self.joint_pub is not None else None
         noise = self.get_parameter('mocap_noise_m').value
         head, com = head + self._rng.normal(0, noise, 3), com + self._rng.normal(0, noise, 3)
         header = Header(stamp=self.get_clock().now().to_msg(), frame_id=self.get_parameter('frame_id').value)

@@ -8,7 +8,6 @@ and returns the trajectory; ``gait_speed`` reduces it to the thesis's measure, t
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -24,13 +23,11 @@ TICK_S = 0.01
 @dataclass
 class Trajectory:
     """Samples at every tick: ``t_s`` (T,), centre of mass ``com_m`` (T, 3), head plate position ``head_m``
-    (T, 3), the body's heading ``heading_rad`` (T,) (centre of mass to head: the head plate itself swings),
-    chamber ``pressure_pa`` (T, N, 3), wheel bottoms' heights ``wheel_z_m`` (T, N + 1) (the lower of each axle's
-    two wheels)."""
+    (T, 3), chamber ``pressure_pa`` (T, N, 3), wheel bottoms' heights ``wheel_z_m`` (T, N + 1) (the lower of each
+    axle's two wheels)."""
     t_s: np.ndarray
     com_m: np.ndarray
     head_m: np.ndarray
-    heading_rad: np.ndarray
     pressure_pa: np.ndarray
     wheel_z_m: np.ndarray
 
@@ -59,8 +56,10 @@ class SnakeSim:
         self._wheels = np.array([[name(mujoco.mjtObj.mjOBJ_BODY, f'wheel{a}_{s}') for s in 'lr']
                                  for a in range(segments + 1)])
         self._share = np.array(body.JOINT_SHARE)
-        self._chain = ['plate0'] + [f'{part}' for i in range(segments)
-                                    for part in (f'segment{i}a', f'segment{i}b', f'plate{i + 1}')]
+        self._chain = [name(mujoco.mjtObj.mjOBJ_BODY, part) for part in ['plate0'] + [
+            part for i in range(segments) for part in (f'segment{i}a', f'segment{i}b', f'plate{i + 1}')]]
+        self._bend_qpos = np.array([self.model.jnt_qposadr[name(mujoco.mjtObj.mjOBJ_JOINT, f'{a}{i}_{k}')]
+                                    for i in range(segments) for k in range(3) for a in 'yp'])
         mujoco.mj_forward(self.model, self.data)
 
     def tick(self, duty: np.ndarray) -> None:
@@ -92,8 +91,7 @@ class SnakeSim:
 
     def _sample(self):
         d = self.data
-        com, head = d.subtree_com[self._head].copy(), d.xpos[self._head].copy()
-        return (self.t_s, com, head, math.atan2(head[1] - com[1], head[0] - com[0]),
+        return (self.t_s, d.subtree_com[self._head].copy(), d.xpos[self._head].copy(),
                 self.chambers.pressure_pa.copy(), self.wheel_heights())
 
     def com(self) -> np.ndarray:
@@ -107,9 +105,9 @@ class SnakeSim:
     def body_points(self) -> np.ndarray:
         """The body's axis from head to tail (2 N + 2, 3) in m: every plate's and half-segment's origin, then the
         tail's end, for drawing."""
-        ids = [mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_BODY, name) for name in self._chain]
-        tail = self.data.xpos[ids[-1]] - self.data.xmat[ids[-1]].reshape(3, 3)[:, 0] * body.END_PLATE_LENGTH_M
-        return np.vstack([self.data.xpos[ids], tail])
+        tail = self._chain[-1]
+        end = self.data.xpos[tail] - self.data.xmat[tail].reshape(3, 3)[:, 0] * body.END_PLATE_LENGTH_M
+        return np.vstack([self.data.xpos[self._chain], end])
 
     def wheel_heights(self) -> np.ndarray:
         """The bottom of each axle's lower wheel above the floor (N + 1,), head first, in m."""
@@ -117,10 +115,7 @@ class SnakeSim:
 
     def joint_angles(self) -> np.ndarray:
         """Every bend joint's angle (N, 3, 2): segment, share, (yaw, pitch), in rad."""
-        qpos = self.data.qpos[7:]
-        joints = [self.model.jnt_qposadr[mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_JOINT, f'{a}{i}_{k}')]
-                  for i in range(self.segments) for k in range(3) for a in 'yp']
-        return qpos[np.array(joints) - 7].reshape(self.segments, 3, 2)
+        return self.data.qpos[self._bend_qpos].reshape(self.segments, 3, 2)
 
 
 def run_gait(gait: Gait, surface: str, duration_s: float, params: body.BodyParameters = body.BodyParameters(),

@@ -15,7 +15,7 @@ except ImportError:                      # the pinned wheels
 
 class PoseToTf:
     """Broadcasts each PoseStamped given to ``send`` as the transform ``frame_id`` (default: the message's) →
-    ``child_frame``, translation and rotation as tracked."""
+    ``child_frame`` (default: the one given here), translation and rotation as tracked."""
 
     def __init__(self, node, child_frame: str):
         self.child_frame = child_frame
@@ -23,10 +23,10 @@ class PoseToTf:
         if self._tf is None:
             node.get_logger().info('tf2_ros is not installed: no transform for rviz from the tracked pose')
 
-    def send(self, msg: PoseStamped, frame_id: str | None = None) -> None:
+    def send(self, msg: PoseStamped, frame_id: str | None = None, child_frame: str | None = None) -> None:
         if self._tf is None:
             return
-        transform = TransformStamped(header=msg.header, child_frame_id=self.child_frame)
+        transform = TransformStamped(header=msg.header, child_frame_id=child_frame or self.child_frame)
         if frame_id:
             transform.header.frame_id = frame_id
         p = msg.pose.position

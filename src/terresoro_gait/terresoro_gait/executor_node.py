@@ -224,7 +224,7 @@ class TerreSoroExecutor(BridgeNode):
     def _on_tracked(self, msg: PoseStamped) -> None:
         """Keep the tracked pose for predictions and the trail; it places base_link in the world for rviz."""
         self._latest_tracked = msg
-        self.tf.send(msg)
+        self.tf.send(msg, child_frame=self.get_parameter('base_frame').value)     # settable at run time
         self._trail.append(msg)
         while len(self._trail) > self.get_parameter('trail_length').value:
             self._trail.popleft()

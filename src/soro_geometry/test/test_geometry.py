@@ -93,14 +93,18 @@ def test_pose_history_averages_the_settled_frames_and_reports_a_lost_tracker():
 def test_pose_history_can_be_queried_while_a_subscription_adds_frames():
     # the learner's action thread asks for the settled pose while the tracker's callback appends frames
     import threading
+    import time
     from soro_geometry.history import PoseHistory
     history, stop = PoseHistory(max_frames=5_000), threading.Event()
 
     def track():
+        # frames 1 ms apart in their stamps, added at up to 10 kHz: a free-running loop adds thousands between two
+        # queries once threads switch every 0.5 ms (init_ros), and evicts the window asked for from the 5,000 kept
         k = 0
         while not stop.is_set():
             history.add(k * 1e-3, (k * 1e-3, 0.0, 0.0))
             k += 1
+            time.sleep(1e-4)
 
     tracker = threading.Thread(target=track)
     tracker.start()

@@ -31,6 +31,7 @@ class LinkType(enum.IntEnum):
     NACK = 0x05         # device -> host: command ``ack_seq`` refused with ``code``
     LOG = 0x06          # device -> host: fault or log report
     SAFE_STATE = 0x07   # host -> device: vent valves / stop motors now
+    RX_ERRORS = 0x08    # device -> host: frames it dropped or refused since boot (when a count changed, <= 1 Hz)
 
 
 class NackCode(enum.IntEnum):
@@ -124,6 +125,8 @@ LINK_SCHEMAS = (
     BodySchema(LinkType.NACK, 'nack', [('ack_seq', 'H'), ('code', 'B')]),
     BodySchema(LinkType.LOG, 'log', [('level', 'B'), ('code', 'B'), ('text', 's')]),
     BodySchema(LinkType.SAFE_STATE, 'safe_state', []),
+    BodySchema(LinkType.RX_ERRORS, 'rx_errors',
+               [('crc', 'H'), ('format', 'H'), ('overflow', 'H'), ('refused', 'H')]),
 )
 
 

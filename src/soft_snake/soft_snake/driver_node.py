@@ -7,7 +7,8 @@ capture publishes ``mocap/soft_snake/com``, the centre of mass's speed. ``~/step
 moves the climb to the next wheel (the robot cannot feel a wheel land); ``step_climb_row_s`` does it on a timer.
 From the head's telemetry: ``joint_states`` (the bends the pressures call for, urdf/soft_snake.urdf.xacro),
 ``~/chambers`` (visualization_msgs/MarkerArray, chambers coloured by pressure) and ``~/chamber_pressure``
-(std_msgs/Float64MultiArray, N × 3 gauge pressures in Pa); ``~/valve_duty`` the commanded duties (N × 3, 0-1)
+(std_msgs/Float64MultiArray, N × 3 gauge pressures in Pa, NaN where the head measures none: then the drawing
+uses the pressures the duties call for); ``~/valve_duty`` the commanded duties (N × 3, 0-1)
 whenever they change.
 ``mocap/soft_snake/head`` places the snake in tf for rviz; ``~/trail`` (nav_msgs/Path) is the tracked centre of
 mass's recent path.
@@ -36,11 +37,11 @@ from soro_link.supervisor import CommandRefused, LinkDown
 from soro_node.base_node import GoalCancelled, read_parameters, run_goal
 from soro_node.frames import PoseToTf
 from soro_node.sequence import SequencePlayer
-from soft_snake import calibration, drawing
+from soft_snake import calibration, drawing, pneumatics
 from soft_snake.gaits import GaitError, ValveCommander
 from soft_snake.parameters import DRIVER
 from soft_snake.runs import GaitRequest, Run, SpeedTracker
-from soft_snake.valves import SCHEMAS, pressures_of, to_wire
+from soft_snake.valves import SCHEMAS, duties_of, pressures_of, to_wire
 
 ACK_TIMEOUT_S = 0.5
 TELEMETRY_PERIOD_S = 0.02     # the head reports at 20 Hz: look for news at 50 Hz
@@ -189,18 +190,21 @@ class SoftSnakeDriver(BridgeNode):
             self.get_logger().error(f'the head reports {message["modules"]} modules, this driver has '
                                     f'{self.segments}: check the segments parameter')
             return
-        self._telemetry = pressures_of(message)
+        self._telemetry = pressures_of(message), duties_of(message)
 
     def _publish_telemetry(self) -> None:
         while self._duty_news:
             self.duty_pub.publish(_array(self._duty_news.popleft()))
-        pressure, self._telemetry = self._telemetry, None
-        if pressure is None:
+        telemetry, self._telemetry = self._telemetry, None
+        if telemetry is None:
             return
+        pressure, duty = telemetry
+        # a head that measures no pressure (firmware/snake_head.c) is drawn with the pressures its duties call for
+        drawn = np.where(np.isnan(pressure), duty * pneumatics.SUPPLY_PA, pressure)
         stamp = self.get_clock().now().to_msg()
         self.joint_pub.publish(JointState(header=Header(stamp=stamp), name=drawing.joint_names(self.segments),
-                                          position=drawing.joint_positions(pressure, calibration.CALIBRATED)))
-        self.chambers_pub.publish(drawing.chamber_markers(pressure, stamp))
+                                          position=drawing.joint_positions(drawn, calibration.CALIBRATED)))
+        self.chambers_pub.publish(drawing.chamber_markers(drawn, stamp))
         self.pressure_pub.publish(_array(pressure))
 
 

@@ -14,6 +14,7 @@ from soft_snake.gaits import CHAMBERS, MAX_SEGMENTS
 
 SLOTS = MAX_SEGMENTS * CHAMBERS
 COMMAND_TIMEOUT_S = 0.5          # the head vents every chamber when duties stop for this long (spec A6)
+PRESSURE_UNMEASURED = 0xFFFF     # a chamber whose pressure the board does not measure (firmware/snake_head.c)
 
 SCHEMAS = (
     # host -> head: duty (%) of every chamber, and how many modules the host thinks there are
@@ -38,6 +39,7 @@ def duties_of(fields) -> np.ndarray:
 
 
 def pressures_of(fields) -> np.ndarray:
-    """Gauge pressures (N, 3) in Pa of a ``chambers`` body."""
+    """Gauge pressures (N, 3) in Pa of a ``chambers`` body; NaN where the board does not measure them."""
     n = fields['modules']
-    return np.array(fields['pressure_hpa'][:n * CHAMBERS], dtype=float).reshape(n, CHAMBERS) * 100.0
+    hpa = np.array(fields['pressure_hpa'][:n * CHAMBERS], dtype=float).reshape(n, CHAMBERS)
+    return np.where(hpa == PRESSURE_UNMEASURED, np.nan, hpa * 100.0)

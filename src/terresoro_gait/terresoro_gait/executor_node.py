@@ -36,7 +36,7 @@ from soro_node.sequence import SequencePlayer
 from terresoro_gait import messages
 from terresoro_gait.digraph import GaitError
 from terresoro_gait.execution import gait_primitives, stop_primitives, walk_primitives
-from terresoro_gait.limbs import SCHEMAS, curl_joint_positions, joint_names, primitive_drives
+from terresoro_gait.limbs import SCHEMAS, curl_joint_positions, joint_names, primitive_drives, vertex_of_curls
 from terresoro_gait.prediction import Prediction
 from terresoro_gait.parameters import EXECUTOR, executor_config
 
@@ -236,7 +236,7 @@ class TerreSoroExecutor(BridgeNode):
     def on_device_message(self, message) -> None:
         if message.name != 'limbs' or self.robot is None:
             return
-        self.vertex = int(message['vertex'])
+        self.vertex = int(message['vertex']) or vertex_of_curls(message['curl_pct'], self.robot.motor_of_limb)
         self._telemetry.set()
         curl = [message['curl_pct'][m] / 100.0 for m in self.robot.motor_of_limb]
         self.joint_pub.publish(JointState(header=self._world_header(), name=joint_names(len(curl)),

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from soro_link.protocol import BodySchema
 
-from terresoro_gait.digraph import state_bits
+from terresoro_gait.digraph import state_bits, vertex
 
 MOTORS = 4
 FORWARD, OFF, REVERSE = 1, 0, -1
@@ -22,7 +22,8 @@ FORWARD, OFF, REVERSE = 1, 0, -1
 SCHEMAS = (
     # host -> device: drive of each motor channel, FORWARD/OFF/REVERSE at the supply voltage (12 V)
     BodySchema(0x30, 'set_limbs', [('drive', f'{MOTORS}b')]),
-    # device -> host at 50 Hz: curl of each channel's limb (0-100 %), its drive, the settled state, safe flag
+    # device -> host at 50 Hz: curl of each channel's limb (0-100 %), its drive, the settled state (0: the board
+    # cannot tell), safe flag
     BodySchema(0x31, 'limbs', [('curl_pct', f'{MOTORS}B'), ('drive', f'{MOTORS}b'), ('vertex', 'B'),
                                ('safe', '?')]),
 )
@@ -56,6 +57,12 @@ def primitive_drives(initial: int, terminal: int, n_limbs: int, motor_of_limb: S
 def curled_target(drive: Sequence[int], previous: Sequence[bool]) -> tuple[bool, ...]:
     """Which channels' limbs end curled under ``drive``: forward curls, a reversal releases, off keeps the last."""
     return tuple(d == FORWARD or (d == OFF and was) for d, was in zip(drive, previous))
+
+
+def vertex_of_curls(curl_pct: Sequence[int], motor_of_limb: Sequence[int]) -> int:
+    """The vertex whose curled limbs are those curled past half way (``limbs`` telemetry, % per channel): for a
+    board that cannot tell the vertex itself (it reports 0; firmware/terresoro_board.c does not know the wiring)."""
+    return vertex([curl_pct[m] >= 50 for m in motor_of_limb])
 
 
 JOINTS_PER_LIMB = 3                 # urdf/terresoro.urdf.xacro: each limb is three segments

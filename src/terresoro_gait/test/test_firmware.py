@@ -9,11 +9,18 @@ what the tracker sees, which the firmware cannot know.
 from pathlib import Path
 
 import pytest
+import rclpy
+from sensor_msgs.msg import JointState
+from soro_interfaces.msg import LinkStatus
 
+from softbots_bringup import runner
 from soro_link import firmware_checks as checks
 from soro_link.c_header import header
 from soro_link.emulator import EmulatedBoard, build_images, missing_tools
 from soro_link.protocol import link_protocol
+from soro_node.probe_node import Probe
+from soro_node.waiting import poll
+from terresoro_gait.commander import TerreSoroCommander
 from terresoro_gait.limbs import SCHEMAS
 
 FIRMWARE = Path(__file__).resolve().parents[1] / 'firmware'
@@ -83,3 +90,34 @@ def test_unplug_replug_boots_safe_and_replays_nothing(board):
 def test_bad_frame_storm_is_counted_and_dropped_without_a_reset(board):
     checks.survives_storm(board.port, PROTOCOL, 'set_limbs', drive=(1, 0, 0, 1))
     assert pins(board) == {'B': 0, 'C': 0}                          # the watchdog stopped the motors meanwhile
+
+
+@pytest.mark.ros
+def test_the_executor_node_runs_a_gait_on_the_real_board(elf, tmp_path):
+    """terresoro.launch.py port:=<the emulated board>, as on the robot: a gait through the action, limb curls for
+    rviz from the board's telemetry, every motor off after it, and the cable pulled and plugged back."""
+    rclpy.init()
+    link = '/terresoro_executor/link_status'
+    with EmulatedBoard(elf, trace_pins=True) as board:
+        processes = runner.start('terresoro.launch.py', tmp_path, {'port': board.port})
+        probe = Probe('limb_probe', {link: LinkStatus, '/joint_states': JointState})
+        commander = TerreSoroCommander()
+        try:
+            assert probe.wait(link, lambda m: m.state == LinkStatus.CONNECTED, 10.0)
+            assert probe.latest(link).device.device_kind == 'terresoro'
+            result = commander.execute_gait([1, 5, 7, 3], cycles=2, timeout_s=30.0)
+            assert result.primitives == 8, result
+            curls = [max(m.position) for m in probe.messages['/joint_states']]
+            assert max(curls) == pytest.approx(2.0)                  # a limb fully curled (CURLED_BEND_RAD)
+            assert len(board.port_writes()) >= 2 * 8                # every primitive reached the H-bridges
+            assert poll(lambda: pins(board) == {'B': 0, 'C': 0}, 2.0)   # stopped in state 1: every bridge off
+            board.unplug()
+            assert probe.wait(link, lambda m: m.state == LinkStatus.DISCONNECTED, 3.0)
+            board.replug()
+            assert probe.wait(link, lambda m: m.state == LinkStatus.CONNECTED, 10.0)
+        finally:
+            commander.close()
+            probe.close()
+            codes = runner.stop_all(processes)
+            rclpy.try_shutdown()
+    assert set(codes.values()) == {0}

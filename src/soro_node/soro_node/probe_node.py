@@ -1,0 +1,44 @@
+"""A listening node for tests and scenarios that watch a running stack from outside: it keeps every message of the
+topics it is given, spinning on its own thread. (The rooms of a test harness that every robot's node tests had
+typed out again.)"""
+from __future__ import annotations
+
+import threading
+
+import rclpy
+from rclpy.executors import SingleThreadedExecutor
+
+from soro_node.waiting import poll
+
+
+class Probe:
+    """``probe.messages[topic]``: every message received on ``topic`` so far, in order.
+
+    Args:
+        name: node name.
+        topics: {topic: message type}.
+    """
+
+    def __init__(self, name: str, topics: dict):
+        self.node = rclpy.create_node(name)
+        self.messages: dict[str, list] = {topic: [] for topic in topics}
+        for topic, kind in topics.items():
+            self.node.create_subscription(kind, topic, self.messages[topic].append, 100)
+        self._executor = SingleThreadedExecutor()
+        self._executor.add_node(self.node)
+        self._thread = threading.Thread(target=self._executor.spin, daemon=True)
+        self._thread.start()
+
+    def latest(self, topic: str):
+        """The last message on ``topic``, or None."""
+        received = self.messages[topic]
+        return received[-1] if received else None
+
+    def wait(self, topic: str, done, timeout_s: float) -> bool:
+        """True once the last message on ``topic`` satisfies ``done``, False after ``timeout_s``."""
+        return poll(lambda: self.latest(topic) is not None and done(self.latest(topic)), timeout_s)
+
+    def close(self) -> None:
+        self._executor.shutdown()
+        self._thread.join(timeout=5.0)
+        self.node.destroy_node()

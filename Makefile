@@ -14,12 +14,13 @@ PYTEST   ?= -q
 APT_PYTHON := numpy scipy matplotlib contourpy cycler fonttools kiwisolver packaging pillow pyparsing \
               python-dateutil lz4 ruamel-yaml zstandard
 
-.PHONY: help env build test demo bench lock clean
+.PHONY: help env build test demo bench lock clean firmware firmware-tools
 
 help:
 	@echo "make test    build the pinned environment and the workspace, then run every test (what CI runs)"
 	@echo "make demo    build as for test, then run the simulated scenarios into runs/<time>/ (bags, plots, summary)"
 	@echo "make bench   run the benchmarks in bench/ (JSON on stdout)"
+	@echo "make firmware  build every board's firmware into build/firmware/ (.elf, .hex for avrdude)"
 	@echo "make env     only the environment ($(VENV)); make build: only the workspace (install/)"
 	@echo "make lock    re-resolve tools/env/*.txt from tools/env/*.in (needs the package registry)"
 	@echo "make clean   remove build/, install/, log/ and $(VENV)"
@@ -38,7 +39,7 @@ $(BUILT): $(ENV_OK) $(SOURCES)
 	touch $@
 
 # Every test runs in a loopback-only network namespace with its own ROS_DOMAIN_ID (tools/netns_run.sh).
-test: $(BUILT)
+test: $(BUILT) firmware-tools
 	@$(ENV_SH) && source install/setup.bash && \
 	    tools/netns_run.sh python -m pytest -c tools/pytest.ini --rootdir . $(PYTEST) src tools
 
@@ -53,7 +54,15 @@ demo: $(BUILT)
 	    echo "make demo: results in $$out (summaries: $$out/tensegrity/summary.md, $$out/terresoro/summary.md," \
 	         "$$out/pom/summary.md, $$out/salamander/summary.md, $$out/soft_snake/summary.md)"
 
-bench: $(BUILT)
+# avr-gcc and qemu-system-avr from apt: installed when root; without them the firmware tests skip
+firmware-tools:
+	@tools/env/firmware_tools.sh
+
+firmware:
+	@tools/env/firmware_tools.sh --required
+	@$(MAKE) -s -f src/soro_link/firmware/board.mk OUT=build/firmware
+
+bench: $(BUILT) firmware-tools
 	@$(ENV_SH) && source install/setup.bash && \
 	    for b in bench/*.py; do [[ -e "$$b" ]] || continue; tools/netns_run.sh python "$$b"; done
 

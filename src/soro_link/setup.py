@@ -9,7 +9,8 @@ setup(
     data_files=[
         ('share/ament_index/resource_index/packages', ['resource/' + package_name]),
         ('share/' + package_name, ['package.xml']),
-        ('share/' + package_name + '/firmware', ['firmware/soro_link.h']),
+        ('share/' + package_name + '/firmware', ['firmware/soro_link.h', 'firmware/soro_link_messages.h',
+                                                 'firmware/soro_board.h', 'firmware/soro_board.c', 'firmware/board.mk']),
     ],
     install_requires=['setuptools'],
     zip_safe=True,

@@ -19,7 +19,8 @@ from soro_node.waiting import time_until
 
 WATCHDOG_S = 0.5            # SORO_WATCHDOG_MS in soro_board.h
 TICK_S = 0.001
-MEASURE_SLACK_S = 0.03     # the pseudo-terminal and the host's scheduling, and the board clock's fit (±1.5 %)
+CLOCK_FIT_S = 0.02         # the error of timing 0.5 s by the board clock fitted to heartbeat arrivals
+HOST_LATE_S = 0.1          # how late a loaded host may read the log: the pseudo-terminal and its scheduling
 HEARTBEAT_S = 0.1
 
 
@@ -70,6 +71,14 @@ def watchdog_delay_s(port: str, protocol: Protocol, name: str, **fields: object)
         counted = re.search(r'for (\d+) ms', got[1]['text'])
         assert counted is not None, f'WATCHDOG log without the silence it counted: {got[1]["text"]!r}'
         return int(counted.group(1)) / 1000.0, (got[0] - sent) * board_clock_rate(host.messages, since=start)
+
+
+def check_watchdog(board_port: str, protocol: Protocol, name: str, **fields: object) -> None:
+    """The watchdog fires after WATCHDOG_S and within one tick by the board's count, and the host, timing it by
+    the board's clock, sees it no earlier (and not much later)."""
+    counted_s, seen_s = watchdog_delay_s(board_port, protocol, name, **fields)
+    assert WATCHDOG_S < counted_s <= WATCHDOG_S + TICK_S, f'the board counted {counted_s * 1e3:.0f} ms of silence'
+    assert WATCHDOG_S - CLOCK_FIT_S <= seen_s <= WATCHDOG_S + HOST_LATE_S, f'seen after {seen_s:.3f} s'
 
 
 def board_clock_rate(messages: list, since: float) -> float:

@@ -84,7 +84,8 @@ void board_tick(uint32_t now_ms)
 {
     snake_chambers_t report;
     uint8_t k;
-    if (!soro_is_safe() && now_ms - last_command_ms > COMMAND_TIMEOUT_MS) {
+    /* signed, as in soro_board.c: a tick made up for can be older than the last command */
+    if (!soro_is_safe() && (int32_t)(now_ms - last_command_ms) > (int32_t)COMMAND_TIMEOUT_MS) {
         soro_enter_safe_state(SORO_LOGCODE_WATCHDOG, "no valve duties for 500 ms: every chamber vented");
     }
     if (!soro_linked() || (int32_t)(now_ms - next_telemetry_ms) < 0) {

@@ -112,7 +112,7 @@ def test_the_driver_node_runs_a_gait_on_the_real_head(elf, tmp_path):
             assert np.isnan(probe.latest(pressure).data).all()      # the head measures none
             bends = [max(abs(p) for p in m.position) for m in probe.messages['/joint_states']]
             assert max(bends) > 0.3                                  # drawn from the duties the head forwarded
-            assert probe.wait(link, lambda m: m.device_safe, 2.0)    # vented after the run
+            assert probe.wait(link, lambda m: m.device_safe, 4.0)    # vented: no duties for 500 ms after the run
             board.unplug()
             assert probe.wait(link, lambda m: m.state == LinkStatus.DISCONNECTED, 3.0)
             board.replug()

@@ -219,7 +219,8 @@ static void drain_rx(uint32_t now)
 /* The link's periodic duties, once per millisecond. */
 static void link_tick(uint32_t now)
 {
-    if (!safe && now - host_seen_ms > SORO_WATCHDOG_MS) {
+    /* signed: a tick being made up for can be older than the frame that set host_seen_ms */
+    if (!safe && (int32_t)(now - host_seen_ms) > (int32_t)SORO_WATCHDOG_MS) {
         char text[LOG_TEXT_MAX];    /* the silence as the board counted it, to the tick */
         strcpy(text, "no heartbeat or command for ");
         ultoa(now - host_seen_ms, text + strlen(text), 10);
@@ -273,10 +274,10 @@ int main(void)
             rx_lost = 0;
             count(&rx_errors.overflow);
         }
-        if (now != last) {        /* a tick: at most one per millisecond (a slow loop merges ticks) */
-            last = now;
-            link_tick(now);
-            board_tick(now);
+        while (last != now) {     /* one tick per millisecond: a loop held up catches up, none is skipped */
+            last++;
+            link_tick(last);
+            board_tick(last);
         }
     }
 }

@@ -42,7 +42,8 @@ uint8_t board_command(uint8_t type, const uint8_t *body, uint8_t body_len, uint3
 /* Every output to its safe level now (motors off, chambers vented, actuators held). Must not fail. */
 void board_safe_state(void);
 
-/* Called once per millisecond tick; may send telemetry with soro_send while soro_linked(). */
+/* Called once for every millisecond, with that millisecond (late ticks are made up for, in order); may send
+ * telemetry with soro_send while soro_linked(). */
 void board_tick(uint32_t now_ms);
 
 /* ---- what the runtime offers */

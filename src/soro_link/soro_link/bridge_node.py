@@ -198,6 +198,7 @@ class BridgeNode(LifecycleNode):
                   'format_errors': snap.format_errors, 'nacks': snap.nacks, 'reconnects': snap.reconnects}
         if snap.identity:
             values.update(snap.identity)
+        values.update({f'device_{kind}_errors': count for kind, count in snap.device_rx_errors.items()})
         status = DiagnosticStatus(level=bytes([snap.level]), name=f'{self.get_name()}: link', message=snap.summary,
                                   hardware_id=snap.port, values=[KeyValue(key=k, value=str(v)) for k, v in values.items()])
         self.diagnostics_pub.publish(DiagnosticArray(header=self._header(), status=[status]))

@@ -167,6 +167,7 @@ class SimulatedDevice:
         self.model.enter_safe_state()
         boot_end = time.monotonic() + self.boot_delay_s
         self._seq, self._handshaken, self._booted = 0, False, False
+        self._refused, self._rx_errors_sent, self._next_rx_errors = 0, None, 0.0
         self._host_seen = self._next_heartbeat = last = time.monotonic()
         self._event('power_up')
         while self._running:
@@ -180,6 +181,7 @@ class SimulatedDevice:
                 self._send('log', level=LogLevel.INFO, code=LogCode.BOOTED, text='booted')
             for frame in decoder.feed(data):
                 self._handle(frame, now)
+            self._report_rx_errors(decoder, now)
             if self._announce:
                 self._announce = False
                 self._identify()
@@ -203,7 +205,7 @@ class SimulatedDevice:
             known = frame.type in self.protocol.by_id
             code = NackCode.BAD_VERSION if frame.version != PROTOCOL_VERSION else \
                 NackCode.BAD_BODY if known else NackCode.UNKNOWN_TYPE
-            self._send('nack', ack_seq=frame.seq, code=code)
+            self._nack(frame.seq, code)
             return
         if message.name == 'hello':
             self._host_seen, self._handshaken = now, True
@@ -218,7 +220,20 @@ class SimulatedDevice:
         elif frame.type in {s.type_id for s in self.model.schemas}:
             self._robot_command(message, frame.seq, now)
         else:  # a device-to-host message sent the wrong way
-            self._send('nack', ack_seq=frame.seq, code=NackCode.UNKNOWN_TYPE)
+            self._nack(frame.seq, NackCode.UNKNOWN_TYPE)
+
+    def _report_rx_errors(self, decoder: StreamDecoder, now: float) -> None:
+        """Frames dropped or refused since power-up, when a count changed, at most once a second (as the firmware,
+        which also tells overflowed runs from other format errors; the stream decoder counts them as format)."""
+        counts = {'crc': decoder.stats.crc_errors, 'format': decoder.stats.format_errors, 'overflow': 0,
+                  'refused': self._refused}
+        if self._handshaken and now >= self._next_rx_errors and counts != self._rx_errors_sent:
+            self._next_rx_errors, self._rx_errors_sent = now + 1.0, counts
+            self._send('rx_errors', **{k: min(v, 0xFFFF) for k, v in counts.items()})
+
+    def _nack(self, seq: int, code: NackCode) -> None:
+        self._refused += 1
+        self._send('nack', ack_seq=seq, code=code)
 
     def _identify(self) -> None:
         self._send('identity', protocol_version=self.protocol_version, device_kind=self.model.device_kind,
@@ -226,7 +241,7 @@ class SimulatedDevice:
 
     def _robot_command(self, message: Message, seq: int, now: float) -> None:
         if not self._handshaken:
-            self._send('nack', ack_seq=seq, code=NackCode.NOT_READY)
+            self._nack(seq, NackCode.NOT_READY)
             return
         self._host_seen = now
         code = self.model.command(message, now)
@@ -235,7 +250,7 @@ class SimulatedDevice:
                 self.received.append(message)
             self._send('ack', ack_seq=seq)
         else:
-            self._send('nack', ack_seq=seq, code=code)
+            self._nack(seq, code)
 
     def _watchdog(self, now: float) -> None:
         if not self.model.safe and now - self._host_seen > self.watchdog_s:

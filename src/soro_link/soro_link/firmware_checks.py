@@ -19,7 +19,7 @@ from soro_node.waiting import time_until
 
 WATCHDOG_S = 0.5            # SORO_WATCHDOG_MS in soro_board.h
 TICK_S = 0.001
-CLOCK_FIT_S = 0.02         # the error of timing 0.5 s by the board clock fitted to heartbeat arrivals
+CLOCK_FIT_S = 0.05         # the error of timing 0.5 s by the board clock fitted to heartbeat arrivals, loaded
 HOST_LATE_S = 0.1          # how late a loaded host may read the log: the pseudo-terminal and its scheduling
 HEARTBEAT_S = 0.1
 
@@ -90,17 +90,18 @@ def board_clock_rate(messages: list, since: float) -> float:
 
 def unplug_replug(board: EmulatedBoard, protocol: Protocol, name: str, **fields: object) -> None:
     """With the bridges' own supervisor: connected and commanded, the emulator stops (DISCONNECTED), starts again
-    from reset (CONNECTED within 3 s) and reports itself safe: no command survived or was replayed."""
+    from reset (CONNECTED within 5 s: qemu's pseudo-terminal polls for its host once a second) and reports itself
+    safe: no command survived or was replayed."""
     link = LinkSupervisor(LinkConfig(board.port), protocol)
     link.start()
     try:
-        assert time_until(lambda: link.state == LinkState.CONNECTED, 3.0) is not None, 'no connection'
+        assert time_until(lambda: link.state == LinkState.CONNECTED, 5.0) is not None, 'no connection'
         link.send(name, wait_ack=True, **fields)
         assert time_until(lambda: not link.device_safe, 0.5) is not None, 'the command did not leave the safe state'
         board.unplug()
         assert time_until(lambda: link.state == LinkState.DISCONNECTED, 1.0) is not None, 'unplug not seen'
         board.replug()
-        assert time_until(lambda: link.state == LinkState.CONNECTED, 3.0) is not None, 'no reconnection'
+        assert time_until(lambda: link.state == LinkState.CONNECTED, 5.0) is not None, 'no reconnection'
         assert time_until(lambda: link.device_safe, 0.5) is not None, 'the board came back out of its safe state'
         assert link.stats.reconnects == 1
     finally:

@@ -115,6 +115,7 @@ class LinkSupervisor:
         self.state = LinkState.DISCONNECTED
         self.identity: dict | None = None
         self.device_safe = False  # only the device's own heartbeat may say it is safe
+        self.device_rx_errors: dict = {}   # what the device dropped or refused of ours (its rx_errors report)
         self.last_error = ''
         self.stats = LinkStats(rtts_s=deque(maxlen=config.rtt_window))
         self._lock = threading.RLock()
@@ -250,7 +251,7 @@ class LinkSupervisor:
             pending.done.set()
         self._pending.clear()
         self._latest.clear()
-        self.identity, self.device_safe = None, False
+        self.identity, self.device_safe, self.device_rx_errors = None, False, {}
 
     def _receive(self, frame, now: float) -> None:
         try:
@@ -265,6 +266,8 @@ class LinkSupervisor:
             self._identify(message)
         elif message.name == 'heartbeat':
             self.device_safe = bool(message['flags'] & HEARTBEAT_SAFE)
+        elif message.name == 'rx_errors':
+            self.device_rx_errors = dict(message.fields)
         elif message.name in ('ack', 'nack'):
             self._resolve(message, now)
         elif self.identity is None and message.name != 'log':
@@ -378,6 +381,7 @@ class LinkSnapshot:
     format_errors: int
     nacks: int
     reconnects: int
+    device_rx_errors: dict = field(default_factory=dict)   # crc, format, overflow, refused: as the device counts
 
     @property
     def level(self) -> DiagnosticLevel:
@@ -403,4 +407,5 @@ def snapshot(link: LinkSupervisor) -> LinkSnapshot:
         return LinkSnapshot(link.state, link.config.port, dict(link.identity) if link.identity else None,
                             link.device_safe, link.last_error, link.last_rx_age_s,
                             s.rtts_s[-1] if s.rtts_s else math.nan, s.rtt_p50_s, s.rtt_percentile(0.99),
-                            s.frames_rx, s.frames_tx, s.crc_errors, s.format_errors, s.nacks, s.reconnects)
+                            s.frames_rx, s.frames_tx, s.crc_errors, s.format_errors, s.nacks, s.reconnects,
+                            dict(link.device_rx_errors))

@@ -90,9 +90,9 @@ class RawHost:
                     return arrived
         return None
 
-    def handshake(self, timeout_s: float = 3.0) -> Message:
-        """Hello until the identity comes (a port that just opened may lose the first bytes, as a board's reset
-        does); raises NotConnected."""
+    def handshake(self, timeout_s: float = 5.0) -> Message:
+        """Hello until the identity comes; raises NotConnected. A port that just opened may lose the first bytes,
+        as a board's reset does, and qemu's pseudo-terminal notices a new host only on its 1 s poll."""
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             self.send('hello', protocol_version=PROTOCOL_VERSION)

@@ -8,6 +8,7 @@ import serial
 
 from soro_link.device import GenericOutputs, SimulatedDevice
 from soro_link.protocol import PROTOCOL_VERSION, link_protocol
+from soro_link.testing import bad_frames
 from soro_node.waiting import time_until
 from soro_link.supervisor import (CommandRefused, DiagnosticLevel, LinkConfig, LinkDown, LinkState, LinkSupervisor,
                                   PendingAck, snapshot)
@@ -166,3 +167,20 @@ def test_silent_device_goes_stale_and_late_telemetry_keeps_its_age(link_to):
         time.sleep(0.3)
         message, age = link.latest('outputs')
         assert age > 0.45 and snapshot(link).level == DiagnosticLevel.ERROR
+
+
+def test_the_bad_frame_storm_the_firmware_gets_is_counted_by_the_python_device_too(link_to):
+    """The frames firmware_checks.survives_storm sends to each real board, sent to the Python stand-in: it counts
+    them in the same rx_errors report (an overflowed run as a format error: its decoder does not tell them apart),
+    which the bridge's supervisor keeps for diagnostics."""
+    storm = bad_frames(PROTOCOL, 'set_outputs', {'duty_pct': (1, 2, 3, 4)})
+    with SimulatedDevice(GenericOutputs()) as device:
+        link = link_to(device.port)
+        assert time_until(lambda: link.state == LinkState.CONNECTED, 2.0) is not None
+        for frames in storm.values():
+            for wire in frames:
+                link._port.write(wire)
+        expected = {'crc': len(storm['crc']), 'format': len(storm['format']) + len(storm['overflow']),
+                    'overflow': 0, 'refused': len(storm['refused'])}
+        assert time_until(lambda: link.device_rx_errors == expected, 3.0) is not None, link.device_rx_errors
+        assert snapshot(link).device_rx_errors == expected and link.state == LinkState.CONNECTED

@@ -14,20 +14,15 @@ ratio (how much of MuJoCo's own speed the gait loop keeps); ``table_sweep_wall_s
 import json
 import math
 import statistics
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-# this file is called soft_snake.py too: its folder must not hide the package
-sys.path = [p for p in sys.path if Path(p or '.').resolve() != Path(__file__).resolve().parent]
+import mujoco
 
-import mujoco  # noqa: E402
-
-from soft_snake import calibration, reproduction, simulator  # noqa: E402
-from soft_snake.gaits import PRESETS, SIDEWINDING, UNDULATION, Gait, ValveCommander, chamber_states  # noqa: E402
-from soft_snake.step_climb import StepClimb  # noqa: E402
+from soft_snake import calibration, reproduction, simulator
+from soft_snake.gaits import PRESETS, SIDEWINDING, UNDULATION, Gait, ValveCommander, chamber_states
+from soft_snake.step_climb import StepClimb
 
 TICKS = 20_000
 

@@ -5,18 +5,22 @@
 set -uo pipefail
 
 packages="gcc-avr avr-libc binutils-avr qemu-system-misc"
-have() { command -v avr-gcc && command -v avr-size && command -v qemu-system-avr && [[ -e /usr/lib/avr/include/avr/io.h ]]; }
+have() {
+    command -v avr-gcc && command -v avr-size && command -v qemu-system-avr && [[ -e /usr/lib/avr/include/avr/io.h ]]
+}
+install() { apt-get install -y -q --no-install-recommends $packages; }
+
 have >/dev/null && exit 0
 if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
     echo "firmware tools: apt-get install $packages" >&2
     log=$(mktemp)
-    if apt-get install -y -q --no-install-recommends $packages >"$log" 2>&1 \
-            || { apt-get update -q >>"$log" 2>&1 && apt-get install -y -q --no-install-recommends $packages >>"$log" 2>&1; }; then
+    if { install || { apt-get update -q && install; }; } >"$log" 2>&1 && have >/dev/null; then
         rm -f "$log"
-        have >/dev/null && exit 0
+        exit 0
     fi
     echo "firmware tools: apt-get install failed (output: $log)" >&2
 fi
-echo "firmware tools missing (install: apt-get install $packages)$([[ ${1:-} == --required ]] || echo '; the firmware tests will skip')" >&2
+skip=$([[ ${1:-} == --required ]] || echo '; the firmware tests will skip')
+echo "firmware tools missing (install: apt-get install $packages)$skip" >&2
 [[ ${1:-} == --required ]] && exit 1
 exit 0

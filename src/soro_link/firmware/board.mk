@@ -14,8 +14,9 @@ SRC       := $(LINK_DIR)/../..
 MCU       := atmega328p
 CC        := avr-gcc
 OBJCOPY   := avr-objcopy
+BOARD_FLAGS ?=            # e.g. -DSNAKE_MODULES=5 -DSORO_WATCHDOG_MS=300: a board's compile-time settings
 CFLAGS    := -mmcu=$(MCU) -DF_CPU=16000000UL -std=c99 -Os -Wall -Wextra -Werror -pedantic -ffunction-sections \
-             -fdata-sections -Wl,--gc-sections -I$(LINK_DIR)
+             -fdata-sections -Wl,--gc-sections -I$(LINK_DIR) $(BOARD_FLAGS)
 FLASH_MAX := 32256
 RAM_MAX   := 2048
 
@@ -35,7 +36,8 @@ $(OUT)/%.elf: $(LINK_DIR)/soro_board.c $(wildcard $(LINK_DIR)/*.h) $(wildcard $(
 	    /^\.(text|data) /{f += $$2} /^\.(data|bss|noinit) /{r += $$2} \
 	    END {printf "%-16s flash %5d of %d bytes (%4.1f %%)   RAM %4d of %d bytes (%4.1f %%, stack not counted)\n", \
 	         board, f, fmax, 100 * f / fmax, r, rmax, 100 * r / rmax; \
-	         if (f > fmax || r > rmax * 3 / 4) {print board ": does not fit (RAM limit: 3/4, the rest is stack)"; exit 1}}' \
+	         if (f > fmax || r > rmax * 3 / 4) {print board ": does not fit (RAM: 3/4 at most, the rest is stack)"; \
+	             exit 1}}' \
 	    || { rm -f $@; exit 1; }
 
 $(OUT)/%.hex: $(OUT)/%.elf

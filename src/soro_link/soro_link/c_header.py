@@ -4,7 +4,8 @@ so firmware and bridge cannot disagree on a layout. No ROS.
 Each schema gives a type id macro and, when every field has a fixed size, a packed struct whose size is checked at
 compile time. Little-endian on the wire and on the chips (AVR, ESP32), so a struct is the body byte for byte.
 
-    python -m soro_link.c_header terresoro_gait.limbs:SCHEMAS terresoro -o src/terresoro_gait/firmware/terresoro_messages.h
+    python -m soro_link.c_header terresoro_gait.limbs:SCHEMAS terresoro \
+        -o src/terresoro_gait/firmware/terresoro_messages.h
 """
 from __future__ import annotations
 

@@ -65,7 +65,6 @@ class EmulatedBoard:
         self._tmpdir = tempfile.TemporaryDirectory(prefix='soro_avr_')
         self.port = str(port or Path(self._tmpdir.name) / 'ttyACM0')
         self.trace_path = Path(self._tmpdir.name) / 'pins.log'
-        self.starts = 0
         self._process: subprocess.Popen | None = None
 
     def start(self) -> EmulatedBoard:
@@ -84,7 +83,6 @@ class EmulatedBoard:
         link = Path(self.port)
         link.unlink(missing_ok=True)
         link.symlink_to(pts)
-        self.starts += 1
 
     def _pseudo_terminal(self) -> str:
         deadline = time.monotonic() + START_TIMEOUT_S
@@ -117,7 +115,8 @@ class EmulatedBoard:
         return self._process is not None and self._process.poll() is None
 
     def port_writes(self) -> list[tuple[str, int]]:
-        """Every value the firmware wrote to a GPIO output register since the last start (or replug): [('B', 0x05), ...]."""
+        """Every value the firmware wrote to a GPIO output register since the last start or replug, in order:
+        [('B', 0x05), ...]."""
         if not self.trace_path.exists():
             return []
         return [(m.group(1).upper(), int(m.group(2), 16)) for m in PORT_WRITE.finditer(self.trace_path.read_text())]

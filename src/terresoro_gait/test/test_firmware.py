@@ -51,7 +51,8 @@ def pins(board):
 
 
 def test_generated_header_matches_the_python_schemas():
-    assert (FIRMWARE / 'terresoro_messages.h').read_text() == header(SCHEMAS, 'terresoro', 'terresoro_gait.limbs:SCHEMAS')
+    generated = header(SCHEMAS, 'terresoro', 'terresoro_gait.limbs:SCHEMAS')
+    assert (FIRMWARE / 'terresoro_messages.h').read_text() == generated
 
 
 def test_drives_reach_the_h_bridges_and_come_back_in_telemetry(board):

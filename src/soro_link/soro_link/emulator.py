@@ -6,7 +6,7 @@ a bridge opens like a board's USB serial port. No ROS.
 from reset. What qemu 7.2 models of the chip: the CPU, the USART and the 16-bit Timer1; not Timer0, the GPIO ports,
 the ADC, TWI or the chip's watchdog (writes to them are ignored, reads give 0), and its ``sleep`` never wakes. The
 pins a firmware writes are still seen: with ``trace_pins`` qemu logs every write to a GPIO port, and
-``port_writes`` reads them back.
+``port_writes`` reads them back (in order, but the log reaches its file up to a few hundred ms late).
 
 Images are built by the shared rules (``soro_link/firmware/board.mk``) with ``build_images``.
 """

@@ -6,6 +6,8 @@ from __future__ import annotations
 import threading
 
 import rclpy
+from lifecycle_msgs.msg import Transition
+from lifecycle_msgs.srv import ChangeState
 from rclpy.executors import SingleThreadedExecutor
 
 from soro_node.waiting import poll
@@ -37,6 +39,18 @@ class Probe:
     def wait(self, topic: str, done, timeout_s: float) -> bool:
         """True once the last message on ``topic`` satisfies ``done``, False after ``timeout_s``."""
         return poll(lambda: self.latest(topic) is not None and done(self.latest(topic)), timeout_s)
+
+    def change_state(self, node: str, transition: int, timeout_s: float = 5.0) -> bool:
+        """Asks lifecycle node ``node`` (its name) for ``transition`` (lifecycle_msgs/Transition id), as
+        ``ros2 lifecycle set`` does; whether it succeeded."""
+        client = self.node.create_client(ChangeState, f'/{node}/change_state')
+        try:
+            if not client.wait_for_service(timeout_sec=timeout_s):
+                return False
+            future = client.call_async(ChangeState.Request(transition=Transition(id=transition)))
+            return poll(future.done, timeout_s) and future.result().success
+        finally:
+            self.node.destroy_client(client)
 
     def close(self) -> None:
         self._executor.shutdown()

@@ -5,6 +5,9 @@ approaches at ``speed_mm_s`` (a lead-screw actuator's rate limit) and never beyo
 past it is refused with OUT_OF_RANGE, nothing moves). It reports ``strokes`` at ``telemetry_hz``. Its safe state
 holds every actuator where it is: a lattice under load must not spring back. The link's firmware watchdog enters it
 and reports it (the WATCHDOG log).
+
+The board's real firmware is ``firmware/pom_board.c`` (tested in qemu-system-avr); this stand-in runs the same
+link and actuator rules without the emulator, for the simulated launches and the demo.
 """
 from __future__ import annotations
 

@@ -6,6 +6,9 @@ OUT_OF_RANGE, nothing changed, when the module count is not the snake's or a dut
 follow with the first-order response of ``pneumatics.Chambers``; ``chambers`` reports duties and pressures at
 ``telemetry_hz``. Its safe state vents every chamber. It enters it through the link's watchdog (no heartbeat) and
 through its own when duties stop arriving for 500 ms while the link is up (the host stopped streaming), and says so.
+
+The head's real firmware is ``firmware/snake_head.c`` (tested in qemu-system-avr); this stand-in stays for what the
+emulator cannot give: the chambers' pressures behind the valves.
 """
 from __future__ import annotations
 

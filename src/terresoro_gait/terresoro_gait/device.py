@@ -9,6 +9,9 @@ Whenever the limbs head for a new state, the robot runs the primitive from its c
 from the substrate's edge weights, w ~ N(μ_e, Σ_e) with Σ_e = diag(S_p/2, S_p/2, S_θ) (eq. 14), and moves the hub
 along it over ``settle_s`` (quasi-static, spec 8). A new state commanded before the last primitive settled
 finishes that one at once. The hub pose (x_mm, y_mm, φ_deg) in the world is what an overhead tracker sees.
+
+The board's real firmware is ``firmware/terresoro_board.c`` (tested in qemu-system-avr); this stand-in stays for
+what the emulator cannot give: the robot and its substrate behind the motors, and the settled vertex.
 """
 from __future__ import annotations
 

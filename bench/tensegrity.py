@@ -1,13 +1,20 @@
 """tensegrity_sim benchmark: speed of the 3-prism (savin2020_reproduce, psi = 36 deg, 5 s), also against MuJoCo.
 JSON on stdout.
 
-realtime_factor   simulated s per wall s of one 5 s run (best of REPEATS, one core): fixed-step rk4 at the largest
-                  dt of DT_LADDER whose final cable strains match the adaptive (DOP853) run within STRAIN_TOLERANCE.
-                  The run ends near equilibrium, so also reported: the error along the run at that dt, and the
-                  largest dt (and its realtime factor) that stays within the tolerance over the whole run
-sweep_wall_s      wall time of run_sweep over psi = 30..75 deg at 1 deg, the preset's integrator and dt
-mujoco_ratio      realtime_factor / MuJoCo's for the same prism, dt and RK4, mj_step in a Python loop, same process
+realtime_factor   simulated s per wall s of one 5 s run (best of REPEATS, one core): fixed-step rk4, compiled, at the
+                  largest dt of DT_LADDER whose final cable strains match the adaptive (DOP853) run within
+                  STRAIN_TOLERANCE. The run ends near equilibrium, so also reported: the error along the run at that
+                  dt, and the largest dt (and its realtime factor) that stays within the tolerance over the whole run.
+                  realtime_factor_numpy: the same run by the numpy reference (Dynamics.rates, step_rk4)
+sweep_wall_s      wall time of run_sweep over psi = 30..75 deg at 1 deg (46 runs), the preset's integrator and dt,
+                  batched and compiled
+mujoco_ratio      realtime_factor / MuJoCo's for the same prism, dt and RK4, mj_step in a Python loop, same process;
+                  mujoco_ratio_nstep against MuJoCo stepping in its own C loop (mj_step with nstep)
 mujoco_final_strain_diff  max |strain ours - strain MuJoCo| at 5 s: that MuJoCo runs the same physics
+batch_realtime_factor  BATCH prisms released from psi spread over 30..75 deg, integrated together (run_batch) for
+                  5 s at dt: simulated seconds times prisms per wall second
+jit_first_start_s / jit_cached_start_s  a fresh process importing the simulator and running 10 ms of the prism,
+                  with an empty numba cache (compiling) and again with the cache it left
 The MuJoCo prism: free bodies with the rods' mass and isotropic inertia; free-joint damping 20 (N s/m on the three
 translational dofs, N m s on the three rotational ones) for the rod drag; spatial tendons of stiffness 10 N/m with
 springlength "0 0.2", a dead band below 0.2 m, so a slack cable pulls nothing; no gravity, no contacts.
@@ -15,17 +22,25 @@ springlength "0 0.2", a dead band below 0.2 m, so a slack cable pulls nothing; n
 import json
 import os
 import platform
+import subprocess
+import sys
+import tempfile
 import time
 
 import mujoco
+import numba
 import numpy as np
 
 from tensegrity_sim.dynamics import C, Q, Dynamics
-from tensegrity_sim.integrate import simulate
+from tensegrity_sim.integrate import run_batch, simulate
 from tensegrity_sim.presets import preset
 from tensegrity_sim.sweep import run_sweep
 
-TARGETS = {'realtime_factor': 200.0, 'sweep_wall_s': 10.0}
+TARGETS = {'realtime_factor': 200.0, 'sweep_wall_s': 10.0, 'mujoco_ratio': 1.0}
+BATCH = 1000
+START_SCRIPT = ('from tensegrity_sim.dynamics import Dynamics; from tensegrity_sim.integrate import simulate; '
+                'from tensegrity_sim.presets import preset; p = preset("savin2020_reproduce"); '
+                'simulate(Dynamics(p.structure), p.initial_state(36.0), 0.01)')
 PRESET, PSI_DEG, DURATION_S = 'savin2020_reproduce', 36.0, 5.0
 DT_LADDER = (0.1, 0.05, 0.025, 0.01, 0.005)      # coarsest first; each divides 5 s and 0.005 s
 STRAIN_TOLERANCE = 1e-4                            # fraction
@@ -43,8 +58,23 @@ def timed(run) -> float:
     return time.perf_counter() - start
 
 
-def rk4(dynamics, y0, dt):
-    return simulate(dynamics, y0, DURATION_S, integrator='rk4', dt_s=dt, sample_period_s=dt)
+def rk4(dynamics, y0, dt, implementation='compiled'):
+    return simulate(dynamics, y0, DURATION_S, integrator='rk4', dt_s=dt, sample_period_s=dt,
+                    implementation=implementation)
+
+
+def batch_realtime_factor(p, dt) -> float:
+    y0 = p.initial_state(np.linspace(30.0, 75.0, BATCH))
+    wall = best_wall_s(lambda: run_batch(p.structure, y0, DURATION_S, dt_s=dt, sample_period_s=0.1), repeats=3)
+    return DURATION_S * BATCH / wall
+
+
+def start_up_s() -> tuple[float, float]:
+    """Seconds for a fresh process to import the simulator and run 10 ms: with an empty numba cache, then cached."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        return tuple(timed(lambda: subprocess.run([sys.executable, '-c', START_SCRIPT], env=env, check=True))
+                     for _ in range(2))
 
 
 def ladder_errors(dynamics, y0) -> dict:
@@ -134,6 +164,8 @@ def main() -> None:
     dt, dt_whole_run = largest_dt(errors, 'final'), largest_dt(errors, 'along_run')
     rtf = {step: DURATION_S / best_wall_s(lambda: rk4(dynamics, y0, step), repeats=REPEATS if step == dt else 5)
            for step in sorted({dt, dt_whole_run, 0.01}, reverse=True)}
+    rtf_numpy = DURATION_S / best_wall_s(lambda: rk4(dynamics, y0, dt, 'numpy'))
+    first_start_s, cached_start_s = start_up_s()
     ours = dynamics.strains(rk4(dynamics, y0, dt).states)
     mj = mujoco_figures(p, dynamics, y0, dt, ours)
     psi = np.arange(30, 76)
@@ -144,6 +176,13 @@ def main() -> None:
         'realtime_factor': round(rtf[dt], 1),
         'sweep_wall_s': round(sweep_wall_s, 3),
         'mujoco_ratio': round(rtf[dt] / mj['mujoco_realtime_factor'], 4),
+        'mujoco_ratio_nstep': round(rtf[dt] / mj['mujoco_realtime_factor_nstep'], 4),
+        'realtime_factor_numpy': round(rtf_numpy, 1),
+        'compiled_over_numpy': round(rtf[dt] / rtf_numpy, 1),
+        'batch_realtime_factor': round(batch_realtime_factor(p, dt), 1),
+        'batch_prisms': BATCH,
+        'jit_first_start_s': round(first_start_s, 2),
+        'jit_cached_start_s': round(cached_start_s, 2),
         'mujoco_final_strain_diff': mj['mujoco_final_strain_diff'],
         'dt_s': dt,
         'final_strain_error_vs_adaptive': errors[dt]['final'],
@@ -158,12 +197,13 @@ def main() -> None:
         'sweep_integrator': p.integrator, 'sweep_dt_s': p.dt_s,
         'sweep_thresholds': sweep.thresholds,
         'cpu_count': os.cpu_count(), 'python': platform.python_version(),
-        'numpy': np.__version__, 'mujoco': mujoco.__version__,
+        'numpy': np.__version__, 'mujoco': mujoco.__version__, 'numba': numba.__version__,
     }
     result['targets'] = TARGETS
     result['met'] = {
         'realtime_factor': result['realtime_factor'] >= TARGETS['realtime_factor'],
         'sweep_wall_s': result['sweep_wall_s'] <= TARGETS['sweep_wall_s'],
+        'mujoco_ratio': result['mujoco_ratio'] >= TARGETS['mujoco_ratio'],
     }
     print(json.dumps(result))
 

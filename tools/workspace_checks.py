@@ -32,6 +32,7 @@ PYTHON_KEYS = {
     'yourdfpy': 'python3-yourdfpy-pip',
     'catkin_pkg': 'python3-catkin-pkg',
     'mujoco': 'python3-mujoco-pip',
+    'numba': 'python3-numba',            # ros/rosdistro 8468e88: debian and ubuntu apt; the venvs pin pip's 0.68.1
 }
 # Imports that no rosdep key provides (ros/rosdistro 8468e88 has none): they are installed from the lock files by
 # `make env` on every machine, robots included (tools/env/robot.txt), and a package.xml cannot name them.

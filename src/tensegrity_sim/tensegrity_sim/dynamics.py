@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from soro_geometry import quaternion
-from tensegrity_sim import analysis
+from tensegrity_sim import analysis, compiled
 from tensegrity_sim.structure import Structure
 
 C, V, Q, W = slice(0, 3), slice(3, 6), slice(6, 10), slice(10, 13)
@@ -55,10 +55,18 @@ class Dynamics:
         self.weight = self.mass * s.gravity_m_s2
         self.rest_length = s.cable_rest_length_m.copy()
         self.has_damping = bool(np.any(s.cable_damping_n_s_per_m > 0))
+        self._compiled = None
 
     def set_rest_lengths(self, rest_length_m) -> None:
         """Actuate: new cable rest lengths (m), validated by the Structure rules."""
         self.rest_length = self.structure.with_rest_lengths(rest_length_m).cable_rest_length_m
+        self._compiled = None
+
+    def compiled_batch(self) -> compiled.Batch:
+        """This structure with its current rest lengths as the compiled kernels read it (built once per change)."""
+        if self._compiled is None:
+            self._compiled = compiled.batch_of([self.structure], [self.rest_length])
+        return self._compiled
 
     def kinematics(self, y: np.ndarray) -> Kinematics:
         c, v, q, w = y[..., C], y[..., V], y[..., Q], y[..., W]

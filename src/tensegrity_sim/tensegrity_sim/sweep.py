@@ -18,7 +18,7 @@ Progress = Callable[[int, int, float], None]   # (runs done, runs in total, last
 # One sweep's bounds, so that a typo (a step of 1e-7°, a duration of 1e9 s) is refused before any work instead of
 # running for hours or asking for terabytes: the default sweep is 46 runs of 500 steps.
 MAX_RUNS = 10_000                  # ψ values
-MAX_RUN_STEPS = 2_000_000          # runs × integration steps: about a minute here; ≤ 150 MB of sampled strains
+MAX_RUN_STEPS = 2_000_000          # runs × integration steps: seconds compiled; ≤ 150 MB of sampled strains
 DT = ParamSpec('dt_s', 0.01, 'fixed integration step (s)', 1e-5, 0.1)
 DURATION = ParamSpec('duration_s', 5.0, 'simulated time per ψ (s)', 0.01, 600.0)
 

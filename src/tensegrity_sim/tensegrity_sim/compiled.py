@@ -43,10 +43,6 @@ class Batch:
     drag: np.ndarray
     ground: np.ndarray
 
-    @property
-    def size(self) -> int:
-        return self.mass.shape[0]
-
     def arrays(self) -> tuple:
         return (self.cable_a, self.cable_b, self.half_length, self.mass, self.inertia, self.weight, self.stiffness,
                 self.damping, self.rest_length, self.unilateral, self.damping_mode, self.drag, self.ground)

@@ -36,7 +36,7 @@ PYTHON_KEYS = {
 }
 # Imports that no rosdep key provides (ros/rosdistro 8468e88 has none): they are installed from the lock files by
 # `make env` on every machine, robots included (tools/env/robot.txt), and a package.xml cannot name them.
-PIP_ONLY = {'Pynite': 'pynitefea'}
+PIP_ONLY = {'Pynite': 'pynitefea', 'ortools': 'ortools'}
 # ROS packages whose Python module has the package's name.
 ROS_MODULES = {
     'rclpy', 'ament_index_python', 'launch', 'launch_ros', 'launch_testing', 'rosidl_runtime_py',

@@ -33,6 +33,8 @@ python=${PYTHON:-python3}
 command -v "$python" >/dev/null || fail "find python" "no '$python' on PATH (Python 3.11 or newer is needed)"
 "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
     || fail "check python" "$("$python" -V 2>&1) is older than 3.11"
+# with env.sh sourced, python3 is the venv's own, which is about to be replaced: use the interpreter it came from
+python=$("$python" -c 'import sys; print(sys._base_executable)')
 
 missing=$(for t in cmake make gcc g++; do command -v $t >/dev/null || echo -n "$t "; done)
 if [[ -n "$missing" ]]; then

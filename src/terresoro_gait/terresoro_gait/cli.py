@@ -18,7 +18,8 @@ from terresoro_gait.explore import eulerian_rounds
 from terresoro_gait.kinematics import cycle_motion, predicted_speeds
 from terresoro_gait.parameters import PAPER_TAU_S, ROBOT
 from terresoro_gait.sweep import LHS_SAMPLES, MAX_SAMPLES, lhs_sweep
-from terresoro_gait.synthesis import MAX_ITERATIONS, MAX_K_BEST, GaitProblem, Objective, SynthesisInfeasible
+from terresoro_gait.synthesis import (AUTO_CPSAT_STATES, BACKENDS, MAX_ITERATIONS, MAX_K_BEST, GaitProblem, Objective,
+                                      SynthesisInfeasible)
 from terresoro_gait.weights import EdgeWeights, WeightsError, read_csv
 
 
@@ -88,13 +89,16 @@ def _synthesize(argv) -> int:
     _problem_arguments(parser)
     parser.add_argument('--alpha', type=_numbers, required=True, help='α: AX,AY for translation, A for rotation')
     add_option(parser, '--k', K)
+    parser.add_argument('--backend', choices=BACKENDS, default='auto',
+                        help=f'exact solver: HiGHS BILP with cuts, CP-SAT circuit, or auto (CP-SAT from '
+                             f'{AUTO_CPSAT_STATES} states up)')
     parser.add_argument('--json', action='store_true', help='print JSON (the default output)')
     args = parser.parse_args(argv)
     weights = read_csv(args.weights)
-    problem = GaitProblem(weights, LimbDigraph(weights.n_limbs, args.lost_limbs))
+    problem = GaitProblem(weights, LimbDigraph(weights.n_limbs, args.lost_limbs), args.backend)
     objective = Objective(args.goal, args.alpha, args.beta, args.gamma, args.eps)
     solutions = problem.k_best(objective, args.k, progress=_progress if args.k > 1 else None)
-    gaits = [gait_record(weights, s.cycle, s.cost) for s in solutions]
+    gaits = [dict(gait_record(weights, s.cycle, s.cost), solver=s.backend) for s in solutions]
     print(json.dumps({'gaits': gaits}))
     return 0
 

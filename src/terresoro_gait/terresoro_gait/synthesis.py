@@ -12,6 +12,10 @@ cycle, so the optimum over simple cycles is exact:
 Speed, still exact: each BILP runs only on the edges that reduced-cost fixing cannot exclude, against the best
 known simple cycle meeting the tolerance (every 2- and 3-cycle, each solution's components, patches of them,
 earlier optima of the same problem). The Latin-hypercube sweep of α is in terresoro_gait.sweep.
+
+A second exact backend, CP-SAT's circuit constraint (terresoro_gait.cpsat), needs no cut loop and has a shorter tail
+on 16 states and more; ``backend='auto'`` takes it there and HiGHS below, and HiGHS wherever CP-SAT's answer cannot
+be verified exact.
 """
 from __future__ import annotations
 
@@ -25,6 +29,8 @@ from terresoro_gait.digraph import LimbDigraph, canonical
 from terresoro_gait.weights import EdgeWeights
 
 GOALS = ('translation', 'rotation')
+BACKENDS = ('auto', 'highs', 'cpsat')
+AUTO_CPSAT_STATES = 16    # 'auto' takes CP-SAT from TerreSoRo-IV's 16 states up (bench/terresoro.py)
 MAX_ITERATIONS = 50       # the paper's L
 MAX_K_BEST = 50           # k-best gaits in one request: each costs a full solve, up to seconds on TerreSoRo-IV
 
@@ -66,14 +72,15 @@ class Objective:
 class Solution:
     cycle: tuple[int, ...]      # canonical: from its smallest vertex
     cost: float
-    iterations: int             # BILP solves it took
+    iterations: int             # BILP (or CP-SAT) solves it took
+    backend: str = 'highs'      # which solver found it
 
 
 class GaitProblem:
     """One weighted graph (complete or pruned) and its constraint rows; solves any Objective exactly."""
 
-    def __init__(self, weights: EdgeWeights, graph: LimbDigraph):
-        self.graph = graph
+    def __init__(self, weights: EdgeWeights, graph: LimbDigraph, backend: str = 'auto'):
+        self.graph, self.backend = graph, check_backend(backend)
         self.P, self.theta, self.sp, self.stheta = weights.on(graph)
         ones = np.ones(graph.m)
         self._structure = [LinearConstraint(graph.incidence, 0, 0),           # B z = 0
@@ -94,8 +101,32 @@ class GaitProblem:
         return LinearConstraint(self.P, -objective.eps, objective.eps)                          # |Pz| ≤ ε_t
 
     def solve(self, objective: Objective, exclude: list[tuple[int, ...]] = (),
-              max_iterations: int = MAX_ITERATIONS) -> Solution:
-        """The simple cycle minimising the objective, except the cycles in ``exclude``."""
+              max_iterations: int = MAX_ITERATIONS, backend: str | None = None) -> Solution:
+        """The simple cycle minimising the objective, except the cycles in ``exclude``, by ``backend`` (the
+        problem's own when None)."""
+        backend = check_backend(backend or self.backend)
+        if backend == 'cpsat' or (backend == 'auto' and self.graph.n >= AUTO_CPSAT_STATES):
+            from terresoro_gait import cpsat    # noqa: PLC0415 - ortools loads only when a solve needs it
+            c = self.costs(objective)
+            excluded = {canonical(tuple(g)) for g in exclude}
+            fixed = [self.tolerance(objective)] + [self._no_good(self.graph.cycle_vector(g)) for g in exclude]
+            constraints = self._structure + fixed + self.cuts
+            keep = self._columns_to_keep(c, constraints, objective, excluded)
+            hint = self._known.best_cycle(c, self._motion(objective), objective.eps, excluded)
+            model = cpsat.CircuitModel(self.graph, c, self._motion(objective), objective.eps, list(exclude), keep, hint)
+            try:
+                found = model.solve(max_iterations, refix=lambda upper: self._columns_to_keep(
+                    c, constraints, objective, excluded, upper))
+                self._known.add([found.cycle])
+                return Solution(found.cycle, float(c @ self.graph.cycle_vector(found.cycle)), found.solves, 'cpsat')
+            except cpsat.NoCycle:
+                raise SynthesisInfeasible(self._infeasible(objective)) from None
+            except cpsat.CannotVerify:
+                pass                              # HiGHS decides: its answer is exact without scaling
+        return self._solve_highs(objective, exclude, max_iterations)
+
+    def _solve_highs(self, objective: Objective, exclude: list[tuple[int, ...]],
+                     max_iterations: int) -> Solution:
         c = self.costs(objective)
         fixed = [self.tolerance(objective)] + [self._no_good(self.graph.cycle_vector(g)) for g in exclude]
         excluded = {canonical(tuple(g)) for g in exclude}
@@ -111,8 +142,8 @@ class GaitProblem:
             self.cuts.extend(self._connectivity_cuts(cycles))
         raise IterationLimit(f'no single cycle after {max_iterations} iterations (the paper\'s L)')
 
-    def k_best(self, objective: Objective, k: int,
-               progress: Callable[[int, int], None] | None = None) -> list[Solution]:
+    def k_best(self, objective: Objective, k: int, progress: Callable[[int, int], None] | None = None,
+               backend: str | None = None) -> list[Solution]:
         """The k best simple cycles in order of cost (fewer if fewer exist), by no-good cuts on each one found;
         1 <= k <= MAX_K_BEST. ``progress(found, k)`` is called after each."""
         if not 1 <= k <= MAX_K_BEST:
@@ -120,7 +151,7 @@ class GaitProblem:
         found: list[Solution] = []
         for _ in range(k):
             try:
-                found.append(self.solve(objective, exclude=[s.cycle for s in found]))
+                found.append(self.solve(objective, exclude=[s.cycle for s in found], backend=backend))
             except SynthesisInfeasible:
                 if not found:
                     raise
@@ -136,8 +167,7 @@ class GaitProblem:
             # cannot happen (the known cycle bounding the fixing uses only kept edges): a guard, not a path
             result = self._milp_on(c, constraints, np.ones_like(keep))
         if result.status == 2:
-            what = 'rotation |Θz| ≤ ε_θ' if objective.goal == 'translation' else 'translation |Pz| ≤ ε_t'
-            raise SynthesisInfeasible(f'no simple cycle meets the {what} with eps = {objective.eps:g}')
+            raise SynthesisInfeasible(self._infeasible(objective))
         if result.x is None:
             raise SynthesisInfeasible(f'the BILP solver stopped: {result.message}')
         z = np.zeros(self.graph.m)
@@ -150,13 +180,14 @@ class GaitProblem:
                     options={'mip_rel_gap': 0.0})
 
     def _columns_to_keep(self, c: np.ndarray, constraints: list, objective: Objective,
-                         excluded: set[tuple[int, ...]]) -> np.ndarray:
-        """Reduced-cost fixing, exact: bool (m,), False for edges no cycle costing at most the best known feasible
-        simple cycle can use. With the LP relaxation's optimum J_LP and reduced cost r_e ≥ 0 of an edge at its
-        lower bound, every z of the relaxation with z_e = 1 costs at least J_LP + r_e (LP duality); if that exceeds
-        the cost U of a known simple cycle meeting the tolerance, the optimum (≤ U) has z_e = 0."""
+                         excluded: set[tuple[int, ...]], upper: float | None = None) -> np.ndarray:
+        """Reduced-cost fixing, exact: bool (m,), False for edges no cycle costing at most ``upper`` (default: the
+        best known feasible simple cycle) can use. With the LP relaxation's optimum J_LP and reduced cost r_e ≥ 0 of
+        an edge at its lower bound, every z of the relaxation with z_e = 1 costs at least J_LP + r_e (LP duality);
+        if that exceeds the cost U of a known simple cycle meeting the tolerance, the optimum (≤ U) has z_e = 0."""
         everything = np.ones(self.graph.m, dtype=bool)
-        upper = self._known.best(c, self._motion(objective), objective.eps, excluded)
+        if upper is None:
+            upper = self._known.best(c, self._motion(objective), objective.eps, excluded)
         if not np.isfinite(upper):
             return everything
         relaxation = linprog(c, bounds=(0, 1), method='highs', **_inequalities(constraints))
@@ -184,6 +215,11 @@ class GaitProblem:
             merged.append(cycle)
         return merged
 
+    @staticmethod
+    def _infeasible(objective: Objective) -> str:
+        what = 'rotation |Θz| ≤ ε_θ' if objective.goal == 'translation' else 'translation |Pz| ≤ ε_t'
+        return f'no simple cycle meets the {what} with eps = {objective.eps:g}'
+
     def _motion(self, objective: Objective) -> np.ndarray:
         """The rows the tolerance bounds: Θ (1, m) for translation, P (2, m) for rotation."""
         return self.theta[None, :] if objective.goal == 'translation' else self.P
@@ -205,6 +241,12 @@ class GaitProblem:
                 a = leaving.astype(float) - out[row[inside[0]]] - out[row[other[0]]]
                 cuts.append(LinearConstraint(a[None, :], -1, np.inf))
         return cuts
+
+
+def check_backend(backend: str) -> str:
+    if backend not in BACKENDS:
+        raise ValueError(f'backend = {backend!r}: allowed values are {", ".join(BACKENDS)}')
+    return backend
 
 
 class KnownCycles:
@@ -232,13 +274,21 @@ class KnownCycles:
     def best(self, c: np.ndarray, motion: np.ndarray, eps: float, excluded: set[tuple[int, ...]]) -> float:
         """min c z over the known cycles with |motion z| ≤ eps componentwise (motion (r, m)), not in ``excluded``;
         inf if none. Strictly inside the tolerance by 1e-9 so the cycle is certainly feasible for the BILP too."""
+        cycle = self.best_cycle(c, motion, eps, excluded)
+        return np.inf if cycle is None else float(self.graph.cycle_vector(cycle) @ c)
+
+    def best_cycle(self, c: np.ndarray, motion: np.ndarray, eps: float,
+                   excluded: set[tuple[int, ...]]) -> tuple[int, ...] | None:
+        """The known cycle ``best`` costs (None if none)."""
         if len(self._rows) != len(self._matrix):
             self._matrix = np.array(self._rows, dtype=float)
         cost = self._matrix @ c
         feasible = np.all(np.abs(self._matrix @ motion.T) <= eps - 1e-9, axis=1)
         if excluded:
             feasible &= np.array([cycle not in excluded for cycle in self.cycles])
-        return float(cost[feasible].min()) if feasible.any() else np.inf
+        if not feasible.any():
+            return None
+        return self.cycles[int(np.flatnonzero(feasible)[np.argmin(cost[feasible])])]
 
 
 def _patches(first: tuple[int, ...], second: tuple[int, ...]) -> list[tuple[int, ...]]:

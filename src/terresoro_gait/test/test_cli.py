@@ -28,6 +28,15 @@ def test_synthesize_prints_the_k_best_gaits_with_their_composed_motion(test_a_cs
     assert (gaits[1]['px_mm'], gaits[1]['py_mm']) == pytest.approx((23.977679, 0.348559), abs=1e-6)
 
 
+@pytest.mark.parametrize('backend', ['highs', 'cpsat'])
+def test_synthesize_backend_option_picks_the_solver_and_both_agree(test_a_csv, capsys, backend):
+    assert cli.synthesize_main(['--weights', test_a_csv, '--goal', 'translation', '--alpha', '-1,0', '--eps', '3',
+                                '--k', '2', '--backend', backend]) == 0
+    gaits = json.loads(capsys.readouterr().out)['gaits']
+    assert [(g['vertices'], g['solver']) for g in gaits] == [([1, 2, 4, 3], backend), ([1, 2, 3], backend)]
+    assert [g['cost'] for g in gaits] == pytest.approx([-27, -24], abs=1e-9)
+
+
 def test_synthesize_with_a_lost_limb_stays_on_the_pruned_graph(tmp_path, random_weights, capsys):
     path = str(write_csv(random_weights(4, 5), tmp_path / 'iv.csv'))
     assert cli.synthesize_main(['--weights', path, '--goal', 'rotation', '--alpha', '-1', '--eps', '5',

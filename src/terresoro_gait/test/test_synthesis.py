@@ -164,3 +164,99 @@ def test_lhs_sweep_in_two_processes_equals_the_sequential_sweep(test_a):
     two = lhs_sweep(GaitProblem(test_a, graph), 'translation', 0.0, 0.5, 3.0, samples=40, seed=4, workers=2)
     assert [g.cycle for g in one.gaits] == [g.cycle for g in two.gaits] and one.alphas == two.alphas
     assert [g.cost for g in one.gaits] == pytest.approx([g.cost for g in two.gaits])
+
+
+# --- the CP-SAT backend (terresoro_gait.cpsat) against HiGHS and exhaustive search ---------------------------------
+
+@pytest.mark.parametrize('goal, alpha, beta, gamma, eps, cycle, cost', [
+    ('translation', (-1, 0), 0, 0, 3, (1, 2, 4, 3), -27), ('translation', (-1, 0), 0, 5, 3, (1, 2, 3), -9),
+    ('translation', (1, 0), 0, 0, 3, (3, 4), 4), ('rotation', (-1,), 0, 0, 8, (1, 3, 2, 4), -34),
+    ('rotation', (-1,), 5, 0, 8, (1, 3, 4), -25.5)])
+def test_cpsat_passes_spec_test_a(test_a, goal, alpha, beta, gamma, eps, cycle, cost):
+    solution = GaitProblem(test_a, LimbDigraph(2), 'cpsat').solve(Objective(goal, alpha, beta, gamma, eps))
+    assert (solution.cycle, solution.backend) == (cycle, 'cpsat') and solution.cost == pytest.approx(cost, abs=1e-9)
+
+
+def test_cpsat_passes_spec_test_b_without_a_cut_loop():
+    theta = -np.ones(12)
+    theta[[0, 3]], theta[[8, 11]] = 5, 4
+    weights = EdgeWeights(2, np.zeros(12), np.zeros(12), theta, np.zeros(12), np.full(12, 0.1))
+    solution = GaitProblem(weights, LimbDigraph(2), 'cpsat').solve(Objective('rotation', (-1,), 0, 0, 1))
+    assert (solution.cycle, solution.cost) == ((1, 2), -10.0)
+
+
+@pytest.mark.parametrize('seed', [1, 2, 3])
+def test_cpsat_optimum_equals_exhaustive_search_on_eight_vertices(eight, random_weights, seed):
+    graph, cycles, Z = eight
+    weights = random_weights(3, seed)
+    rng = np.random.default_rng(100 + seed)
+    for objective in (Objective('translation', tuple(rng.uniform(-1, 1, 2)), 0.2, 1.0, 4.0),
+                      Objective('rotation', (rng.uniform(-1, 1),), 0.2, 1.0, 6.0)):
+        problem = GaitProblem(weights, graph, 'cpsat')
+        solution = problem.solve(objective)
+        ranked, costs = exhaustive_ranking(problem, objective, cycles, Z)
+        assert solution.cost == pytest.approx(costs[0], abs=1e-9)
+        assert solution.cycle == ranked[0] or costs[1] == pytest.approx(costs[0], abs=1e-9)
+
+
+def test_cpsat_k_best_on_four_vertices_lists_every_feasible_cycle_in_order(test_a):
+    graph = LimbDigraph(2)
+    problem = GaitProblem(test_a, graph, 'cpsat')
+    objective = Objective('translation', (-1, 0), 0, 0, 3)
+    ranked, costs = exhaustive_ranking(problem, objective, *all_cycles(graph))
+    assert [s.cost for s in problem.k_best(objective, 30)] == pytest.approx(list(costs), abs=1e-9)
+
+
+def test_both_backends_agree_on_random_terresoro_iv_problems(random_weights):
+    graph, rng = LimbDigraph(4), np.random.default_rng(19)
+    for seed in range(3):
+        weights = random_weights(4, 40 + seed)
+        for objective in (Objective('translation', tuple(rng.uniform(-1, 1, 2)), 0.1, 1.0, 5.0),
+                          Objective('rotation', (rng.uniform(-1, 1),), 0.1, 1.0, 5.0)):
+            highs = GaitProblem(weights, graph, 'highs').solve(objective)
+            cpsat = GaitProblem(weights, graph, 'cpsat').solve(objective)
+            assert (cpsat.backend, highs.backend) == ('cpsat', 'highs')
+            assert cpsat.cycle == highs.cycle and cpsat.cost == pytest.approx(highs.cost, abs=1e-9)
+
+
+def test_a_near_tie_below_the_integer_scale_is_decided_in_real_arithmetic():
+    """(1,2) and (3,4) cost -20 + 0.8q and -20 + 0.6q with q the cost grid of the integer model: rounded, (1,2)
+    is cheaper (-20/q against -20/q + 1), so a solver trusting the rounding picks it; (3,4) is the optimum."""
+    from terresoro_gait import cpsat
+    graph = LimbDigraph(2)
+    q = 1.0 / cpsat.scale(np.array([100.0]))
+    cost = {(1, 2): -10 + 0.4 * q, (2, 1): -10 + 0.4 * q, (3, 4): -10 + 0.6 * q, (4, 3): -10.0}
+    px = np.array([cost.get(tuple(e), 100.0) for e in graph.edges.tolist()])
+    weights = EdgeWeights(2, px, np.zeros(12), np.zeros(12), np.zeros(12), np.full(12, 0.1))
+    objective = Objective('translation', (1, 0), 0, 0, 1)
+    rounded = {c: graph.cycle_vector(c) @ np.round(px / q) for c in ((1, 2), (3, 4))}       # edge by edge
+    assert rounded[(1, 2)] < rounded[(3, 4)]                                     # the trap is armed
+    solution = GaitProblem(weights, graph, 'cpsat').solve(objective)
+    assert solution.cycle == (3, 4) and solution.cost < graph.cycle_vector((1, 2)) @ px
+
+
+def test_auto_takes_cpsat_from_sixteen_states_and_highs_below(random_weights):
+    objective = Objective('translation', (1, 0), 0.1, 1.0, 5.0)
+    assert GaitProblem(random_weights(3, 1), LimbDigraph(3)).solve(objective).backend == 'highs'
+    assert GaitProblem(random_weights(4, 1), LimbDigraph(4)).solve(objective).backend == 'cpsat'
+    with pytest.raises(ValueError, match="backend = 'gurobi': allowed values are auto, highs, cpsat"):
+        GaitProblem(random_weights(3, 1), LimbDigraph(3), 'gurobi')
+
+
+def test_the_sweep_works_with_either_backend_and_auto_sweeps_with_highs(test_a):
+    problem = {b: GaitProblem(test_a, LimbDigraph(2), b) for b in ('auto', 'highs', 'cpsat')}
+    results = {b: lhs_sweep(p, 'translation', beta=0.0, gamma=0.5, eps=3.0, samples=20, seed=4)
+               for b, p in problem.items()}
+    assert {g.backend for g in results['auto'].gaits} == {'highs'}
+    assert {g.backend for g in results['cpsat'].gaits} == {'cpsat'}
+    assert [g.cycle for g in results['cpsat'].gaits] == [g.cycle for g in results['highs'].gaits]
+    assert results['cpsat'].alphas == results['highs'].alphas
+
+
+@pytest.mark.parametrize('lost', [(1,), (4,)])
+def test_cpsat_loss_of_limb_synthesis_equals_highs(random_weights, lost):
+    graph, weights = LimbDigraph(4, lost), random_weights(4, 11)
+    for objective in (Objective('translation', (1, 0), 0.1, 1.0, 5.0), Objective('rotation', (-1,), 0.1, 1.0, 5.0)):
+        highs = GaitProblem(weights, graph, 'highs').solve(objective)
+        cpsat = GaitProblem(weights, graph, 'cpsat').solve(objective)
+        assert cpsat.cycle == highs.cycle and cpsat.cost == pytest.approx(highs.cost, abs=1e-9)

@@ -106,24 +106,31 @@ class GaitProblem:
         problem's own when None)."""
         backend = check_backend(backend or self.backend)
         if backend == 'cpsat' or (backend == 'auto' and self.graph.n >= AUTO_CPSAT_STATES):
-            from terresoro_gait import cpsat    # noqa: PLC0415 - ortools loads only when a solve needs it
-            c = self.costs(objective)
-            excluded = {canonical(tuple(g)) for g in exclude}
-            fixed = [self.tolerance(objective)] + [self._no_good(self.graph.cycle_vector(g)) for g in exclude]
-            constraints = self._structure + fixed + self.cuts
-            keep = self._columns_to_keep(c, constraints, objective, excluded)
-            hint = self._known.best_cycle(c, self._motion(objective), objective.eps, excluded)
-            model = cpsat.CircuitModel(self.graph, c, self._motion(objective), objective.eps, list(exclude), keep, hint)
-            try:
-                found = model.solve(max_iterations, refix=lambda upper: self._columns_to_keep(
-                    c, constraints, objective, excluded, upper))
-                self._known.add([found.cycle])
-                return Solution(found.cycle, float(c @ self.graph.cycle_vector(found.cycle)), found.solves, 'cpsat')
-            except cpsat.NoCycle:
-                raise SynthesisInfeasible(self._infeasible(objective)) from None
-            except cpsat.CannotVerify:
-                pass                              # HiGHS decides: its answer is exact without scaling
+            solution = self._solve_cpsat(objective, exclude, max_iterations)
+            if solution is not None:
+                return solution
         return self._solve_highs(objective, exclude, max_iterations)
+
+    def _solve_cpsat(self, objective: Objective, exclude: list[tuple[int, ...]],
+                     max_iterations: int) -> Solution | None:
+        """The optimum by CP-SAT, or None where its answer cannot be verified exact (HiGHS decides then)."""
+        from terresoro_gait import cpsat    # noqa: PLC0415 - ortools loads only when a solve needs it
+        c, motion = self.costs(objective), self._motion(objective)
+        excluded = {canonical(tuple(g)) for g in exclude}
+        fixed = [self.tolerance(objective)] + [self._no_good(self.graph.cycle_vector(g)) for g in exclude]
+        constraints = self._structure + fixed + self.cuts
+        keep = self._columns_to_keep(c, constraints, objective, excluded)
+        hint = self._known.best_cycle(c, motion, objective.eps, excluded)
+        model = cpsat.CircuitModel(self.graph, c, motion, objective.eps, list(exclude), keep, hint)
+        try:
+            found = model.solve(max_iterations, refix=lambda upper: self._columns_to_keep(
+                c, constraints, objective, excluded, upper))
+        except cpsat.NoCycle:
+            raise SynthesisInfeasible(self._infeasible(objective)) from None
+        except cpsat.CannotVerify:
+            return None
+        self._known.add([found.cycle])
+        return Solution(found.cycle, float(c @ self.graph.cycle_vector(found.cycle)), found.solves, 'cpsat')
 
     def _solve_highs(self, objective: Objective, exclude: list[tuple[int, ...]],
                      max_iterations: int) -> Solution:

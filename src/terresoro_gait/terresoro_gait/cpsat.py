@@ -26,7 +26,8 @@ from terresoro_gait.digraph import LimbDigraph, canonical
 
 INTEGER_LIMIT = 2 ** 30      # largest |scaled coefficient|: sums over a cycle stay far inside int64
 MAX_CANDIDATES = 64          # cycles listed in step 2 before giving up to HiGHS
-FIRST_LOOK_S = 0.1           # a time-limited search for a good cycle to fix edges by, before step 1
+FIRST_LOOK_S = 0.8           # first_look: time for the search among the edges the LP relaxation likes best
+FIRST_LOOK_SHARE = 0.15      # ... the share of the edges it searches: the lowest J_LP + r_e
 WORKERS = 2                  # CP-SAT's portfolio: 2 measured best on 2 cores, 4 and 8 slower (bench/terresoro.py)
 
 
@@ -91,11 +92,6 @@ class CircuitModel:
         solves = 0
         objective = self._sum(self.scaled_cost)
         self.model.minimize(objective)
-        if refix is not None:       # a good cycle found quickly fixes most edges before the proof starts
-            solves += 1
-            early = self._run(time_limit_s=FIRST_LOOK_S)
-            if early is not None and self._meets_tolerance(early):
-                self._fix(refix(float(self.cost @ self.graph.cycle_vector(early))))
         while True:                                         # step 1
             solves += 1
             if solves > max_iterations:
@@ -162,3 +158,13 @@ class CircuitModel:
         if len(cycles) != 1:        # the circuit constraint admits one cycle only: a guard, not a path
             raise CannotVerify(f'CP-SAT returned {len(cycles)} cycles')
         return canonical(cycles[0])
+
+
+def first_look(graph: LimbDigraph, cost: np.ndarray, motion: np.ndarray, eps: float,
+               exclude: list[tuple[int, ...]], among: np.ndarray) -> tuple[int, ...] | None:
+    """A good cycle meeting the tolerance, searched for FIRST_LOOK_S among the edges ``among`` only (bool (m,)):
+    not an answer, an upper bound that lets reduced-cost fixing shrink the exact model. None if none was found."""
+    model = CircuitModel(graph, cost, motion, eps, exclude, among)
+    model.model.minimize(model._sum(model.scaled_cost))
+    cycle = model._run(time_limit_s=FIRST_LOOK_S)
+    return cycle if cycle is not None and model._meets_tolerance(cycle) else None

@@ -118,13 +118,19 @@ class GaitProblem:
         c, motion = self.costs(objective), self._motion(objective)
         excluded = {canonical(tuple(g)) for g in exclude}
         fixed = [self.tolerance(objective)] + [self._no_good(self.graph.cycle_vector(g)) for g in exclude]
-        constraints = self._structure + fixed + self.cuts
-        keep = self._columns_to_keep(c, constraints, objective, excluded)
+        bounds = self._edge_bounds(c, self._structure + fixed + self.cuts)
         hint = self._known.best_cycle(c, motion, objective.eps, excluded)
+        upper = np.inf if hint is None else float(c @ self.graph.cycle_vector(hint))
+        if bounds is not None:      # a first look on the edges the LP likes best: a good cycle bounds the rest
+            look = cpsat.first_look(self.graph, c, motion, objective.eps, list(exclude),
+                                    bounds <= np.quantile(bounds, cpsat.FIRST_LOOK_SHARE))
+            if look is not None and float(c @ self.graph.cycle_vector(look)) < upper:
+                hint, upper = look, float(c @ self.graph.cycle_vector(look))
+        keep = _keep(bounds, upper) if bounds is not None and np.isfinite(upper) else None
+        refix = (lambda at_most: _keep(bounds, at_most)) if bounds is not None else None
         model = cpsat.CircuitModel(self.graph, c, motion, objective.eps, list(exclude), keep, hint)
         try:
-            found = model.solve(max_iterations, refix=lambda upper: self._columns_to_keep(
-                c, constraints, objective, excluded, upper))
+            found = model.solve(max_iterations, refix=refix)
         except cpsat.NoCycle:
             raise SynthesisInfeasible(self._infeasible(objective)) from None
         except cpsat.CannotVerify:
@@ -187,21 +193,23 @@ class GaitProblem:
                     options={'mip_rel_gap': 0.0})
 
     def _columns_to_keep(self, c: np.ndarray, constraints: list, objective: Objective,
-                         excluded: set[tuple[int, ...]], upper: float | None = None) -> np.ndarray:
-        """Reduced-cost fixing, exact: bool (m,), False for edges no cycle costing at most ``upper`` (default: the
-        best known feasible simple cycle) can use. With the LP relaxation's optimum J_LP and reduced cost r_e ≥ 0 of
-        an edge at its lower bound, every z of the relaxation with z_e = 1 costs at least J_LP + r_e (LP duality);
-        if that exceeds the cost U of a known simple cycle meeting the tolerance, the optimum (≤ U) has z_e = 0."""
+                         excluded: set[tuple[int, ...]]) -> np.ndarray:
+        """Reduced-cost fixing, exact: bool (m,), False for edges no cycle costing at most the best known feasible
+        simple cycle can use. With the LP relaxation's optimum J_LP and reduced cost r_e ≥ 0 of an edge at its
+        lower bound, every z of the relaxation with z_e = 1 costs at least J_LP + r_e (LP duality); if that exceeds
+        the cost U of a known simple cycle meeting the tolerance, the optimum (≤ U) has z_e = 0."""
         everything = np.ones(self.graph.m, dtype=bool)
-        if upper is None:
-            upper = self._known.best(c, self._motion(objective), objective.eps, excluded)
+        upper = self._known.best(c, self._motion(objective), objective.eps, excluded)
         if not np.isfinite(upper):
             return everything
+        bounds = self._edge_bounds(c, constraints)
+        return everything if bounds is None else _keep(bounds, upper)
+
+    @staticmethod
+    def _edge_bounds(c: np.ndarray, constraints: list) -> np.ndarray | None:
+        """(m,) J_LP + r_e: no cycle using edge e costs less (see _columns_to_keep); None if the LP fails."""
         relaxation = linprog(c, bounds=(0, 1), method='highs', **_inequalities(constraints))
-        if relaxation.status != 0:
-            return everything
-        margin = 1e-6 * (1.0 + abs(upper))       # LP dual tolerances; keeping an edge is always safe
-        return relaxation.fun + relaxation.lower.marginals <= upper + margin
+        return relaxation.fun + relaxation.lower.marginals if relaxation.status == 0 else None
 
     def _merged(self, cycles: list[tuple[int, ...]], c: np.ndarray, objective: Objective) -> list[tuple[int, ...]]:
         """Simple cycles near a disjoint solution, for upper bounds only (any simple cycle is a valid one): the
@@ -248,6 +256,11 @@ class GaitProblem:
                 a = leaving.astype(float) - out[row[inside[0]]] - out[row[other[0]]]
                 cuts.append(LinearConstraint(a[None, :], -1, np.inf))
         return cuts
+
+
+def _keep(bounds: np.ndarray, upper: float) -> np.ndarray:
+    """Edges whose bound (J_LP + r_e) admits a cycle costing at most ``upper``."""
+    return bounds <= upper + 1e-6 * (1.0 + abs(upper))     # LP dual tolerances; keeping an edge is always safe
 
 
 def check_backend(backend: str) -> str:

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from soro_link.emulator import EmulatedBoard
-from soro_link.protocol import HEARTBEAT_SAFE, LogCode, Protocol
+from soro_link.protocol import HEARTBEAT_SAFE, PROTOCOL_VERSION, LogCode, Protocol
 from soro_link.supervisor import LinkConfig, LinkState, LinkSupervisor
 from soro_link.testing import RawHost, bad_frames
 from soro_node.waiting import time_until
@@ -20,16 +20,20 @@ from soro_node.waiting import time_until
 WATCHDOG_S = 0.5            # SORO_WATCHDOG_MS in soro_board.h
 TICK_S = 0.001
 CLOCK_FIT_S = 0.05         # the error of timing 0.5 s by the board clock fitted to heartbeat arrivals, loaded
-HOST_LATE_S = 0.1          # how late a loaded host may read the log: the pseudo-terminal and its scheduling
+HOST_LATE_S = 0.5          # how late a loaded host may read the log (emulator and test share 2 cores): a sanity
+                           # bound only, the board's own count is the exact check
 HEARTBEAT_S = 0.1
 
 
 @contextmanager
-def linked_host(port: str, protocol: Protocol) -> Iterator[RawHost]:
-    """A raw host that has shaken hands (its identity in ``host.identity``); closed on exit."""
+def linked_host(port: str, protocol: Protocol, heartbeats: bool = True) -> Iterator[RawHost]:
+    """A raw host that has shaken hands (its identity in ``host.identity``) and, with ``heartbeats``, keeps the
+    link alive from a thread of its own, so a loaded test process cannot set the watchdog off; closed on exit."""
     host = RawHost(port, protocol)
     try:
         host.identity = host.handshake().fields
+        if heartbeats:
+            host.start_heartbeats()
         yield host
     finally:
         host.close()
@@ -60,7 +64,7 @@ def watchdog_delay_s(port: str, protocol: Protocol, name: str, **fields: object)
     log; the time from sending the command, the last frame the board heard, to that log), both in seconds of the
     board's own clock, the second measured against its heartbeats' uptime: qemu's Timer1 runs a few per cent
     slow, a board's crystal does not. The heartbeat after the log must carry the safe flag."""
-    with linked_host(port, protocol) as host:
+    with linked_host(port, protocol, heartbeats=False) as host:
         start = time.monotonic()
         telemetry_after(host, 'heartbeat', 1.0)       # a second of heartbeats to time the board's clock by
         sent = host.send(name, **fields)
@@ -110,21 +114,26 @@ def unplug_replug(board: EmulatedBoard, protocol: Protocol, name: str, **fields:
 
 def survives_storm(port: str, protocol: Protocol, name: str, **fields: object) -> dict:
     """Commands the board, then sends every frame of ``bad_frames``: the board reports each in the right rx_errors
-    counter, keeps running (its uptime goes on, no boot log, no identity unasked) and ends safe. The counts."""
+    counter, keeps running (its uptime goes on, no boot log, an identity only for each hello) and ends safe once
+    the host falls silent. The counts. Each frame is followed by a hello and its identity: qemu's UART has no line
+    rate, and a backlog that a stalled emulator delivers at once could outrun the board's receive ring, which no
+    real line can."""
     storm = bad_frames(protocol, name, fields)
-    with linked_host(port, protocol) as host:
+    with linked_host(port, protocol, heartbeats=False) as host:
         assert command(host, name, **fields) is None, f'{name} refused'
         before = len(host.messages)
         for kind in storm:
             for wire in storm[kind]:
                 host.write(wire)
+                host.send('hello', protocol_version=PROTOCOL_VERSION)
+                assert host.read_until(lambda m: m.name == 'identity', 2.0) is not None, 'no identity for a hello'
         expected = {kind: len(frames) for kind, frames in storm.items()}
         got = host.read_until(lambda m: m.name == 'rx_errors' and m.fields == expected, 5.0)
         counts = [m.fields for _, m in host.messages if m.name == 'rx_errors']
         assert got is not None, f'rx_errors {counts[-1:]} never reached {expected}'
         seen = [m for _, m in host.messages[before:]]
-        assert not [m for m in seen if m.name == 'identity' or (m.name == 'log' and m['code'] == LogCode.BOOTED)], \
-            'the board reset during the storm'
+        assert not [m for m in seen if m.name == 'log' and m['code'] == LogCode.BOOTED], 'the board reset in the storm'
+        assert sum(m.name == 'identity' for m in seen) == sum(len(frames) for frames in storm.values())
         uptimes = [m['uptime_ms'] for m in seen if m.name == 'heartbeat']
         assert uptimes == sorted(uptimes) and len(uptimes) >= 2, f'heartbeat uptimes {uptimes}'
         nacks = [m for m in seen if m.name == 'nack']

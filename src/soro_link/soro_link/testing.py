@@ -4,6 +4,7 @@ frames every device must survive. No ROS."""
 from __future__ import annotations
 
 import random
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -63,11 +64,21 @@ class RawHost:
         self.protocol, self.seq = protocol, 0
         self.decoder = StreamDecoder()
         self.messages: list[tuple[float, Message]] = []
+        self._lock = threading.Lock()
+        self._beating = threading.Event()
 
     def send(self, name: str, **fields: object) -> float:
-        """Sends one message; its sending time (monotonic)."""
-        self.seq = (self.seq + 1) & 0xFFFF
-        return self.write(self.protocol.encode(name, self.seq, **fields))
+        """Sends one message; its sending time (monotonic). Its sequence number is ``seq`` until the next send."""
+        with self._lock:
+            self.seq = (self.seq + 1) & 0xFFFF
+            return self.write(self.protocol.encode(name, self.seq, **fields))
+
+    def start_heartbeats(self, period_s: float = 0.1) -> None:
+        """Heartbeats from a thread of their own, as a bridge's supervisor sends them, until ``close``."""
+        def beat():
+            while not self._beating.wait(period_s):
+                self.send('heartbeat', uptime_ms=0, flags=0)
+        threading.Thread(target=beat, name='raw-host heartbeats', daemon=True).start()
 
     def write(self, wire: bytes) -> float:
         """Writes ``wire`` no faster than a 115200-baud line carries it (10 bits a byte): an emulated UART takes
@@ -101,7 +112,9 @@ class RawHost:
         raise NotConnected(f'no identity on {self.serial.port} within {timeout_s} s')
 
     def close(self) -> None:
-        self.serial.close()
+        self._beating.set()
+        with self._lock:
+            self.serial.close()
 
 
 def bad_frames(protocol: Protocol, command: str, fields: dict, seed: int = 0, each: int = 25) -> dict[str, list]:
@@ -118,7 +131,7 @@ def bad_frames(protocol: Protocol, command: str, fields: dict, seed: int = 0, ea
         wrong[-1 - k % 2] ^= 1 + rng.randrange(255)
         crc.append(cobs_encode(bytes(wrong)) + DELIMITER)
         formats.append(bytes([len(good) + 5]) + good[1:])                # a COBS code that runs past the end
-        overflow.append(bytes(rng.randrange(1, 256) for _ in range(MAX_ENCODED + 1 + k)) + DELIMITER)
+        overflow.append(bytes(rng.randrange(1, 256) for _ in range(MAX_ENCODED + 1 + k % 5)) + DELIMITER)
         body = protocol.by_name[command].encode(fields)
         refused.append(encode_frame(Frame(protocol.by_name[command].type_id, k, body, PROTOCOL_VERSION + 1 + k % 3)))
         refused.append(encode_frame(Frame(protocol.by_name[command].type_id, k, body + bytes(1 + k % 4))))

@@ -111,7 +111,7 @@ def test_unplug_replug_boots_safe_and_replays_nothing(board):
 
 def test_bad_frame_storm_is_counted_and_dropped_without_a_reset(board):
     checks.survives_storm(board.port, PROTOCOL, 'set_limbs', drive=(1, 0, 0, 1))
-    assert pins_went(board, OFF, {'C': 0b1001, 'B': 0}, OFF)        # the watchdog stopped the motors meanwhile
+    assert pins_went(board, OFF, {'C': 0b1001, 'B': 0}, OFF)        # the watchdog stopped the motors afterwards
 
 
 @pytest.mark.ros

@@ -94,10 +94,9 @@ void board_tick(uint32_t now_ms)
     pom_strokes_t report;
     uint8_t a;
     step_actuators();
-    if (!soro_linked() || (int32_t)(now_ms - next_telemetry_ms) < 0) {
+    if (!soro_send_due(&next_telemetry_ms, now_ms, TELEMETRY_MS)) {
         return;
     }
-    next_telemetry_ms = now_ms + TELEMETRY_MS;
     for (a = 0; a < ACTUATORS; a++) {
         report.position_um[a] = position_um[a];
         report.target_um[a] = target_um[a];

@@ -88,10 +88,9 @@ void board_tick(uint32_t now_ms)
     if (!soro_is_safe() && (int32_t)(now_ms - last_command_ms) > (int32_t)COMMAND_TIMEOUT_MS) {
         soro_enter_safe_state(SORO_LOGCODE_WATCHDOG, "no valve duties for 500 ms: every chamber vented");
     }
-    if (!soro_linked() || (int32_t)(now_ms - next_telemetry_ms) < 0) {
+    if (!soro_send_due(&next_telemetry_ms, now_ms, TELEMETRY_MS)) {
         return;
     }
-    next_telemetry_ms = now_ms + TELEMETRY_MS;
     memset(&report, 0, sizeof report);
     report.modules = SNAKE_MODULES;
     memcpy(report.duty_pct, forwarded, sizeof forwarded);

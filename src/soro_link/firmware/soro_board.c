@@ -129,6 +129,15 @@ uint8_t soro_linked(void)
     return linked;
 }
 
+uint8_t soro_send_due(uint32_t *next_ms, uint32_t now_ms, uint32_t period_ms)
+{
+    if (!linked || (int32_t)(now_ms - *next_ms) < 0) {
+        return 0;
+    }
+    *next_ms = now_ms + period_ms;
+    return 1;
+}
+
 void soro_enter_safe_state(soro_log_code_t code, const char *reason)
 {
     board_safe_state();
@@ -227,9 +236,8 @@ static void link_tick(uint32_t now)
         strcat(text, " ms: safe state");
         soro_enter_safe_state(SORO_LOGCODE_WATCHDOG, text);
     }
-    if (linked && (int32_t)(now - next_heartbeat_ms) >= 0) {
+    if (soro_send_due(&next_heartbeat_ms, now, SORO_HEARTBEAT_MS)) {
         soro_heartbeat_t beat;
-        next_heartbeat_ms = now + SORO_HEARTBEAT_MS;
         beat.uptime_ms = now;
         beat.flags = safe ? 0x01u : 0x00u;   /* HEARTBEAT_SAFE */
         soro_send(SORO_HEARTBEAT, &beat, SORO_HEARTBEAT_SIZE);

@@ -79,4 +79,8 @@ void soro_enter_safe_state(soro_log_code_t code, const char *reason);
 /* A host has said hello since boot: telemetry has someone to go to. */
 uint8_t soro_linked(void);
 
+/* 1 when a host is linked and *next_ms has come (then *next_ms moves period_ms past now_ms), else 0: the beat of
+ * a periodic message such as a board's telemetry. */
+uint8_t soro_send_due(uint32_t *next_ms, uint32_t now_ms, uint32_t period_ms);
+
 #endif /* SORO_BOARD_H */

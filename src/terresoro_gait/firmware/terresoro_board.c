@@ -112,10 +112,9 @@ void board_tick(uint32_t now_ms)
     terresoro_limbs_t limbs;
     uint8_t m;
     estimate_curl();
-    if (!soro_linked() || (int32_t)(now_ms - next_telemetry_ms) < 0) {
+    if (!soro_send_due(&next_telemetry_ms, now_ms, TELEMETRY_MS)) {
         return;
     }
-    next_telemetry_ms = now_ms + TELEMETRY_MS;
     for (m = 0; m < MOTORS; m++) {
         limbs.curl_pct[m] = (uint8_t)((curl_ms[m] * 100u + SETTLE_MS / 2u) / SETTLE_MS);
         limbs.drive[m] = drive_of(m);

@@ -11,7 +11,6 @@ import json
 import statistics
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -21,9 +20,10 @@ from soft_snake.valves import to_wire
 from soro_link.device import SimulatedDevice
 from soro_link.emulator import EmulatedBoard, build_images, missing_tools
 from soro_link.protocol import link_protocol
-from soro_link.supervisor import LinkConfig, LinkState, LinkSupervisor
 from terresoro_gait.device import TerreSoroFirmware
 from terresoro_gait.substrate import substrate_weights
+
+from link import round_trips_s     # bench/link.py: one round-trip loop for both benchmarks
 
 BOARD_MK = Path(__file__).resolve().parents[1] / 'src' / 'soro_link' / 'firmware' / 'board.mk'
 FLASH_MAX, RAM_MAX = 32256, 2048
@@ -35,18 +35,8 @@ BOARDS = {   # image: (Python stand-in, a valid command and its fields)
 }
 
 
-def round_trips_ms(port: str, protocol, command: str, fields: dict, n: int) -> list[float]:
-    link = LinkSupervisor(LinkConfig(port), protocol)
-    link.start()
-    try:
-        deadline = time.monotonic() + 5.0
-        while link.state != LinkState.CONNECTED and time.monotonic() < deadline:
-            time.sleep(0.005)
-        for _ in range(50):   # warm-up
-            link.send(command, wait_ack=True, **fields)
-        return [1000 * link.send(command, wait_ack=True, **fields) for _ in range(n)]
-    finally:
-        link.stop()
+def rtts_ms(port: str, protocol, command: str, fields: dict, n: int) -> list[float]:
+    return [1000 * s for s in round_trips_s(port, protocol, command, lambda i: fields, n, warm_up=50)]
 
 
 def percentiles(samples: list[float]) -> dict:
@@ -73,9 +63,9 @@ def main(n: int = 1000) -> None:
         for board, (model, command, fields) in BOARDS.items():
             protocol = link_protocol(*model().schemas)
             with EmulatedBoard(images[board]) as emulated:
-                firmware = percentiles(round_trips_ms(emulated.port, protocol, command, fields, n))
+                firmware = percentiles(rtts_ms(emulated.port, protocol, command, fields, n))
             with SimulatedDevice(model(), tick_s=0.001) as device:
-                python = percentiles(round_trips_ms(device.port, protocol, command, fields, n))
+                python = percentiles(rtts_ms(device.port, protocol, command, fields, n))
             result[board] = {'firmware': firmware, 'python_device': python,
                              'ratio_p50': round(firmware['rtt_p50_ms'] / python['rtt_p50_ms'], 2),
                              **image_size(images[board])}

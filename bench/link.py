@@ -14,6 +14,7 @@ from soro_link.device import GenericOutputs, SimulatedDevice
 from soro_link.framing import Frame, decode_frame, encode_frame
 from soro_link.protocol import link_protocol
 from soro_link.supervisor import LinkConfig, LinkState, LinkSupervisor
+from soro_node.waiting import time_until
 
 TARGETS = {'codec_frames_per_s': 50_000, 'rtt_p99_ms': 2.0, 'est_rtt_115200_ms': 8.8}
 BAUD = 115200
@@ -27,20 +28,24 @@ def codec_frames_per_s(n: int = 100_000) -> float:
     return n / (time.perf_counter() - start)
 
 
-def round_trips_s(n: int = 3000) -> list[float]:
-    protocol = link_protocol(*GenericOutputs.schemas)
+def round_trips_s(port: str, protocol, command: str, fields, n: int, warm_up: int = 200) -> list[float]:
+    """Command-to-ack round trips (s) through the bridges' link supervisor on ``port``: ``fields(i)`` is the i-th
+    command's body; ``warm_up`` commands first, not counted. bench/firmware.py uses it too."""
+    link = LinkSupervisor(LinkConfig(port), protocol)
+    link.start()
+    try:
+        time_until(lambda: link.state == LinkState.CONNECTED, 5.0)
+        for i in range(warm_up):
+            link.send(command, wait_ack=True, **fields(i))
+        return [link.send(command, wait_ack=True, **fields(i)) for i in range(n)]
+    finally:
+        link.stop()
+
+
+def generic_round_trips_s(n: int = 3000) -> list[float]:
     with SimulatedDevice(GenericOutputs(), tick_s=0.001) as device:
-        link = LinkSupervisor(LinkConfig(device.port), protocol)
-        link.start()
-        try:
-            deadline = time.monotonic() + 5.0
-            while link.state != LinkState.CONNECTED and time.monotonic() < deadline:
-                time.sleep(0.005)
-            for _ in range(200):  # warm-up
-                link.send('set_outputs', wait_ack=True, duty_pct=(1, 2, 3, 4))
-            return [link.send('set_outputs', wait_ack=True, duty_pct=(i % 100, 2, 3, 4)) for i in range(n)]
-        finally:
-            link.stop()
+        return round_trips_s(device.port, link_protocol(*GenericOutputs.schemas), 'set_outputs',
+                             lambda i: {'duty_pct': (i % 100, 2, 3, 4)}, n)
 
 
 def wire_time_ms() -> float:
@@ -51,7 +56,7 @@ def wire_time_ms() -> float:
 
 
 def main() -> None:
-    rtts = sorted(round_trips_s())
+    rtts = sorted(generic_round_trips_s())
     p99 = rtts[int(0.99 * len(rtts))] * 1e3
     result = {
         'codec_frames_per_s': round(codec_frames_per_s()),

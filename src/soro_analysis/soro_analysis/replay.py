@@ -51,11 +51,12 @@ def play(p: Plan, publish: Callable[[RawMessage], None], keep_going: Callable[[]
         while True:
             if not keep_going():
                 return count
-            wait = began + due - clock()
+            now = clock()
+            wait = began + due - now
             if wait <= 0:
                 break
-            if tick:
-                tick(p.first_ns + round((clock() - began) * rate * 1e9))
+            if tick:   # one reading of the clock for both, and never past the message waited for: /clock is monotonic
+                tick(min(p.first_ns + round((now - began) * rate * 1e9), message.stamp_ns))
             sleep(min(wait, CLOCK_PERIOD_S) if tick else min(wait, 0.1))
         if tick:
             tick(message.stamp_ns)

@@ -121,3 +121,25 @@ def test_the_plan_scales_and_skips():
     plan = replay.plan(messages, rate=2.0, start_s=0.1)
     assert [m.stamp_ns for m in plan.messages] == [T0_NS + k * 100_000_000 for k in (1, 2, 3)]
     assert plan.due_s == pytest.approx([0.0, 0.05, 0.1]) and plan.first_ns == T0_NS + 100_000_000
+
+
+def test_clock_ticks_never_go_back_even_when_the_clock_moves_between_readings():
+    """A clock that moves on at every reading (as a loaded machine's does between two lines): every /clock tick is
+    at or after the one before, and a message's own stamp is never preceded by a later tick."""
+    stamps = [T0_NS + k * 7_000_000 for k in range(40)]
+    messages = [RawMessage('/a', 'std_msgs/msg/String', s, b'') for s in stamps]
+    now, rng = [0.0], np.random.default_rng(1)
+
+    def clock():
+        now[0] += rng.uniform(0.0, 0.0005)
+        return now[0]
+
+    def sleep(s):   # wakes early, so some waits end a fraction of a reading before the message is due
+        now[0] += 0.5 * s
+
+    ticks, published = [], []
+    count = replay.play(replay.plan(messages), published.append, lambda: True, ticks.append, 1.0,
+                        clock, sleep)
+    assert count == len(messages) and [m.stamp_ns for m in published] == stamps
+    assert len(ticks) > len(messages) and all(b >= a for a, b in zip(ticks, ticks[1:])), ticks
+    assert set(stamps) <= set(ticks)

@@ -1,7 +1,6 @@
 """The voxel quadruped as pom.launch.py sim:=true starts it (simulated board and camera, controller bridge), each in
 its own process, through real rclpy and a real pseudo-terminal: IK service, a tripod gait, cancel, refusals, the
 predicted markers and the lattice drawing."""
-import threading
 
 import numpy as np
 import pytest
@@ -9,17 +8,22 @@ import rclpy
 from action_msgs.msg import GoalStatus
 from geometry_msgs.msg import PoseArray
 from rclpy.action import ActionClient
-from rclpy.executors import SingleThreadedExecutor
 from soro_interfaces.action import ExecuteVoxelGait
 from soro_interfaces.msg import LinkStatus
 from soro_interfaces.srv import ComputeVoxelIK
 from visualization_msgs.msg import MarkerArray
 
 from softbots_bringup import runner
+from soro_node.probe_node import Probe
 from soro_node.waiting import poll
 
 pytestmark = pytest.mark.ros
 TRIPOD = dict(effectors=['front_left', 'front_right', 'back_left', 'back_right'], axes=['z', 'z', 'y', 'x'])
+
+
+LINK, LATTICE = '/pom_controller/link_status', '/pom_controller/lattice'
+MARKERS, CAMERA = '/pom_controller/predicted_markers', '/mocap_markers'
+TOPICS = {LINK: LinkStatus, MARKERS: PoseArray, LATTICE: MarkerArray, CAMERA: PoseArray}
 
 
 class Quadruped:
@@ -29,19 +33,15 @@ class Quadruped:
         params.write_text(f'pom_sim:\n  ros__parameters: {{port: {port}}}\n'
                           f'pom_controller:\n  ros__parameters: {{port: {port}, command_rate_hz: 40.0}}\n')
         self.processes = runner.start('pom.launch.py', tmp_path, {'sim': 'true'}, extra_params=[params])
-        self.node = rclpy.create_node('pom_probe')
-        self.link, self.markers, self.lattice, self.camera = None, [], None, []
-        self.node.create_subscription(LinkStatus, '/pom_controller/link_status', lambda m: setattr(self, 'link', m), 10)
-        self.node.create_subscription(PoseArray, '/pom_controller/predicted_markers', self.markers.append, 100)
-        self.node.create_subscription(MarkerArray, '/pom_controller/lattice', lambda m: setattr(self, 'lattice', m), 10)
-        self.node.create_subscription(PoseArray, '/mocap_markers', self.camera.append, 100)
-        self.ik = self.node.create_client(ComputeVoxelIK, '/pom_controller/inverse_kinematics')
-        self.gait = ActionClient(self.node, ExecuteVoxelGait, '/pom_controller/execute_gait')
-        self.executor = SingleThreadedExecutor()
-        self.executor.add_node(self.node)
-        self.thread = threading.Thread(target=self.executor.spin, daemon=True)
-        self.thread.start()
-        assert poll(lambda: self.link is not None and self.link.state == LinkStatus.CONNECTED, 10.0)
+        self.probe = Probe('pom_probe', TOPICS)
+        self.ik = self.probe.node.create_client(ComputeVoxelIK, '/pom_controller/inverse_kinematics')
+        self.gait = ActionClient(self.probe.node, ExecuteVoxelGait, '/pom_controller/execute_gait')
+        assert self.probe.wait(LINK, lambda m: m.state == LinkStatus.CONNECTED, 10.0)
+
+    link = property(lambda self: self.probe.latest(LINK))
+    markers = property(lambda self: self.probe.messages[MARKERS])
+    lattice = property(lambda self: self.probe.latest(LATTICE))
+    camera = property(lambda self: self.probe.messages[CAMERA])
 
     def call_ik(self, **request):
         assert self.ik.wait_for_service(timeout_sec=5.0)
@@ -57,8 +57,7 @@ class Quadruped:
         return sent.result(), feedback
 
     def close(self):
-        self.executor.shutdown()
-        self.node.destroy_node()
+        self.probe.close()
         return runner.stop_all(self.processes)
 
 

@@ -3,7 +3,6 @@ bridge, planner), each in its own process, through real rclpy and a real pseudo-
 planners, the closed loop from a 90° start to a 0° goal around the thesis's obstacles (SYS-01), obstacles set at
 run time, refusals, a module command by hand, and the ESP32 vanishing mid-path."""
 import math
-import threading
 
 import numpy as np
 import pytest
@@ -11,7 +10,6 @@ import rclpy
 from action_msgs.msg import GoalStatus
 from geometry_msgs.msg import PoseStamped
 from rclpy.action import ActionClient
-from rclpy.executors import SingleThreadedExecutor
 from sensor_msgs.msg import JointState
 from soro_interfaces.action import ComputePathToPose, FollowPath, NavigateToPose
 from soro_interfaces.msg import CircleObstacle, LinkStatus, ModuleCommand, ObstacleScene
@@ -20,10 +18,16 @@ from visualization_msgs.msg import MarkerArray
 
 from softbots_bringup import runner
 from soro_geometry.pose_msgs import planar_pose, stamped
+from soro_node.probe_node import Probe
 from soro_node.waiting import poll
 
 pytestmark = pytest.mark.ros
 START, GOAL = (0.35, 0.3, math.pi / 2), (2.15, 1.55, 0.0)          # config/salamander_scene.yaml
+
+
+LINK, POSE = '/salamander_controller/link_status', '/mocap/salamander/pose'
+JOINTS, LOS = '/joint_states', '/salamander_controller/los_debug'
+TOPICS = {LINK: LinkStatus, POSE: PoseStamped, JOINTS: JointState, LOS: MarkerArray}
 
 
 class Salamander:
@@ -32,23 +36,19 @@ class Salamander:
         params.write_text(f'salamander_sim:\n  ros__parameters: {{port: {port}, start_pose: {list(START)}}}\n'
                           f'salamander_controller:\n  ros__parameters: {{port: {port}, speed_m_s: 0.25}}\n')
         self.processes = runner.start('salamander.launch.py', tmp_path, {'sim': 'true'}, extra_params=[params])
-        self.node = rclpy.create_node('salamander_probe')
-        self.link, self.poses, self.joints, self.los = None, [], [], []
-        self.node.create_subscription(LinkStatus, '/salamander_controller/link_status',
-                                      lambda m: setattr(self, 'link', m), 10)
-        self.node.create_subscription(PoseStamped, '/mocap/salamander/pose', self.poses.append, 100)
-        self.node.create_subscription(JointState, '/joint_states', self.joints.append, 100)
-        self.node.create_subscription(MarkerArray, '/salamander_controller/los_debug', self.los.append, 100)
-        self.obstacles = self.node.create_publisher(ObstacleScene, '/obstacles', 10)
-        self.module = self.node.create_publisher(ModuleCommand, '/salamander_controller/module_command', 10)
-        self.compute = ActionClient(self.node, ComputePathToPose, '/salamander_planner/compute_path_to_pose')
-        self.navigate = ActionClient(self.node, NavigateToPose, '/salamander_planner/navigate_to_pose')
-        self.follow = ActionClient(self.node, FollowPath, '/salamander_controller/follow_path')
-        self.executor = SingleThreadedExecutor()
-        self.executor.add_node(self.node)
-        self.thread = threading.Thread(target=self.executor.spin, daemon=True)
-        self.thread.start()
-        assert poll(lambda: self.link is not None and self.link.state == LinkStatus.CONNECTED, 10.0)
+        self.probe = Probe('salamander_probe', TOPICS)
+        node = self.probe.node
+        self.obstacles = node.create_publisher(ObstacleScene, '/obstacles', 10)
+        self.module = node.create_publisher(ModuleCommand, '/salamander_controller/module_command', 10)
+        self.compute = ActionClient(node, ComputePathToPose, '/salamander_planner/compute_path_to_pose')
+        self.navigate = ActionClient(node, NavigateToPose, '/salamander_planner/navigate_to_pose')
+        self.follow = ActionClient(node, FollowPath, '/salamander_controller/follow_path')
+        assert self.probe.wait(LINK, lambda m: m.state == LinkStatus.CONNECTED, 10.0)
+
+    link = property(lambda self: self.probe.latest(LINK))
+    poses = property(lambda self: self.probe.messages[POSE])
+    joints = property(lambda self: self.probe.messages[JOINTS])
+    los = property(lambda self: self.probe.messages[LOS])
 
     def pose(self):
         return planar_pose(self.poses[-1].pose)
@@ -68,8 +68,7 @@ class Salamander:
                                                              use_start=True, planner_id=planner), 30.0)
 
     def close(self):
-        self.executor.shutdown()
-        self.node.destroy_node()
+        self.probe.close()
         return runner.stop_all(self.processes)
 
 

@@ -8,7 +8,6 @@ import threading
 import pytest
 import rclpy
 from geometry_msgs.msg import PoseStamped
-from rclpy.executors import SingleThreadedExecutor
 from sensor_msgs.msg import JointState
 from soro_interfaces.msg import LinkStatus
 from std_msgs.msg import Float64MultiArray
@@ -16,33 +15,33 @@ from visualization_msgs.msg import MarkerArray
 
 from softbots_bringup import runner
 from soro_node.commander import CommanderError
+from soro_node.probe_node import Probe
 from soro_node.waiting import poll
 from soft_snake.commander import SoftSnakeCommander
 
 pytestmark = pytest.mark.ros
 
 
+LINK, COM, JOINTS = '/soft_snake_driver/link_status', '/mocap/soft_snake/com', '/joint_states'
+CHAMBERS, PRESSURE = '/soft_snake_driver/chambers', '/soft_snake_driver/chamber_pressure'
+TOPICS = {LINK: LinkStatus, COM: PoseStamped, JOINTS: JointState, CHAMBERS: MarkerArray, PRESSURE: Float64MultiArray}
+
+
 class Snake:
     def __init__(self, tmp_path):
         self.processes = runner.start('soft_snake.launch.py', tmp_path, {'sim': 'true'})
         self.commander = SoftSnakeCommander()
-        self.node = rclpy.create_node('soft_snake_probe')
-        self.link, self.com, self.joints, self.chambers, self.pressure = None, [], [], [], []
-        subscribe = self.node.create_subscription
-        subscribe(LinkStatus, '/soft_snake_driver/link_status', lambda m: setattr(self, 'link', m), 10)
-        subscribe(PoseStamped, '/mocap/soft_snake/com', self.com.append, 100)
-        subscribe(JointState, '/joint_states', self.joints.append, 100)
-        subscribe(MarkerArray, '/soft_snake_driver/chambers', self.chambers.append, 100)
-        subscribe(Float64MultiArray, '/soft_snake_driver/chamber_pressure', self.pressure.append, 100)
-        self.executor = SingleThreadedExecutor()
-        self.executor.add_node(self.node)
-        self.thread = threading.Thread(target=self.executor.spin, daemon=True)
-        self.thread.start()
-        assert poll(lambda: self.link is not None and self.link.state == LinkStatus.CONNECTED, 10.0)
+        self.probe = Probe('soft_snake_probe', TOPICS)
+        assert self.probe.wait(LINK, lambda m: m.state == LinkStatus.CONNECTED, 10.0)
+
+    link = property(lambda self: self.probe.latest(LINK))
+    com = property(lambda self: self.probe.messages[COM])
+    joints = property(lambda self: self.probe.messages[JOINTS])
+    chambers = property(lambda self: self.probe.messages[CHAMBERS])
+    pressure = property(lambda self: self.probe.messages[PRESSURE])
 
     def close(self):
-        self.executor.shutdown()
-        self.node.destroy_node()
+        self.probe.close()
         self.commander.close()
         return runner.stop_all(self.processes)
 

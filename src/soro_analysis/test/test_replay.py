@@ -56,6 +56,7 @@ class Listener:
 
     def close(self):
         self.executor.shutdown()
+        self.thread.join(timeout=5.0)     # the spin must end before its nodes go
         self.node.destroy_node()
         rclpy.try_shutdown(context=self.context)
 

@@ -51,6 +51,7 @@ class Harness:
 
     def close(self):
         self.executor.shutdown()
+        self.thread.join(timeout=5.0)     # the spin must end before its nodes go
         self.bridge.destroy_node()
         self.probe.destroy_node()
 

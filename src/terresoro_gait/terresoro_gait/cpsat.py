@@ -1,17 +1,20 @@
 """The second exact backend of gait synthesis: OR-Tools CP-SAT, whose circuit constraint says "one simple cycle
 over a subset of the states" directly, so no cut loop is needed (``GaitProblem.solve`` picks it per call).
 
-CP-SAT is an integer solver; costs c and tolerance rows are real. Exactness comes from a verification step, not
-from the rounding. Costs are scaled by a power of two S and rounded, ĉ_e = round(S c_e), so |S c_e - ĉ_e| ≤ ½ and
-a cycle g of len(g) ≤ n edges has |S J(g) - Ĵ(g)| ≤ n/2. Tolerance rows are scaled by T the same way and relaxed
-by n/2 (|Θ̂z| ≤ T ε + n/2), so every cycle that meets the real tolerance meets the integer one.
- 1. Minimise Ĵ under the relaxed rows; a cycle that misses the real tolerance is excluded (no-good) and the
-    model solved again, until the optimum f meets it (or nothing is left: no cycle meets it).
- 2. Every cycle g meeting the real tolerance with J(g) ≤ J(f) has Ĵ(g) ≤ S J(g) + n/2 ≤ S J(f) + n/2
-    ≤ Ĵ(f) + n: listing the cycles with Ĵ ≤ Ĵ(f) + n under the relaxed rows and taking the least real J among
-    those meeting the real tolerance is the exact optimum (ties: the smaller canonical vertex list).
-Where this cannot be carried out — more than MAX_CANDIDATES cycles in that band (a plateau of equal costs), or
-more than the iteration limit of step 1 — ``CannotVerify`` sends the caller back to HiGHS.
+CP-SAT is an integer solver; costs c and tolerance rows are real. The model is exact by construction of its
+objective, not by the fineness of the rounding. Costs are scaled by a power of two S (so S c_e is exact) and the
+model charges a cycle g
+
+    Ĵ'(g) = Σ_{e ∈ g} ⌊S c_e⌋                   for g outside the candidate set C: at most S J(g),
+    Ĵ'(h) = Σ_{e ∈ h} ⌈S c_e⌉                   for h in C (a penalty literal y_h ⇔ every edge of h): at least S J(h).
+
+C holds cycles meeting the real tolerance, starting from the hint. If the model's optimum r is in C, then for every
+cycle g outside it S J(g) ≥ Ĵ'(g) ≥ Ĵ'(r) ≥ S J(r): the cheapest member of C in real arithmetic is the exact optimum
+(a cycle outside C can at most tie with it).
+If r is outside C it joins C (or, missing the real tolerance, is excluded by a no-good) and the model is solved
+again. Tolerance rows are scaled by T the same way and relaxed by n/2 (|Θ̂z| ≤ T ε + n/2), so every cycle meeting
+the real tolerance meets the integer one. With a good hint (``first_look``) one solve usually settles it; more than
+the iteration limit raises ``CannotVerify`` and the caller solves with HiGHS instead.
 """
 from __future__ import annotations
 
@@ -25,7 +28,6 @@ from ortools.sat.python import cp_model
 from terresoro_gait.digraph import LimbDigraph, canonical
 
 INTEGER_LIMIT = 2 ** 30      # largest |scaled coefficient|: sums over a cycle stay far inside int64
-MAX_CANDIDATES = 64          # cycles listed in step 2 before giving up to HiGHS
 FIRST_LOOK_S = 0.8           # first_look: time for the search among the edges the LP relaxation likes best
 FIRST_LOOK_SHARE = 0.15      # ... the share of the edges it searches: the lowest J_LP + r_e
 WORKERS = 2                  # CP-SAT's portfolio: 2 measured best on 2 cores, 4 and 8 slower (bench/terresoro.py)
@@ -60,8 +62,8 @@ class CircuitModel:
         motion: the tolerance rows (r, m), |motion z| ≤ eps componentwise.
         exclude: cycles that may not be the answer (k-best).
         keep: bool (m,), False for edges that no cycle as cheap as a known feasible one uses (exact reduced-cost
-            fixing, GaitProblem._columns_to_keep): every cycle of steps 1 and 2 costs at most that much.
-        hint: a feasible cycle to start the search from.
+            fixing, GaitProblem._columns_to_keep): no cycle that could beat it is lost.
+        hint: a cycle to start the search from; the first candidate when it meets the real tolerance.
     """
 
     def __init__(self, graph: LimbDigraph, cost: np.ndarray, motion: np.ndarray, eps: float,
@@ -69,54 +71,68 @@ class CircuitModel:
                  hint: tuple[int, ...] | None = None):
         self.graph, self.cost, self.motion, self.eps = graph, cost, motion, eps
         self.n = graph.n
-        self.cost_scale, self.motion_scale = scale(cost), scale(motion)
-        self.scaled_cost = np.round(cost * self.cost_scale).astype(np.int64)
+        scaled = cost * scale(cost)                                     # exact: a power of two
+        self.floor_cost, self.ceil_cost = np.floor(scaled).astype(np.int64), np.ceil(scaled).astype(np.int64)
         self.model = cp_model.CpModel()
         self.z = [self.model.new_bool_var(f'z{k}') for k in range(graph.m)]
+        self.candidates: list[tuple[int, ...]] = []                   # C: cycles meeting the real tolerance
+        self._penalties: list = []                                      # (K_h, y_h) for each h in C
         self._circuit()
-        bound = math.floor(self.motion_scale * eps + self.n / 2)
-        for row in np.round(motion * self.motion_scale).astype(np.int64):
+        motion_scale = scale(motion)
+        bound = math.floor(motion_scale * eps + self.n / 2)
+        for row in np.round(motion * motion_scale).astype(np.int64):
             self.model.add_linear_constraint(self._sum(row), -bound, bound)        # relaxed: see the module
         self.model.add(sum(self.z) >= 2)                                             # not the empty cycle
         if keep is not None:
             self._fix(keep)
         for cycle in exclude:
             self._exclude(cycle)
+        self.hint = None if hint is None else canonical(tuple(hint))
         if hint is not None:
             for k, on in enumerate(graph.cycle_vector(hint)):
                 self.model.add_hint(self.z[k], bool(on))
 
     def solve(self, max_iterations: int, refix: Callable[[float], np.ndarray] | None = None) -> Found:
-        """The exact optimum (module steps 1 and 2); raises NoCycle or CannotVerify. ``refix(U)``, when given, is
-        the keep mask for cycles costing at most U: step 2 needs only those as cheap as step 1's answer."""
-        solves = 0
-        objective = self._sum(self.scaled_cost)
-        self.model.minimize(objective)
-        while True:                                         # step 1
-            solves += 1
-            if solves > max_iterations:
-                raise CannotVerify(f'no cycle meeting the real tolerance within {max_iterations} solves')
-            first = self._run()
-            if first is None:
+        """The exact optimum (see the module); raises NoCycle or CannotVerify. ``refix(U)``, when given, is the keep
+        mask for cycles costing at most U: only those can beat the best candidate."""
+        if self.hint is not None and self._meets_tolerance(self.hint):
+            self._penalise(self.hint)
+        for solves in range(1, max_iterations + 1):
+            self.model.minimize(self._objective())
+            cycle = self._run()
+            if cycle is None and self.candidates:   # the cheapest candidate keeps its edges: a guard, not a path
+                raise CannotVerify('CP-SAT lost every candidate')
+            if cycle is None:
                 raise NoCycle('no simple cycle meets the tolerance')
-            if self._meets_tolerance(first):
-                break
-            self._exclude(first)
-        # step 2: every cycle in the band, cheapest first (minimising still: its bounds prune the band faster)
-        self.model.add(objective <= int(self.scaled_cost @ self.graph.cycle_vector(first)) + self.n)
-        if refix is not None:
-            self._fix(refix(float(self.cost @ self.graph.cycle_vector(first))))
-        candidates = [first]
-        self._exclude(first)
-        while (cycle := self._run()) is not None:
-            solves += 1
-            if len(candidates) == MAX_CANDIDATES:
-                raise CannotVerify(f'more than {MAX_CANDIDATES} cycles within the rounding band of the optimum')
-            candidates.append(cycle)
-            self._exclude(cycle)
-        feasible = [c for c in candidates if self._meets_tolerance(c)]
-        best = min(feasible, key=lambda c: (float(self.cost @ self.graph.cycle_vector(c)), c))
-        return Found(best, solves + 1)
+            if cycle in self.candidates:
+                return Found(min(self.candidates, key=lambda c: (self.real_cost(c), c)), solves)
+            if not self._meets_tolerance(cycle):
+                self._exclude(cycle)
+                continue
+            self._penalise(cycle)
+            if refix is not None:
+                self._fix(refix(min(self.real_cost(c) for c in self.candidates)))
+        raise CannotVerify(f'no exact optimum within {max_iterations} CP-SAT solves')
+
+    def real_cost(self, cycle: tuple[int, ...]) -> float:
+        return float(self.cost @ self.graph.cycle_vector(cycle))
+
+    def _objective(self):
+        """Ĵ': rounded-down edge costs, plus K_h y_h for each candidate h (module)."""
+        literals = self.z + [y for _, y in self._penalties]
+        return cp_model.LinearExpr.weighted_sum(literals, [int(a) for a in self.floor_cost] +
+                                                [k for k, _ in self._penalties])
+
+    def _penalise(self, cycle: tuple[int, ...]) -> None:
+        """Make ``cycle`` a candidate, charged its rounded-up cost: K = Σ (⌈S c_e⌉ - ⌊S c_e⌋) over its edges on
+        y ≥ Σ z_e - |cycle| + 1, so y is 1 exactly when every edge is (minimising keeps it 0 otherwise)."""
+        edges = self.graph.cycle_edges(cycle)
+        y = self.model.new_bool_var(f'candidate{len(self.candidates)}')
+        self.model.add(sum(self.z[k] for k in edges) - len(edges) + 1 <= y)
+        self._penalties.append((int((self.ceil_cost[edges] - self.floor_cost[edges]).sum()), y))
+        self.candidates.append(cycle)
+        if cycle == self.hint:
+            self.model.add_hint(y, True)
 
     def _circuit(self) -> None:
         """AddCircuit over the states numbered 0..n-1; a skipped state is a self-loop literal."""
@@ -151,7 +167,7 @@ class CircuitModel:
         status = solver.solve(self.model)
         if status == cp_model.INFEASIBLE or (time_limit_s > 0 and status == cp_model.UNKNOWN):
             return None
-        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE) or (time_limit_s == 0 and status != cp_model.OPTIMAL):
             raise CannotVerify(f'CP-SAT stopped with status {solver.status_name(status)}')
         z = np.array([solver.value(v) for v in self.z])
         cycles = self.graph.cycles_of(z)
@@ -165,6 +181,6 @@ def first_look(graph: LimbDigraph, cost: np.ndarray, motion: np.ndarray, eps: fl
     """A good cycle meeting the tolerance, searched for FIRST_LOOK_S among the edges ``among`` only (bool (m,)):
     not an answer, an upper bound that lets reduced-cost fixing shrink the exact model. None if none was found."""
     model = CircuitModel(graph, cost, motion, eps, exclude, among)
-    model.model.minimize(model._sum(model.scaled_cost))
+    model.model.minimize(model._sum(model.floor_cost))
     cycle = model._run(time_limit_s=FIRST_LOOK_S)
     return cycle if cycle is not None and model._meets_tolerance(cycle) else None

@@ -67,7 +67,7 @@ def lhs_sweep(problem: GaitProblem, goal: str, beta: float, gamma: float, eps: f
 
 def sweep_backend(backend: str) -> str:
     """'auto' in a sweep is HiGHS: neighbouring α share cuts and known cycles along an arc, which only the HiGHS
-    backend reuses (TerreSoRo-IV's N = 100 sweep: 9.5 s with HiGHS, 16 s with CP-SAT, bench/terresoro.py)."""
+    backend reuses (TerreSoRo-IV's N = 100 sweep: 6.2-6.8 s with HiGHS, 6.6-7.4 s with CP-SAT, bench/terresoro.py)."""
     return 'highs' if backend == 'auto' else backend
 
 

@@ -14,8 +14,8 @@ known simple cycle meeting the tolerance (every 2- and 3-cycle, each solution's 
 earlier optima of the same problem). The Latin-hypercube sweep of α is in terresoro_gait.sweep.
 
 A second exact backend, CP-SAT's circuit constraint (terresoro_gait.cpsat), needs no cut loop and has a shorter tail
-on 16 states and more; ``backend='auto'`` takes it there and HiGHS below, and HiGHS wherever CP-SAT's answer cannot
-be verified exact.
+on 16 states and more; ``backend='auto'`` takes it there and HiGHS below, and HiGHS wherever CP-SAT does not settle
+the optimum within the iteration limit.
 """
 from __future__ import annotations
 

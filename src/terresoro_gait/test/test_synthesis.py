@@ -190,20 +190,32 @@ def test_both_backends_agree_on_random_terresoro_iv_problems(random_weights):
             assert cpsat.cycle == highs.cycle and cpsat.cost == pytest.approx(highs.cost, abs=1e-9)
 
 
-def test_a_near_tie_below_the_integer_scale_is_decided_in_real_arithmetic():
-    """(1,2) and (3,4) cost -20 + 0.8q and -20 + 0.6q with q the cost grid of the integer model: rounded, (1,2)
-    is cheaper (-20/q against -20/q + 1), so a solver trusting the rounding picks it; (3,4) is the optimum."""
+def near_tie(fractions: dict, optimum: tuple, trap: tuple):
+    """A TerreSoRo-II graph whose edge e costs -w + f q (f from ``fractions``: {edge: (w, f)}, every other edge 100),
+    q being the cost grid of the integer model; ``trap`` rounds cheaper than ``optimum`` though it costs more."""
     from terresoro_gait import cpsat
     graph = LimbDigraph(2)
     q = 1.0 / cpsat.scale(np.array([100.0]))
-    cost = {(1, 2): -10 + 0.4 * q, (2, 1): -10 + 0.4 * q, (3, 4): -10 + 0.6 * q, (4, 3): -10.0}
-    px = np.array([cost.get(tuple(e), 100.0) for e in graph.edges.tolist()])
-    weights = EdgeWeights(2, px, np.zeros(12), np.zeros(12), np.zeros(12), np.full(12, 0.1))
-    objective = Objective('translation', (1, 0), 0, 0, 1)
-    rounded = {c: graph.cycle_vector(c) @ np.round(px / q) for c in ((1, 2), (3, 4))}       # edge by edge
-    assert rounded[(1, 2)] < rounded[(3, 4)]                                     # the trap is armed
-    solution = GaitProblem(weights, graph, 'cpsat').solve(objective)
-    assert solution.cycle == (3, 4) and solution.cost < graph.cycle_vector((1, 2)) @ px
+    px = np.array([-fractions[e][0] + fractions[e][1] * q if e in fractions else 100.0
+                   for e in map(tuple, graph.edges.tolist())])
+    cycles, Z = all_cycles(graph)
+    assert cycles[int(np.argmin(Z @ px))] == optimum                                         # by exhaustion
+    rounded = {c: graph.cycle_vector(c) @ np.round(px / q) for c in (optimum, trap)}         # edge by edge
+    assert rounded[trap] < rounded[optimum]                                                  # the trap is armed
+    return EdgeWeights(2, px, np.zeros(12), np.zeros(12), np.zeros(12), np.full(12, 0.1)), graph
+
+
+@pytest.mark.parametrize('fractions, optimum, trap', [
+    # (1,2) and (3,4) cost -20 + 0.8q and -20 + 0.6q: the hint, a known 2-cycle, is already the optimum
+    ({(1, 2): (10, 0.4), (2, 1): (10, 0.4), (3, 4): (10, 0.6), (4, 3): (10, 0.0)}, (3, 4), (1, 2)),
+    # the 4-cycle costs -20 + 0.2q; the known 2-cycle (1,3), the hint, -20 + 0.3q but rounds a grid step cheaper
+    ({(1, 2): (5, 0.55), (2, 3): (5, -0.45), (3, 4): (5, 0.1), (4, 1): (5, 0.0), (1, 3): (10, 0.15),
+      (3, 1): (10, 0.15)}, (1, 2, 3, 4), (1, 3)),
+], ids=['optimum-known', 'optimum-unknown'])
+def test_a_near_tie_below_the_integer_scale_is_decided_in_real_arithmetic(fractions, optimum, trap):
+    weights, graph = near_tie(fractions, optimum, trap)
+    solution = GaitProblem(weights, graph, 'cpsat').solve(Objective('translation', (1, 0), 0, 0, 1))
+    assert solution.cycle == optimum and solution.cost < graph.cycle_vector(trap) @ weights.px_mm
 
 
 def test_auto_takes_cpsat_from_sixteen_states_and_highs_below(random_weights):

@@ -8,10 +8,10 @@ nav2_simple_commander). Each call returns the action result or service response,
 """
 from __future__ import annotations
 
-from rclpy.action import ActionClient
 from soro_interfaces.action import ExecuteVoxelGait
 from soro_interfaces.srv import ComputeVoxelIK
 
+from soro_node.base_node import ActionClient
 from soro_node.commander import Commander
 
 

@@ -7,13 +7,13 @@ import pytest
 import rclpy
 from action_msgs.msg import GoalStatus
 from geometry_msgs.msg import PoseArray
-from rclpy.action import ActionClient
 from soro_interfaces.action import ExecuteVoxelGait
 from soro_interfaces.msg import LinkStatus
 from soro_interfaces.srv import ComputeVoxelIK
 from visualization_msgs.msg import MarkerArray
 
 from softbots_bringup import runner
+from soro_node.base_node import ActionClient
 from soro_node.probe_node import Probe
 from soro_node.waiting import poll
 

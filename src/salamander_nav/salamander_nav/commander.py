@@ -10,11 +10,11 @@ CommanderError with the reason (a failed plan included).
 from __future__ import annotations
 
 from geometry_msgs.msg import PoseStamped
-from rclpy.action import ActionClient
 from soro_interfaces.action import ComputePathToPose, FollowPath, NavigateToPose
 from std_msgs.msg import Header
 
 from soro_geometry.pose_msgs import stamped
+from soro_node.base_node import ActionClient
 from soro_node.commander import Commander
 
 

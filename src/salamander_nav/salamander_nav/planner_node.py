@@ -19,7 +19,7 @@ import numpy as np
 from builtin_interfaces.msg import Duration
 from geometry_msgs.msg import Point, PoseStamped
 from nav_msgs.msg import OccupancyGrid, Path
-from rclpy.action import ActionClient, ActionServer, CancelResponse
+from rclpy.action import ActionServer, CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
@@ -31,7 +31,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 from soro_geometry.pose_msgs import planar_pose, stamped
 from soro_link.bridge_node import log_at
-from soro_node.base_node import declare_parameters, read_parameters, run_node
+from soro_node.base_node import ActionClient, declare_parameters, read_parameters, run_node
 from soro_node.params import ParameterError
 from salamander_nav import maps, planners, planning
 from salamander_nav.maps import SceneError

@@ -9,7 +9,6 @@ import pytest
 import rclpy
 from action_msgs.msg import GoalStatus
 from geometry_msgs.msg import PoseStamped
-from rclpy.action import ActionClient
 from sensor_msgs.msg import JointState
 from soro_interfaces.action import ComputePathToPose, FollowPath, NavigateToPose
 from soro_interfaces.msg import CircleObstacle, LinkStatus, ModuleCommand, ObstacleScene
@@ -18,6 +17,7 @@ from visualization_msgs.msg import MarkerArray
 
 from softbots_bringup import runner
 from soro_geometry.pose_msgs import planar_pose, stamped
+from soro_node.base_node import ActionClient
 from soro_node.probe_node import Probe
 from soro_node.waiting import poll
 

@@ -9,10 +9,10 @@ CommanderError with the reason.
 """
 from __future__ import annotations
 
-from rclpy.action import ActionClient
 from soro_interfaces.action import RunGait
 from std_srvs.srv import Trigger
 
+from soro_node.base_node import ActionClient
 from soro_node.commander import Commander
 
 

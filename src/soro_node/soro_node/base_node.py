@@ -6,6 +6,7 @@
 - ``run_node`` is a node's whole main(): init, build, spin until SIGINT, clean up, one line for a start-up refusal.
 - ``run_goal`` ends an action goal by what its work did: succeeded, cancelled (``GoalCancelled`` from a
   ``progress_reporter``) or aborted with the refusal's one-line reason.
+- ``ActionClient`` is rclpy's, safe to send from one thread while an executor spins on another.
 """
 from __future__ import annotations
 
@@ -13,8 +14,10 @@ from collections.abc import Callable
 
 import signal
 import sys
+import threading
 
 import rclpy
+import rclpy.action
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.signals import SignalHandlerOptions
 
@@ -149,3 +152,31 @@ def run_goal(goal_handle, result, work: Callable[[], str], refused: tuple[type[E
     result.message = message
     goal_handle.succeed()
     return result
+
+
+class ActionClient(rclpy.action.ActionClient):
+    """rclpy's action client, for goals sent from one thread while an executor spins on another (every commander).
+
+    rclpy (Jazzy) sends a goal, cancel or result request first and files its future after; a reply the executor
+    takes in between is dropped as "unexpected" and the future never completes (ros2/rclpy#1123), so a goal that is
+    answered at once can hang its sender. Here sending-and-filing and taking exclude each other."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._filing = threading.RLock()
+
+    def send_goal_async(self, *args, **kwargs):
+        with self._filing:
+            return super().send_goal_async(*args, **kwargs)
+
+    def _cancel_goal_async(self, goal_handle):
+        with self._filing:
+            return super()._cancel_goal_async(goal_handle)
+
+    def _get_result_async(self, goal_handle):
+        with self._filing:
+            return super()._get_result_async(goal_handle)
+
+    def take_data(self):
+        with self._filing:
+            return super().take_data()

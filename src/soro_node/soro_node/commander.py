@@ -1,7 +1,8 @@
 """``Commander``: the base of the blocking client libraries that scripts and demos use to drive a robot's nodes, in
 the manner of nav2_simple_commander's BasicNavigator. A commander is a node spinning on its own thread; its calls
 block the caller until the service answers or the action ends, and return the response or result, or raise
-CommanderError with the reason.
+CommanderError with the reason. Its action clients are ``soro_node.base_node.ActionClient``, which a reply cannot
+overtake while the caller's thread sends.
 
     class MyRobot(Commander):
         def __init__(self):

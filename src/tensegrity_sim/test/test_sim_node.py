@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 import rclpy
 from geometry_msgs.msg import Pose, PoseArray
-from rclpy.action import ActionClient
 from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
 from rclpy.parameter import Parameter
 from soro_interfaces.action import PsiSweep
 from soro_interfaces.msg import TensegrityState
 from soro_interfaces.srv import ResetTensegrity, SetRestLengths
+from soro_node.base_node import ActionClient
 from soro_node.waiting import poll
 from visualization_msgs.msg import Marker, MarkerArray
 

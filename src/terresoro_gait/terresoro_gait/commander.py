@@ -11,10 +11,10 @@ Each call returns the action result or service response, or raises CommanderErro
 """
 from __future__ import annotations
 
-from rclpy.action import ActionClient
 from soro_interfaces.action import ExecuteGait, LearnEdges, SweepGaits
 from soro_interfaces.srv import SynthesizeGait
 
+from soro_node.base_node import ActionClient
 from soro_node.commander import Commander
 
 

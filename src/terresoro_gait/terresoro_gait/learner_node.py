@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 from geometry_msgs.msg import PoseStamped
-from rclpy.action import ActionClient, ActionServer, CancelResponse
+from rclpy.action import ActionServer, CancelResponse
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
@@ -20,7 +20,7 @@ from soro_interfaces.action import ExecuteWalk, LearnEdges
 
 from soro_geometry import pose_msgs
 from soro_geometry.history import PoseHistory, TrackingLost
-from soro_node.base_node import declare_parameters, read_parameters, run_node
+from soro_node.base_node import ActionClient, declare_parameters, read_parameters, run_node
 from soro_node.waiting import poll, wait_for
 from terresoro_gait import messages
 from terresoro_gait.digraph import LimbDigraph

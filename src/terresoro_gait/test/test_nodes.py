@@ -12,7 +12,6 @@ import pytest
 import rclpy
 from action_msgs.msg import GoalStatus
 from geometry_msgs.msg import PoseStamped
-from rclpy.action import ActionClient
 from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
@@ -31,6 +30,7 @@ from terresoro_gait.sweep import lhs_sweep
 from terresoro_gait.synthesis import GaitProblem
 from terresoro_gait.synthesis_node import TerreSoroSynthesis
 from terresoro_gait.units import objective_from_si
+from soro_node.base_node import ActionClient
 from soro_node.waiting import poll
 from terresoro_gait.weights import read_csv
 

@@ -10,7 +10,7 @@ TerreSoRo-IV weights are published. Stress case, reported under "unstructured" w
 primitive's mean motion drawn independently (p ~ N(0, 5 mm), θ ~ N(0, 8°)), which leaves the LP relaxation far
 from the optimum. Targets from the issue: p50 < 100 ms, sweep <= 10 s on 2 cores.
 
-backends       per exact backend (HiGHS BILP with cuts, CP-SAT circuit with its verification step), in the same run:
+backends       per exact backend (HiGHS BILP with cuts, CP-SAT circuit with rounded-up candidates), in the same run:
                p50 and max of one solve over the same BACKEND_SOLVES random α (translation, β = 0.1, γ = 1, ε = 5)
                on the whiteboard substrate, for TerreSoRo-IV (16 states) and a five-limb robot (32 states, 992
                edges), and the IV sweep as above with each backend. Targets (issue 19): IV max < 1 s, five limbs

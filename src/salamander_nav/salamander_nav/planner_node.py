@@ -41,7 +41,8 @@ from salamander_nav.world import World, resolve_scene
 LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 FOLLOW_ACTION = 'salamander_controller/follow_path'
 POSE_MAX_AGE_S = 0.5
-FIRST_POSE_WAIT_S = 2.0     # a goal sent just after start-up waits this long for motion capture's first pose
+FIRST_POSE_WAIT_S = 5.0     # a goal sent just after start-up waits this long for motion capture's first pose (a
+                            # busy machine's discovery took over 2 s)
 
 
 class SalamanderPlanner(Node):

@@ -44,6 +44,7 @@ class Salamander:
         self.navigate = ActionClient(node, NavigateToPose, '/salamander_planner/navigate_to_pose')
         self.follow = ActionClient(node, FollowPath, '/salamander_controller/follow_path')
         assert self.probe.wait(LINK, lambda m: m.state == LinkStatus.CONNECTED, 10.0)
+        assert self.probe.wait(POSE, lambda m: True, 10.0), 'motion capture did not come up'
 
     link = property(lambda self: self.probe.latest(LINK))
     poses = property(lambda self: self.probe.messages[POSE])

@@ -19,8 +19,6 @@ from soro_node.waiting import poll
 
 pytestmark = pytest.mark.ros
 TRIPOD = dict(effectors=['front_left', 'front_right', 'back_left', 'back_right'], axes=['z', 'z', 'y', 'x'])
-
-
 LINK, LATTICE = '/pom_controller/link_status', '/pom_controller/lattice'
 MARKERS, CAMERA = '/pom_controller/predicted_markers', '/mocap_markers'
 TOPICS = {LINK: LinkStatus, MARKERS: PoseArray, LATTICE: MarkerArray, CAMERA: PoseArray}

@@ -23,8 +23,6 @@ from soro_node.waiting import poll
 
 pytestmark = pytest.mark.ros
 START, GOAL = (0.35, 0.3, math.pi / 2), (2.15, 1.55, 0.0)          # config/salamander_scene.yaml
-
-
 LINK, POSE = '/salamander_controller/link_status', '/mocap/salamander/pose'
 JOINTS, LOS = '/joint_states', '/salamander_controller/los_debug'
 TOPICS = {LINK: LinkStatus, POSE: PoseStamped, JOINTS: JointState, LOS: MarkerArray}

@@ -20,8 +20,6 @@ from soro_node.waiting import poll
 from soft_snake.commander import SoftSnakeCommander
 
 pytestmark = pytest.mark.ros
-
-
 LINK, COM, JOINTS = '/soft_snake_driver/link_status', '/mocap/soft_snake/com', '/joint_states'
 CHAMBERS, PRESSURE = '/soft_snake_driver/chambers', '/soft_snake_driver/chamber_pressure'
 TOPICS = {LINK: LinkStatus, COM: PoseStamped, JOINTS: JointState, CHAMBERS: MarkerArray, PRESSURE: Float64MultiArray}

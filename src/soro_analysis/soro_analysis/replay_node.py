@@ -19,7 +19,7 @@ from soro_analysis import replay
 from soro_link.bag import UnreadableBag, read_raw
 from soro_link.recording import import_message_class
 from soro_node.arguments import CommandParser, add_option
-from soro_node.base_node import EXIT_REFUSED, StartRefused, init_ros, refuse_start
+from soro_node.base_node import EXIT_REFUSED, StartRefused, init_ros, refuse_start, shut_down
 
 NODE_NAME = 'soro_replay'
 ACK_WAIT_S = 2.0
@@ -102,7 +102,7 @@ def _replay(node: ReplayNode, p: replay.Plan, args) -> int:
         pass
     finally:
         node.destroy_node()
-        rclpy.try_shutdown()
+        shut_down()
     return 0
 
 

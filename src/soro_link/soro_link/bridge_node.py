@@ -24,7 +24,8 @@ from soro_link.device import GenericOutputs
 from soro_link.protocol import BodyError, BodySchema, LogCode, LogLevel, Message, link_protocol
 from soro_link.supervisor import CommandRefused, LinkConfig, LinkDown, LinkSupervisor, snapshot
 from soro_link.supervisor import log as supervisor_log
-from soro_node.base_node import EXIT_REFUSED, StartRefused, declare_parameters, init_ros, read_parameters, refuse_start
+from soro_node.base_node import (EXIT_REFUSED, StartRefused, declare_parameters, init_ros, read_parameters, refuse_start,
+                                 shut_down)
 from soro_node.params import ParameterError, ParamSpec
 from soro_node.stop import StopRequest
 
@@ -275,7 +276,7 @@ def spin_bridge(node: BridgeNode, executor: rclpy.executors.Executor, stop: Stop
             node.force_safe_state('bridge stopping')
         _let_goals_end(node, executor, stop)
         node.destroy_node()  # stops the link
-        rclpy.try_shutdown()
+        shut_down()
     return 0
 
 

@@ -30,7 +30,7 @@ from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPo
 from soro_link.bag import BagWriter
 from soro_link.recording import (RECORDER, ParameterRefused, check_output, import_message_class, recordable_type,
                                  select_topics)
-from soro_node.base_node import StartRefused, declare_parameters, init_ros, read_parameters, refuse_start
+from soro_node.base_node import StartRefused, declare_parameters, init_ros, read_parameters, refuse_start, shut_down
 from soro_node.params import ParameterError
 from soro_node.stop import StopRequest
 
@@ -184,7 +184,7 @@ def main(args: list[str] | None = None) -> int:
         finally:
             node.destroy_node()
     finally:
-        rclpy.try_shutdown()
+        shut_down()
     return 0
 
 

@@ -3,7 +3,8 @@
 - ``declare_parameters`` / ``read_parameters`` turn ``params.ParamSpec`` tuples into declared parameters whose
   descriptors carry the range, and refuse a bad value at start-up and on every later ``ros2 param set``.
 - ``init_ros`` is rclpy.init that refuses malformed ROS arguments (``-p port:=``) in one line.
-- ``run_node`` is a node's whole main(): init, build, spin until SIGINT, clean up, one line for a start-up refusal.
+- ``run_node`` is a node's whole main(): init, build, spin until SIGINT, clean up, one line for a start-up refusal;
+  ``shut_down`` ends rclpy whoever else is ending it.
 - ``run_goal`` ends an action goal by what its work did: succeeded, cancelled (``GoalCancelled`` from a
   ``progress_reporter``) or aborted with the refusal's one-line reason.
 - ``ActionClient`` is rclpy's, safe to send from one thread while an executor spins on another.
@@ -88,8 +89,18 @@ def init_ros(args=None, stop: StopRequest | None = None) -> None:
 def refuse_start(name: str, reason: object) -> int:
     """Log a start-up refusal as the last line, under the node's ``name``; the exit code to return."""
     rclpy.logging.get_logger(name).fatal(str(reason))
-    rclpy.try_shutdown()
+    shut_down()
     return EXIT_REFUSED
+
+
+def shut_down() -> None:
+    """rclpy.try_shutdown, which may race rclpy's own SIGINT handler: both see the context up, both shut it down,
+    and the later one raises "rcl_shutdown already called" (a planner stopped at once exited 1 so). Down is down."""
+    try:
+        rclpy.try_shutdown()
+    except RuntimeError:          # rclpy's RCLError
+        if rclpy.ok():
+            raise
 
 
 def run_node(make_node: Callable[[], rclpy.node.Node], name: str, make_executor=None, args=None,
@@ -112,7 +123,7 @@ def run_node(make_node: Callable[[], rclpy.node.Node], name: str, make_executor=
         pass
     finally:
         node.destroy_node()
-        rclpy.try_shutdown()
+        shut_down()
     return 0
 
 

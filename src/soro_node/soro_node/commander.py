@@ -22,6 +22,7 @@ from rclpy.client import Client
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 
+from soro_node.base_node import shut_down
 from soro_node.waiting import WaitTimeout, wait_for
 
 SERVER_WAIT_S = 10.0          # discovery of a server started alongside can take seconds
@@ -83,4 +84,5 @@ def init() -> None:
 
 
 def shutdown() -> None:
-    rclpy.try_shutdown()
+    """The end of a script's rclpy (``init``'s counterpart)."""
+    shut_down()

@@ -64,7 +64,7 @@ class RawHost:
         self.protocol, self.seq = protocol, 0
         self.decoder = StreamDecoder()
         self.messages: list[tuple[float, Message]] = []
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._beating = threading.Event()
 
     def send(self, name: str, **fields: object) -> float:
@@ -77,7 +77,10 @@ class RawHost:
         """Heartbeats from a thread of their own, as a bridge's supervisor sends them, until ``close``."""
         def beat():
             while not self._beating.wait(period_s):
-                self.send('heartbeat', uptime_ms=0, flags=0)
+                with self._lock:
+                    if self._beating.is_set():      # closed while this beat waited for the port
+                        return
+                    self.send('heartbeat', uptime_ms=0, flags=0)
         threading.Thread(target=beat, name='raw-host heartbeats', daemon=True).start()
 
     def write(self, wire: bytes) -> float:

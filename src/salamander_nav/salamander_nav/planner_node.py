@@ -19,6 +19,7 @@ import numpy as np
 from builtin_interfaces.msg import Duration
 from geometry_msgs.msg import Point, PoseStamped
 from nav_msgs.msg import OccupancyGrid, Path
+import rclpy
 from rclpy.action import ActionServer, CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import MultiThreadedExecutor
@@ -209,6 +210,8 @@ class SalamanderPlanner(Node):
         sent = self.follow.send_goal_async(FollowPath.Goal(path=path), feedback_callback=relay)
         sent.add_done_callback(lambda future: _chain(future, box, done))
         while not done.wait(0.05):
+            if not rclpy.ok():                 # shutting down: the reply may never come, and this thread must end
+                return FollowPath.Result(message='the planner is shutting down')
             if goal_handle.is_cancel_requested and 'handle' in box and not box.get('cancelling'):
                 box['cancelling'] = True
                 box['handle'].cancel_goal_async()

@@ -173,8 +173,8 @@ class ActionClient(rclpy.action.ActionClient):
     answered at once can hang its sender. Here sending-and-filing and taking exclude each other."""
 
     def __init__(self, *args, **kwargs):
+        self._filing = threading.RLock()       # before rclpy registers the client with a spinning executor
         super().__init__(*args, **kwargs)
-        self._filing = threading.RLock()
 
     def send_goal_async(self, *args, **kwargs):
         with self._filing:

@@ -181,6 +181,6 @@ def first_look(graph: LimbDigraph, cost: np.ndarray, motion: np.ndarray, eps: fl
     """A good cycle meeting the tolerance, searched for FIRST_LOOK_S among the edges ``among`` only (bool (m,)):
     not an answer, an upper bound that lets reduced-cost fixing shrink the exact model. None if none was found."""
     model = CircuitModel(graph, cost, motion, eps, exclude, among)
-    model.model.minimize(model._sum(model.floor_cost))
+    model.model.minimize(model._objective())
     cycle = model._run(time_limit_s=FIRST_LOOK_S)
     return cycle if cycle is not None and model._meets_tolerance(cycle) else None

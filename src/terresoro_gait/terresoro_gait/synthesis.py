@@ -119,13 +119,17 @@ class GaitProblem:
         excluded = {canonical(tuple(g)) for g in exclude}
         fixed = [self.tolerance(objective)] + [self._no_good(self.graph.cycle_vector(g)) for g in exclude]
         bounds = self._edge_bounds(c, self._structure + fixed + self.cuts)
+
+        def cost_of(cycle: tuple[int, ...]) -> float:
+            return float(c @ self.graph.cycle_vector(cycle))
+
         hint = self._known.best_cycle(c, motion, objective.eps, excluded)
-        upper = np.inf if hint is None else float(c @ self.graph.cycle_vector(hint))
+        upper = np.inf if hint is None else cost_of(hint)
         if bounds is not None:      # a first look on the edges the LP likes best: a good cycle bounds the rest
             look = cpsat.first_look(self.graph, c, motion, objective.eps, list(exclude),
                                     bounds <= np.quantile(bounds, cpsat.FIRST_LOOK_SHARE))
-            if look is not None and float(c @ self.graph.cycle_vector(look)) < upper:
-                hint, upper = look, float(c @ self.graph.cycle_vector(look))
+            if look is not None and cost_of(look) < upper:
+                hint, upper = look, cost_of(look)
         keep = _keep(bounds, upper) if bounds is not None and np.isfinite(upper) else None
         refix = (lambda at_most: _keep(bounds, at_most)) if bounds is not None else None
         model = cpsat.CircuitModel(self.graph, c, motion, objective.eps, list(exclude), keep, hint)
@@ -136,7 +140,7 @@ class GaitProblem:
         except cpsat.CannotVerify:
             return None
         self._known.add([found.cycle])
-        return Solution(found.cycle, float(c @ self.graph.cycle_vector(found.cycle)), found.solves, 'cpsat')
+        return Solution(found.cycle, cost_of(found.cycle), found.solves, 'cpsat')
 
     def _solve_highs(self, objective: Objective, exclude: list[tuple[int, ...]],
                      max_iterations: int) -> Solution:

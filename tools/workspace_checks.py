@@ -134,6 +134,30 @@ def unverified_keys(manifest: Manifest, verified: dict[str, str], workspace: set
             for key in sorted(manifest.all_keys - set(workspace)) if key not in verified]
 
 
+def pip_keys(path: Path = Path(__file__).with_name('rosdep_keys.yaml')) -> dict[str, str]:
+    """Rosdep key -> the pip distribution rosdep would install for it (tools/rosdep_keys.yaml, ``pip:``)."""
+    return yaml.safe_load(path.read_text())['pip']
+
+
+def skipped_keys(text: str) -> set[str]:
+    """The keys of the ``rosdep install ... --skip-keys "..."`` command in ``text`` (README.md, a Dockerfile)."""
+    if '--skip-keys "' not in text:
+        return set()
+    return set(text.split('--skip-keys "', 1)[1].split('"', 1)[0].split())
+
+
+def unskipped_pip_keys(manifests: list[Manifest], pips: dict[str, str], skipping: dict[str, str],
+                       pinned: str) -> list[str]:
+    """One message per pip-resolved key that a package.xml names but a ``rosdep install`` command in ``skipping``
+    (where -> its text) does not skip, or whose distribution no lock file pins (``pinned``: their text): rosdep
+    refuses pip on Ubuntu 24.04 (PEP 668), and forced it would install an unpinned copy beside the pinned one."""
+    named = sorted({key for m in manifests for key in m.all_keys if key in pips})
+    problems = [f'{where}: rosdep install does not skip "{key}" (a pip key; add it to --skip-keys)'
+                for where, text in skipping.items() for key in named if key not in skipped_keys(text)]
+    return problems + [f'"{key}" installs pip {pips[key]}, which no lock file pins (tools/env/robot.txt)'
+                       for key in named if f'\n{pips[key]}==' not in '\n' + pinned.lower()]
+
+
 def rclpy_outside_nodes(manifest: Manifest) -> list[str]:
     """House rule: only ``*_node.py`` modules (and ``commander.py``, the blocking client libraries for scripts)
     import rclpy; everything else of a package is pure and tested without ROS. One message per offender."""

@@ -85,6 +85,26 @@ def test_keys_the_readme_and_image_skip_are_verified():
         assert skipped and set(skipped) <= set(VERIFIED), skipped
 
 
+ENV = ROOT / 'tools' / 'env'
+SKIPPING = {name: (ROOT / name).read_text() for name in ('README.md', 'docker/Dockerfile')}
+PINNED = (ENV / 'robot.txt').read_text() + (ENV / 'nodeps.txt').read_text()
+
+
+def test_every_pip_key_a_package_names_is_skipped_and_pinned():
+    """rosdep stops on a pip key on Ubuntu 24.04: README's and the image's rosdep install skip each one, and the
+    robot's lock files pin what it stands for."""
+    assert set(wc.pip_keys()) <= set(VERIFIED)
+    assert wc.unskipped_pip_keys(MANIFESTS, wc.pip_keys(), SKIPPING, PINNED) == []
+
+
+def test_a_pip_key_left_out_of_skip_keys_or_the_locks_is_named(tmp_path):
+    manifest = make_package(tmp_path, '<exec_depend>python3-mujoco-pip</exec_depend>', 'import mujoco\n')
+    skipping = {'README.md': 'rosdep install --skip-keys "python3-rosbags-pip"'}
+    assert wc.unskipped_pip_keys([manifest], wc.pip_keys(), skipping, 'rosbags==0.11.9\n') == [
+        'README.md: rosdep install does not skip "python3-mujoco-pip" (a pip key; add it to --skip-keys)',
+        '"python3-mujoco-pip" installs pip mujoco, which no lock file pins (tools/env/robot.txt)']
+
+
 def test_an_unknown_key_is_named(tmp_path):
     manifest = make_package(tmp_path, '<test_depend>gcc</test_depend><exec_depend>python3-numpy</exec_depend>',
                             'import numpy\n')

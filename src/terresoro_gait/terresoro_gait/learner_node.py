@@ -5,6 +5,10 @@ Action ``~/learn_edges`` (LearnEdges) runs ``rounds`` random Eulerian circuits o
 the tracked pose (``tracked_pose``) averaged over ``pose_window_s`` before its command instant and before the next
 one, turns the pair into an edge sample in the frame of the initial state, and at the end estimates every edge's
 mean and covariance and writes the weights file (CSV, mm and degrees). Feedback reports the round and primitives.
+
+Motion capture drops out for a moment when a marker is occluded: a primitive whose start or end pose was not tracked
+gives no sample and is run again, from state 1, in up to ``RESAMPLE_WALKS`` extra walks after the rounds (the
+result says how many). A round in which no boundary was tracked at all ends the run: the tracker is gone.
 """
 from __future__ import annotations
 
@@ -26,12 +30,13 @@ from terresoro_gait import messages
 from terresoro_gait.digraph import LimbDigraph
 from terresoro_gait.execution import REST_VERTEX
 from terresoro_gait.explore import stochastic_hierholzer
-from terresoro_gait.learning import add_samples, boundary_poses, estimate
+from terresoro_gait.learning import add_samples, boundary_poses, estimate, resampling_walk, spoiled
 from terresoro_gait.parameters import LEARNER
 from terresoro_gait.weights import WeightsError, write_csv
 
 WALK_SERVER_TIMEOUT_S = 5.0
 TRACKER_WAIT_S = 10.0         # DDS discovery of a tracker started alongside can take seconds
+RESAMPLE_WALKS = 3            # extra walks for primitives that tracking gaps spoiled, before giving up on them
 
 
 class Failed(RuntimeError):
@@ -63,7 +68,7 @@ class TerreSoroLearner(Node):
             if goal.rounds < 2 or not path:
                 raise Failed(f'refused: rounds = {goal.rounds} must be >= 2 (a covariance needs two samples)'
                              if goal.rounds < 2 else 'refused: no weights_file in the goal or the parameters')
-            samples = self._explore(goal_handle, goal)
+            samples, resampled = self._explore(goal_handle, goal)
             weights = estimate(samples, self.params['n_limbs'])
             write_csv(weights, path)
         except (Failed, TrackingLost, WeightsError, ValueError, OSError) as error:
@@ -71,28 +76,49 @@ class TerreSoroLearner(Node):
             goal_handle.canceled() if goal_handle.is_cancel_requested else goal_handle.abort()
             self.get_logger().warning(result.message)
             return result
-        result.success, result.weights_file = True, str(path)
+        result.success, result.weights_file, result.resampled = True, str(path), resampled
         result.samples = sum(len(s) for s in samples.values())
-        result.message = f'{result.samples} edge samples over {goal.rounds} rounds written to {path}'
+        result.message = (f'{result.samples} edge samples over {goal.rounds} rounds written to {path}'
+                          + (f'; {resampled} primitives spoiled by tracking gaps were run again' if resampled else ''))
         self.get_logger().info(result.message)
         goal_handle.succeed()
         return result
 
-    def _explore(self, goal_handle, goal) -> dict:
+    def _explore(self, goal_handle, goal) -> tuple[dict, int]:
+        """Samples by edge from ``goal.rounds`` Eulerian rounds, and the number of primitives run again because a
+        tracking gap spoiled them."""
         if not poll(lambda: len(self.history) > 0, TRACKER_WAIT_S):
             raise Failed(f'refused: no tracked_pose within {TRACKER_WAIT_S:g} s; is the tracker running?')
         graph = LimbDigraph(self.params['n_limbs'])
         rng = np.random.default_rng(None if goal.seed < 0 else goal.seed)
-        samples: dict = {}
+        samples, lost = {}, []
         for round_ in range(1, goal.rounds + 1):
             if goal_handle.is_cancel_requested:
                 raise Failed(f'cancelled in round {round_}; nothing written')
             walk = stochastic_hierholzer(graph.vertices, rng)
             at = walk.index(REST_VERTEX)
-            edges = self._run_walk(goal_handle, walk[at:] + walk[:at], round_, goal.rounds)
-            add_samples(samples, [(e.initial_vertex, e.terminal_vertex) for e in edges],
-                        self._boundary_poses(edges))
-        return samples
+            lost += self._sample_walk(goal_handle, walk[at:] + walk[:at], samples, round_, goal.rounds)
+        resampled = 0
+        for extra in range(1, RESAMPLE_WALKS + 1):
+            if not lost or goal_handle.is_cancel_requested:
+                break
+            self.get_logger().warning(f'tracking gaps spoiled {len(lost)} primitive(s); running them again')
+            resampled += len(lost)
+            lost = self._sample_walk(goal_handle, resampling_walk(lost, REST_VERTEX), samples,
+                                     goal.rounds + extra, goal.rounds)
+        if lost:
+            self.get_logger().warning(f'{len(lost)} primitive(s) still spoiled after {RESAMPLE_WALKS} extra walks')
+        return samples, resampled
+
+    def _sample_walk(self, goal_handle, walk: list[int], samples: dict, round_: int, rounds: int) -> list:
+        """Run ``walk``, add its tracked primitives to ``samples``; the primitives a tracking gap spoiled."""
+        edges = self._run_walk(goal_handle, walk, round_, rounds)
+        pairs = [(e.initial_vertex, e.terminal_vertex) for e in edges]
+        poses = self._boundary_poses(edges)
+        if not np.isfinite(poses).any():
+            raise TrackingLost(f'no tracked pose during round {round_}: is the tracker running and the robot in view?')
+        add_samples(samples, pairs, poses)
+        return spoiled(pairs, poses)
 
     def _boundary_poses(self, edges) -> np.ndarray:
         """Tracked pose at each primitive's command instant and at the end of the last one, (K + 1, 3) in the

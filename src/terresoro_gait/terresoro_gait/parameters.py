@@ -49,6 +49,9 @@ SIMULATOR = ROBOT + (
     ParamSpec('tracker_rate_hz', 30.0, 'overhead camera frame rate (Hz)', 1.0, 1000.0, read_only=True),
     ParamSpec('tracker_noise_m', 3e-4, 'tracker position noise, standard deviation per axis (m)', 0.0, 0.1),
     ParamSpec('tracker_noise_rad', 3.5e-3, 'tracker heading noise, standard deviation (rad)', 0.0, 1.0),
+    ParamSpec('occlusion_s', 0.0, 'the marker is hidden this long in every occlusion_period_s: no frames (s)',
+              0.0, 60.0),
+    ParamSpec('occlusion_period_s', 5.0, 'one occlusion starts every this long (s)', 0.1, 3600.0),
     ParamSpec('truth_file', '', 'write the substrate\'s true edge weights here at start-up (CSV; empty: no)',
               read_only=True),
 )

@@ -3,8 +3,9 @@ pseudo-terminal, on a ground-truth substrate, seen by an overhead camera tracker
 
 The firmware (``device.TerreSoroFirmware``) answers on ``port`` exactly as the real board would, so the executor
 runs its real bridge code. The tracker publishes ``tracked_pose`` (geometry_msgs/PoseStamped in ``frame_id``) at
-``tracker_rate_hz`` with Gaussian noise, as the paper's marker tracking would (VI-B); ``~/ground_truth`` is the
-same pose without noise, for evaluation only.
+``tracker_rate_hz`` with Gaussian noise, as the paper's marker tracking would (VI-B), and sends nothing while the
+marker is occluded (``occlusion_s`` in every ``occlusion_period_s``); ``~/ground_truth`` is the same pose without
+noise, for evaluation only.
 """
 from __future__ import annotations
 
@@ -51,9 +52,15 @@ class TerreSoroSimNode(Node):
         truth = self.firmware.pose()
         sd_m, sd_rad = self.get_parameter('tracker_noise_m').value, self.get_parameter('tracker_noise_rad').value
         noise = self._rng.normal(0.0, [sd_m * MM_PER_M, sd_m * MM_PER_M, sd_rad * DEG_PER_RAD])
-        header = Header(stamp=self.get_clock().now().to_msg(), frame_id=self._frame)
-        self.tracked_pub.publish(messages.stamped(truth + noise, header))
+        now = self.get_clock().now()
+        header = Header(stamp=now.to_msg(), frame_id=self._frame)
+        if not self._occluded(now.nanoseconds * 1e-9):
+            self.tracked_pub.publish(messages.stamped(truth + noise, header))
         self.truth_pub.publish(messages.stamped(truth, header))
+
+    def _occluded(self, t_s: float) -> bool:
+        occlusion_s = self.get_parameter('occlusion_s').value
+        return occlusion_s > 0 and t_s % self.get_parameter('occlusion_period_s').value < occlusion_s
 
     def destroy_node(self) -> None:
         self.device.stop()

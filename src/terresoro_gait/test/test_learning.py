@@ -5,7 +5,9 @@ import pytest
 from soro_geometry import se2
 from terresoro_gait.digraph import LimbDigraph
 from terresoro_gait.explore import eulerian_rounds
-from terresoro_gait.learning import collect, edge_sample, estimate
+from soro_geometry.history import PoseHistory
+from terresoro_gait.learning import (boundary_poses, collect, edge_sample, estimate, resampling_walk,
+                                     spoiled)
 
 
 def test_worked_edge_sample():
@@ -85,3 +87,42 @@ def test_learning_from_simulated_eulerian_rounds(test_a):
     assert np.allclose(w.theta_deg, test_a.theta_deg, atol=0.2) and np.allclose(w.stheta_deg2, 0.25, rtol=0.3)
     with pytest.raises(ValueError, match='3 primitives need 4'):
         collect(edges[:3], world[:3])
+
+
+def test_a_tracking_gap_spoils_the_primitives_beside_it_not_the_round():
+    """An occluded marker for 0.5 s (no frame around t = 2 s): that boundary is NaN, the two primitives that share it
+    give no sample and are named as spoiled, the others are sampled as usual."""
+    history = PoseHistory()
+    for t in np.arange(0.0, 4.0, 1 / 30):
+        if not 1.7 < t < 2.2:
+            history.add(t, (t / 1000, 0.0, 0.0))           # 1 mm/s along x
+    edges, instants = [(1, 2), (2, 4), (4, 3), (3, 1)], [0.5, 1.5, 2.05, 2.5, 3.5]
+    poses = boundary_poses(instants, history, window_s=0.1, max_age_s=0.3)
+    assert np.isnan(poses[2]).all() and np.isfinite(np.delete(poses, 2, axis=0)).all()
+    assert spoiled(edges, poses) == [(2, 4), (4, 3)]
+    samples = collect(edges, poses)
+    assert set(samples) == {(1, 2), (3, 1)}
+    assert samples[(1, 2)][0][0] == pytest.approx(1.0, abs=0.05)
+
+
+@pytest.mark.parametrize('edges, walk', [
+    ([(2, 4), (4, 3)], [1, 2, 4, 3]),            # consecutive spoiled primitives run as they ran
+    ([(1, 2), (3, 1)], [1, 2, 3]),               # from and back to rest, the closing edge implicit
+    ([(2, 1), (2, 1)], [1, 2, 1, 2]),            # a primitive spoiled twice is run twice
+])
+def test_the_resampling_walk_runs_every_spoiled_primitive_from_rest(edges, walk):
+    assert resampling_walk(edges, rest=1) == walk
+    closed = list(zip(walk, walk[1:] + walk[:1]))
+    assert all(i != j for i, j in closed)
+    for edge in set(edges):
+        assert closed.count(edge) >= edges.count(edge)
+
+
+def test_a_stand_in_frame_never_comes_from_before_the_previous_instant():
+    """With the window empty, the last frame may stand in up to max_age_s old, but not across a primitive: at
+    t = 1.2 s the last frame (t = 0.9 s) predates the command at 0.95 s, so the robot has moved since."""
+    history = PoseHistory()
+    for t in np.linspace(0.0, 0.9, 10):
+        history.add(t, (0.0, 0.0, 0.0))
+    poses = boundary_poses([0.9, 0.95, 1.2], history, window_s=0.1, max_age_s=0.5)
+    assert np.isfinite(poses[:2]).all() and np.isnan(poses[2]).all()

@@ -13,6 +13,7 @@ import rclpy
 from action_msgs.msg import GoalStatus
 from geometry_msgs.msg import PoseStamped
 from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
+from rcl_interfaces.srv import SetParameters
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 from soro_interfaces.action import ExecuteGait, LearnEdges, SweepGaits
@@ -37,6 +38,7 @@ from terresoro_gait.weights import read_csv
 pytestmark = pytest.mark.ros
 TAU, LIMBS, ROUNDS = 0.15, 2, 3
 POSE_WINDOW_S = 0.05
+TRACKING_TIMEOUT_S = 0.08      # under τ - settle_s: a stand-in frame is one of the settled robot
 RECORDED = ['/tracked_pose', '/terresoro_executor/executed_edge']
 
 
@@ -64,7 +66,8 @@ class World:
         self.recorder = runner.start_recorder(self.bag, RECORDED, tmp_path)
         runner.wait_recording(self.recorder, RECORDED)
         self.learner = TerreSoroLearner(parameter_overrides=params(
-            n_limbs=LIMBS, weights_file=str(self.weights), pose_window_s=POSE_WINDOW_S))
+            n_limbs=LIMBS, weights_file=str(self.weights), pose_window_s=POSE_WINDOW_S,
+            tracking_timeout_s=TRACKING_TIMEOUT_S))
         self.synthesis = TerreSoroSynthesis(parameter_overrides=params(**robot, weights_file=str(self.weights)))
         self.client = rclpy.create_node('probe')
         self.edges, self.truth_poses, self.link, self.joints = [], [], None, None
@@ -156,13 +159,38 @@ def test_the_recorded_learning_run_gives_the_learners_weights_offline(world, tmp
     """soro-analyze on the bag of the learning run above: the same edge samples, the same weights file."""
     assert world.recorder.stop() == 0
     report, warnings = analyze(world.bag, tmp_path, 'terresoro',
-                               [f'pose_window_s:={POSE_WINDOW_S}', f'weights_file:={world.weights}'])
+                               [f'pose_window_s:={POSE_WINDOW_S}', f'tracking_timeout_s:={TRACKING_TIMEOUT_S}',
+                                f'weights_file:={world.weights}'])
     assert warnings == [] and report.numbers['exploration']['rounds'] == ROUNDS
     assert report.numbers['exploration']['samples'] == ROUNDS * LimbDigraph(LIMBS).m
     live, offline = read_csv(world.weights), read_csv(tmp_path / 'weights.csv')
     for name in ('px_mm', 'py_mm', 'theta_deg', 'sp_mm2', 'stheta_deg2'):
         assert np.allclose(getattr(offline, name), getattr(live, name), rtol=0, atol=1e-9), name
     assert report.numbers['exploration']['max_abs_difference_to_weights_file'] <= 1e-9
+
+
+def set_sim_parameters(world, **values):
+    client = world.client.create_client(SetParameters, '/terresoro_sim/set_parameters')
+    assert client.wait_for_service(timeout_sec=5.0)
+    future = client.call_async(SetParameters.Request(parameters=[p.to_parameter_msg() for p in params(**values)]))
+    assert poll(future.done, 5.0) and all(r.successful for r in future.result().results)
+    world.client.destroy_client(client)
+
+
+def test_learning_runs_through_marker_occlusions(world, tmp_path):
+    """Motion capture hides the marker for 0.6 s in every 3 s (far past the learner's tracking_timeout_s):
+    the primitives beside an untracked instant are run again from state 1, and the run still learns the substrate."""
+    set_sim_parameters(world, occlusion_s=0.6, occlusion_period_s=3.0)
+    try:
+        result, feedback = world.goal(world.learn_client, LearnEdges.Goal(rounds=ROUNDS, seed=11,
+                                                                          weights_file=str(tmp_path / 'w.csv')), 90.0)
+    finally:
+        set_sim_parameters(world, occlusion_s=0.0)
+    assert result.success, result.message
+    assert result.resampled > 0 and 'spoiled by tracking gaps' in result.message
+    assert feedback[-1].round > ROUNDS                       # the extra walks after the rounds
+    learned, truth = read_csv(tmp_path / 'w.csv'), read_csv(world.truth)
+    assert np.sqrt(np.mean((learned.px_mm - truth.px_mm) ** 2)) < 0.6
 
 
 def test_synthesis_service_is_the_exact_core_optimum_in_si(world):

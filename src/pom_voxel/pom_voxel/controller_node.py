@@ -147,7 +147,7 @@ class PomController(BridgeNode):
         try:
             if not self.commands_enabled or link is None:
                 raise LinkDown('the bridge was deactivated')
-            link.send('set_strokes', wait_ack=True, timeout_s=ACK_TIMEOUT_S, target_um=to_um(q_mm))
+            link.send('set_strokes', wait_ack=True, timeout_s=ACK_TIMEOUT_S, resend=True, target_um=to_um(q_mm))
         except (LinkDown, CommandRefused) as error:
             safe = self.force_safe_state('gait aborted') if self.link else False
             raise Refused(f'aborted: {error}; actuators ' + ('held where they are' if safe else

@@ -166,7 +166,7 @@ class SalamanderController(BridgeNode):
             if not self.commands_enabled or link is None:
                 raise LinkDown('the bridge was deactivated')
             name, body = self._module_body(command)
-            link.send(name, wait_ack=True, timeout_s=ACK_TIMEOUT_S, **body)
+            link.send(name, wait_ack=True, timeout_s=ACK_TIMEOUT_S, resend=True, **body)
         except (LinkDown, CommandRefused) as error:
             safe = self.force_safe_state('path abandoned') if self.link else False
             raise Refused(f'aborted: {error}; wheels ' + ('stopped' if safe else 'left to the ESP32 watchdog '

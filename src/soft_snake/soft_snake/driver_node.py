@@ -141,7 +141,7 @@ class SoftSnakeDriver(BridgeNode):
                 raise LinkDown('the bridge was deactivated')
             pending = link.post('set_valves', **to_wire(duty))
             if previous is not None:
-                link.confirm(previous, ACK_TIMEOUT_S)
+                link.confirm(previous, ACK_TIMEOUT_S, resend=True)
         except (LinkDown, CommandRefused) as error:
             vented = self.force_safe_state('gait aborted') if self.link else False
             raise Refused(f'aborted: {error}; chambers ' + ('vented' if vented else

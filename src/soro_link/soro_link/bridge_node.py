@@ -196,7 +196,8 @@ class BridgeNode(LifecycleNode):
                   'commands_enabled': self.commands_enabled, 'rtt_p50_ms': snap.rtt_p50_s * 1e3,
                   'rtt_p99_ms': snap.rtt_p99_s * 1e3, 'last_rx_age_s': snap.last_rx_age_s,
                   'frames_rx': snap.frames_rx, 'frames_tx': snap.frames_tx, 'crc_errors': snap.crc_errors,
-                  'format_errors': snap.format_errors, 'nacks': snap.nacks, 'reconnects': snap.reconnects}
+                  'format_errors': snap.format_errors, 'nacks': snap.nacks, 'resent': snap.resent,
+                  'reconnects': snap.reconnects}
         if snap.identity:
             values.update(snap.identity)
         values.update({f'device_{kind}_errors': count for kind, count in snap.device_rx_errors.items()})

@@ -105,6 +105,7 @@ class SimulatedDevice:
         self.boot_delay_s, self.protocol_version, self.tick_s = boot_delay_s, protocol_version, tick_s
         self.events: list[tuple[float, str]] = []   # (monotonic time, what): boots, handshakes, safe-state entries
         self.received: list[Message] = []           # every robot command accepted, in order
+        self.acks_to_lose = 0                       # a noisy line: this many of the next acks never reach the host
         self._lock = threading.Lock()
         self._thread = None
         self._fds = None
@@ -248,7 +249,9 @@ class SimulatedDevice:
         if code is None:
             with self._lock:
                 self.received.append(message)
-            self._send('ack', ack_seq=seq)
+                lost, self.acks_to_lose = self.acks_to_lose > 0, max(0, self.acks_to_lose - 1)
+            if not lost:
+                self._send('ack', ack_seq=seq)
         else:
             self._nack(seq, code)
 

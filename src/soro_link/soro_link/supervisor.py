@@ -69,6 +69,7 @@ class LinkStats:
     crc_errors: int = 0
     format_errors: int = 0
     nacks: int = 0
+    resent: int = 0           # set-points sent again after a lost ack (confirm's resend)
     reconnects: int = 0
     rtts_s: deque = field(default_factory=lambda: deque(maxlen=1000), repr=False)
 
@@ -93,6 +94,7 @@ class PendingAck:
     done: threading.Event = field(default_factory=threading.Event)
     code: int | None = None   # None: acked
     rtt_s: float = math.nan
+    fields: dict = field(default_factory=dict)   # what was sent, for a resend
 
 
 class LinkSupervisor:
@@ -143,14 +145,15 @@ class LinkSupervisor:
         self._close('stopped', reconnect=False)
 
     # --- commands ----------------------------------------------------------------------------------------------
-    def send(self, name: str, wait_ack: bool = False, timeout_s: float = 0.5, **fields: object) -> float:
+    def send(self, name: str, wait_ack: bool = False, timeout_s: float = 0.5, resend: bool = False,
+             **fields: object) -> float:
         """Send message ``name``; with ``wait_ack``, block for the device's ack and return the round trip in s.
 
-        Raises LinkDown when not connected or no ack arrives in ``timeout_s``, CommandRefused on a nack,
-        BodyError when the fields do not fit the schema (nothing is sent then).
+        Raises LinkDown when not connected or no ack arrives in ``timeout_s`` (with ``resend``, see ``confirm``),
+        CommandRefused on a nack, BodyError when the fields do not fit the schema (nothing is sent then).
         """
         pending = self.post(name, **fields)
-        return self.confirm(pending, timeout_s) if wait_ack else math.nan
+        return self.confirm(pending, timeout_s, resend) if wait_ack else math.nan
 
     def post(self, name: str, **fields: object) -> PendingAck:
         """Send message ``name`` without waiting; ``confirm`` its ack later (a timed sequence keeps its beat while
@@ -161,16 +164,24 @@ class LinkSupervisor:
                                + (f': {self.last_error}' if self.last_error else ''))
             seq = self._next_seq()
             wire = self.protocol.encode(name, seq, **fields)
-            pending = self._pending[seq] = PendingAck(name, seq, time.monotonic())
+            pending = self._pending[seq] = PendingAck(name, seq, time.monotonic(), fields=dict(fields))
             self._write(wire)
         return pending
 
-    def confirm(self, pending: PendingAck, timeout_s: float = 0.5) -> float:
+    def confirm(self, pending: PendingAck, timeout_s: float = 0.5, resend: bool = False) -> float:
         """The round trip (s) of a posted message once acked, ``timeout_s`` counted from its sending. Raises
-        LinkDown when no ack came in time or the link was lost first, CommandRefused on a nack."""
+        LinkDown when no ack came in time or the link was lost first, CommandRefused on a nack.
+
+        With ``resend`` (for idempotent set-points only: sent twice, they do what once does), a missing ack sends
+        the message once more, with another ``timeout_s`` for its ack, before giving up: one frame lost on a noisy
+        line must not end a gait. The round trip is then the resent message's."""
         if not pending.done.wait(max(0.0, pending.sent + timeout_s - time.monotonic())):
             with self._lock:
                 self._pending.pop(pending.seq, None)
+            if resend:
+                self.stats.resent += 1
+                log.warning(f'no ack for {pending.name} within {timeout_s * 1000:.0f} ms: sending it once more')
+                return self.confirm(self.post(pending.name, **pending.fields), timeout_s)
             raise LinkDown(f'no ack for {pending.name} within {timeout_s * 1000:.0f} ms')
         if pending.code == LINK_LOST:
             raise LinkDown(f'link lost before the device acknowledged {pending.name}')
@@ -382,6 +393,7 @@ class LinkSnapshot:
     nacks: int
     reconnects: int
     device_rx_errors: dict = field(default_factory=dict)   # crc, format, overflow, refused: as the device counts
+    resent: int = 0
 
     @property
     def level(self) -> DiagnosticLevel:
@@ -408,4 +420,4 @@ def snapshot(link: LinkSupervisor) -> LinkSnapshot:
                             link.device_safe, link.last_error, link.last_rx_age_s,
                             s.rtts_s[-1] if s.rtts_s else math.nan, s.rtt_p50_s, s.rtt_percentile(0.99),
                             s.frames_rx, s.frames_tx, s.crc_errors, s.format_errors, s.nacks, s.reconnects,
-                            dict(link.device_rx_errors))
+                            dict(link.device_rx_errors), s.resent)

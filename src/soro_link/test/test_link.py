@@ -75,6 +75,24 @@ def test_posted_commands_are_confirmed_later(link_to):
         assert time.monotonic() - waited < 0.3
 
 
+def test_a_lost_ack_of_a_set_point_is_sent_once_more(link_to):
+    """An idempotent set-point whose ack the line lost is sent again (resend), and the second ack ends the wait;
+    two lost acks in a row still end it with LinkDown, and without resend one lost ack does."""
+    with SimulatedDevice(GenericOutputs()) as device:
+        link = link_to(device.port)
+        assert time_until(lambda: link.state == LinkState.CONNECTED, 2.0) is not None
+        device.acks_to_lose = 1
+        assert 0 < link.send('set_outputs', wait_ack=True, timeout_s=0.2, resend=True, duty_pct=(9, 8, 7, 6)) < 0.1
+        assert [m.fields['duty_pct'] for m in device.received] == [(9, 8, 7, 6)] * 2 and link.stats.resent == 1
+        assert snapshot(link).resent == 1
+        device.acks_to_lose = 2
+        with pytest.raises(LinkDown, match='no ack for set_outputs within 200 ms'):
+            link.confirm(link.post('set_outputs', duty_pct=(1, 1, 1, 1)), 0.2, resend=True)
+        device.acks_to_lose = 1
+        with pytest.raises(LinkDown, match='no ack for set_outputs within 200 ms'):
+            link.send('set_outputs', wait_ack=True, timeout_s=0.2, duty_pct=(2, 2, 2, 2))
+
+
 @pytest.mark.parametrize('watchdog_ms', [100, 300])
 def test_watchdog_safe_within_watchdog_plus_one_tick(link_to, watchdog_ms):
     with SimulatedDevice(GenericOutputs(), watchdog_ms=watchdog_ms, tick_s=0.005) as device:

@@ -186,7 +186,7 @@ class TerreSoroExecutor(BridgeNode):
             try:
                 if link is None:
                     raise LinkDown('the bridge was cleaned up')
-                link.confirm(pending, ACK_TIMEOUT_S)
+                link.confirm(pending, ACK_TIMEOUT_S, resend=True)
             except (LinkDown, CommandRefused) as error:
                 raise self._aborted(primitive, error) from None
 

@@ -16,7 +16,8 @@ from soro_interfaces.msg import LinkStatus
 from std_msgs.msg import String
 
 from soro_link.bag import read_messages, read_raw
-from soro_link.recording import import_message_class, recordable_type, select_topics
+from soro_link.recording import (import_message_class, offered_profile, recordable_type, recording_policies,
+                                 select_topics)
 from soro_node.waiting import poll
 
 pytestmark = pytest.mark.ros
@@ -275,3 +276,11 @@ def test_topic_selection_and_type_import():
         recordable_type(['std_msgs/msg/String', 'std_msgs/msg/Int32'], {'std_msgs/msg/String'})
     with pytest.raises(ValueError, match='typestore'):
         recordable_type(['my_pkg/msg/Unknown'], {'std_msgs/msg/String'})
+
+
+def test_the_subscription_adapts_to_every_publisher_as_rosbag2_does():
+    latched = offered_profile(QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL))
+    sensor = offered_profile(QoSProfile(depth=5, reliability=ReliabilityPolicy.BEST_EFFORT))
+    assert recording_policies([latched]) == (True, True)
+    assert recording_policies([latched, sensor]) == (False, False)   # one volatile publisher: volatile for all
+    assert recording_policies([]) == (False, False)

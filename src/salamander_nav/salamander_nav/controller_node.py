@@ -33,7 +33,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 from soro_geometry.pose_msgs import planar_pose, stamped
 from soro_link.bridge_node import BridgeNode, run_bridge
 from soro_link.supervisor import CommandRefused, LinkDown
-from soro_node.base_node import GoalCancelled, read_parameters, run_goal
+from soro_node.base_node import GoalCancelled, read_parameters, run_goal, sensor_data_qos
 from soro_node.frames import PoseToTf
 from soro_node.params import ParameterError
 from soro_node.sequence import SequencePlayer
@@ -60,7 +60,8 @@ class SalamanderController(BridgeNode):
         self._bends: dict[int, Bend] = {}
         self.trail, self._trail_sent = tracking.Trail(), 0.0
         group = ReentrantCallbackGroup()
-        self.create_subscription(PoseStamped, 'mocap/salamander/pose', self._on_pose, 50, callback_group=group)
+        self.create_subscription(PoseStamped, 'mocap/salamander/pose', self._on_pose, sensor_data_qos(50),
+                                 callback_group=group)
         self.create_subscription(ModuleCommandMsg, '~/module_command', self._on_module_command, 10,
                                  callback_group=group)
         self.los_pub = self.create_publisher(MarkerArray, '~/los_debug', 10)

@@ -32,7 +32,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 from soro_geometry.pose_msgs import planar_pose, stamped
 from soro_link.bridge_node import log_at
-from soro_node.base_node import ActionClient, declare_parameters, read_parameters, run_node
+from soro_node.base_node import ActionClient, declare_parameters, read_parameters, run_node, sensor_data_qos
 from soro_node.params import ParameterError
 from salamander_nav import maps, planners, planning
 from salamander_nav.maps import SceneError
@@ -61,7 +61,8 @@ class SalamanderPlanner(Node):
         self.markers_pub = self.create_publisher(MarkerArray, '~/obstacle_markers', LATCHED)
         self.create_subscription(ObstacleScene, 'obstacles', self._on_obstacles, 10, callback_group=group)
         self.create_subscription(OccupancyGrid, 'map', self._on_map, LATCHED, callback_group=group)
-        self.create_subscription(PoseStamped, 'mocap/salamander/pose', self._on_pose, 10, callback_group=group)
+        self.create_subscription(PoseStamped, 'mocap/salamander/pose', self._on_pose, sensor_data_qos(5),
+                                 callback_group=group)     # only the latest pose counts
         self.create_subscription(PoseStamped, 'goal_pose', self._on_goal_pose, 10, callback_group=group)
         ActionServer(self, ComputePathToPose, '~/compute_path_to_pose', self._compute, callback_group=group)
         ActionServer(self, NavigateToPose, '~/navigate_to_pose', self._navigate, callback_group=group,

@@ -1,7 +1,8 @@
 """The salamander as salamander.launch.py sim:=true starts it (simulated ESP32 and motion capture, controller
 bridge, planner), each in its own process, through real rclpy and a real pseudo-terminal: planning with both
 planners, the closed loop from a 90° start to a 0° goal around the thesis's obstacles (SYS-01), obstacles set at
-run time, refusals, a module command by hand, and the ESP32 vanishing mid-path."""
+run time, refusals, a module command by hand, a best-effort motion capture driving the controller and the planner,
+and the ESP32 vanishing mid-path."""
 import math
 
 import numpy as np
@@ -9,6 +10,7 @@ import pytest
 import rclpy
 from action_msgs.msg import GoalStatus
 from geometry_msgs.msg import PoseStamped
+from nav_msgs.msg import Path
 from sensor_msgs.msg import JointState
 from soro_interfaces.action import ComputePathToPose, FollowPath, NavigateToPose
 from soro_interfaces.msg import CircleObstacle, LinkStatus, ModuleCommand, ObstacleScene
@@ -25,7 +27,8 @@ pytestmark = pytest.mark.ros
 START, GOAL = (0.35, 0.3, math.pi / 2), (2.15, 1.55, 0.0)          # config/salamander_scene.yaml
 LINK, POSE = '/salamander_controller/link_status', '/mocap/salamander/pose'
 JOINTS, LOS = '/joint_states', '/salamander_controller/los_debug'
-TOPICS = {LINK: LinkStatus, POSE: PoseStamped, JOINTS: JointState, LOS: MarkerArray}
+TRAIL = '/salamander_controller/trail'
+TOPICS = {LINK: LinkStatus, POSE: PoseStamped, JOINTS: JointState, LOS: MarkerArray, TRAIL: Path}
 
 
 class Salamander:
@@ -128,6 +131,31 @@ def test_a_module_command_by_hand_bends_the_module(robot):
     assert poll(lambda: robot.joints and sum(robot.joints[-1].position) == pytest.approx(0.8, abs=0.02), 5.0)
     robot.module.publish(ModuleCommand(module_id=1, s=0.148, theta=0.0, phi=0.0, wheel_speeds=[0.0] * 3))
     assert poll(lambda: abs(sum(robot.joints[-1].position)) < 0.02, 5.0)
+
+
+def test_a_best_effort_motion_capture_drives_the_controller(robot):
+    """vrpn_mocap and mocap4r2 publish best effort: the controller tracks such a pose (its trail reaches it)."""
+    far = stamped((2.5, 0.2, 0.0), Header(frame_id='map'))
+    with robot.probe.best_effort_stream(POSE, far):
+        assert poll(lambda: any(p.pose.position.x == 2.5 for m in robot.probe.messages[TRAIL] for p in m.poses), 10.0)
+
+
+def test_a_best_effort_motion_capture_gives_the_planner_its_start(robot, tmp_path):
+    """A planner of its own on a pose topic that only a best-effort publisher feeds plans from that pose."""
+    planner = runner.Process('qos_planner', [runner.executable('salamander_nav', 'salamander_planner'), '--ros-args',
+                                             '-r', '__node:=qos_planner', '-r', 'mocap/salamander/pose:=/qos/pose'],
+                             tmp_path)
+    try:
+        planner.wait_for_output('planner on')
+        client = ActionClient(robot.probe.node, ComputePathToPose, '/qos_planner/compute_path_to_pose')
+        header = Header(frame_id='map')
+        with robot.probe.best_effort_stream('/qos/pose', stamped(START, header)):
+            status, result, _ = robot.run(client, ComputePathToPose.Goal(goal=stamped(GOAL, header),
+                                                                         planner_id='lattice_astar'), 30.0)
+    finally:
+        assert planner.stop() == 0
+    assert status == GoalStatus.STATUS_SUCCEEDED, result.message
+    assert planar_pose(result.path.poses[0].pose) == pytest.approx(START, abs=1e-3)     # the lattice's heading
 
 
 def test_the_esp32_vanishing_aborts_the_path_and_the_link_comes_back(robot, tmp_path):

@@ -34,7 +34,7 @@ from visualization_msgs.msg import MarkerArray
 
 from soro_link.bridge_node import BridgeNode, run_bridge
 from soro_link.supervisor import CommandRefused, LinkDown
-from soro_node.base_node import GoalCancelled, read_parameters, run_goal
+from soro_node.base_node import GoalCancelled, read_parameters, run_goal, sensor_data_qos
 from soro_node.frames import PoseToTf
 from soro_node.sequence import SequencePlayer
 from soft_snake import calibration, drawing, pneumatics
@@ -73,8 +73,10 @@ class SoftSnakeDriver(BridgeNode):
         self.create_timer(TELEMETRY_PERIOD_S, self._publish_telemetry)
         self.tf = PoseToTf(self, drawing.HEAD_FRAME)
         group = ReentrantCallbackGroup()
-        self.create_subscription(PoseStamped, 'mocap/soft_snake/com', self._on_com, 10, callback_group=group)
-        self.create_subscription(PoseStamped, 'mocap/soft_snake/head', self.tf.send, 10, callback_group=group)
+        self.create_subscription(PoseStamped, 'mocap/soft_snake/com', self._on_com, sensor_data_qos(10),
+                                 callback_group=group)   # every pose: the speed fit and the trail
+        self.create_subscription(PoseStamped, 'mocap/soft_snake/head', self.tf.send, sensor_data_qos(5),
+                                 callback_group=group)
         self.create_service(Trigger, '~/step_climb_advance', self._advance, callback_group=group)
         ActionServer(self, RunGait, '~/run_gait', self._run_gait, callback_group=group,
                      cancel_callback=lambda _goal: CancelResponse.ACCEPT)

@@ -1,13 +1,14 @@
 """The soft snake as soft_snake.launch.py sim:=true starts it (simulated head controller and MuJoCo snake with
 motion capture, driver bridge), each in its own process, through real rclpy and a real pseudo-terminal: a gait run
-with its tracked speed, what rviz is sent, refusals by name, the step-climb row service, and the head controller
-vanishing mid-gait."""
+with its tracked speed, what rviz is sent, refusals by name, the step-climb row service, a best-effort motion
+capture, and the head controller vanishing mid-gait."""
 import math
 import threading
 
 import pytest
 import rclpy
 from geometry_msgs.msg import PoseStamped
+from nav_msgs.msg import Path
 from sensor_msgs.msg import JointState
 from soro_interfaces.msg import LinkStatus
 from std_msgs.msg import Float64MultiArray
@@ -22,7 +23,9 @@ from soft_snake.commander import SoftSnakeCommander
 pytestmark = pytest.mark.ros
 LINK, COM, JOINTS = '/soft_snake_driver/link_status', '/mocap/soft_snake/com', '/joint_states'
 CHAMBERS, PRESSURE = '/soft_snake_driver/chambers', '/soft_snake_driver/chamber_pressure'
-TOPICS = {LINK: LinkStatus, COM: PoseStamped, JOINTS: JointState, CHAMBERS: MarkerArray, PRESSURE: Float64MultiArray}
+TRAIL = '/soft_snake_driver/trail'
+TOPICS = {LINK: LinkStatus, COM: PoseStamped, JOINTS: JointState, CHAMBERS: MarkerArray, PRESSURE: Float64MultiArray,
+          TRAIL: Path}
 
 
 class Snake:
@@ -98,6 +101,14 @@ def test_bad_goals_are_refused_by_name(snake, goal, reason):
 def test_the_row_service_needs_a_climb(snake):
     with pytest.raises(CommanderError, match='no step climb is running'):
         snake.commander.advance_row()
+
+
+def test_a_best_effort_motion_capture_drives_the_driver(snake):
+    """vrpn_mocap and mocap4r2 publish best effort: the driver tracks such a centre of mass (its trail reaches it)."""
+    far = PoseStamped()
+    far.header.frame_id, far.pose.position.x, far.pose.orientation.w = 'world', 2.5, 1.0
+    with snake.probe.best_effort_stream(COM, far):
+        assert poll(lambda: any(p.pose.position.x == 2.5 for m in snake.probe.messages[TRAIL] for p in m.poses), 10.0)
 
 
 def test_the_head_vanishing_aborts_the_gait_and_the_link_comes_back(snake, tmp_path):

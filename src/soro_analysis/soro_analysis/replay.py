@@ -11,6 +11,8 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from rosbags.interfaces import Qos, QosDurability, QosHistory, QosReliability
+
 from soro_link.bag import RawMessage
 from soro_node.params import ParamSpec
 
@@ -18,6 +20,30 @@ RATE = ParamSpec('rate', 1.0, 'speed of the replay against the recording (2: twi
 START = ParamSpec('start', 0.0, 'skip this many seconds of the recording (s)', 0.0)
 DELAY = ParamSpec('delay', 1.0, 'wait this long before the first message, for subscribers to connect (s)', 0.0, 60.0)
 CLOCK_PERIOD_S = 0.01     # /clock ticks at least this often, between messages too
+
+
+REPLAY_DEPTH = 1000      # a replay's history: deep enough that a reliable subscriber keeps up with a fast replay
+
+
+@dataclass(frozen=True)
+class Offer:
+    """What a replay publisher offers on one topic."""
+    reliable: bool
+    transient_local: bool
+    depth: int
+
+
+def offer(recorded: Sequence[Qos]) -> Offer:
+    """The QoS a topic is replayed with, from the profiles its publishers offered when recorded: reliability and
+    durability of the first, as rosbag2's player takes them, so a transient-local subscriber that joins during
+    the replay still gets the latched messages (kept as deep as the original publisher kept them). A topic
+    recorded without profiles (other tools, older bags) is replayed reliable and volatile."""
+    if not recorded:
+        return Offer(True, False, REPLAY_DEPTH)
+    first = recorded[0]
+    latched = first.durability == QosDurability.TRANSIENT_LOCAL
+    kept = first.depth if first.history == QosHistory.KEEP_LAST and first.depth > 0 else REPLAY_DEPTH
+    return Offer(first.reliability != QosReliability.BEST_EFFORT, latched, kept if latched else REPLAY_DEPTH)
 
 
 @dataclass(frozen=True)

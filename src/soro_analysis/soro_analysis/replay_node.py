@@ -16,24 +16,33 @@ from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPo
 from rosgraph_msgs.msg import Clock
 
 from soro_analysis import replay
-from soro_link.bag import UnreadableBag, read_raw
+from soro_link.bag import UnreadableBag, offered_qos, read_raw
 from soro_link.recording import import_message_class
 from soro_node.arguments import CommandParser, add_option
 from soro_node.base_node import EXIT_REFUSED, StartRefused, init_ros, refuse_start, shut_down
 
 NODE_NAME = 'soro_replay'
 ACK_WAIT_S = 2.0
-QOS = QoSProfile(reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST, depth=1000,
-                 durability=DurabilityPolicy.VOLATILE)
+
+
+def publisher_qos(offer: replay.Offer) -> QoSProfile:
+    reliability = ReliabilityPolicy.RELIABLE if offer.reliable else ReliabilityPolicy.BEST_EFFORT
+    durability = DurabilityPolicy.TRANSIENT_LOCAL if offer.transient_local else DurabilityPolicy.VOLATILE
+    return QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=offer.depth, reliability=reliability,
+                      durability=durability)
 
 
 class ReplayNode(Node):
-    """One publisher per recorded topic (serialized messages go out as they were recorded), and /clock."""
+    """One publisher per recorded topic, with the QoS it was recorded with (``replay.offer``; serialized messages go
+    out as they were recorded), and /clock."""
 
-    def __init__(self, types: dict[str, str], clock: bool):
+    def __init__(self, types: dict[str, str], clock: bool, offers: dict[str, replay.Offer] | None = None):
         super().__init__(NODE_NAME)
-        self.publishers_by_topic = {topic: self.create_publisher(import_message_class(msgtype), topic, QOS)
-                                    for topic, msgtype in types.items()}
+        offers = offers or {}
+        self.publishers_by_topic = {
+            topic: self.create_publisher(import_message_class(msgtype), topic,
+                                         publisher_qos(offers.get(topic, replay.offer(()))))
+            for topic, msgtype in types.items()}
         self.clock_pub = self.create_publisher(Clock, '/clock', 10) if clock else None
 
     def publish(self, message) -> None:
@@ -70,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         messages = list(read_raw(args.bag, args.topics, lambda line: print(f'soro-replay: warning: {line}',
                                                                               file=sys.stderr)))
         types = {m.topic: m.msgtype for m in messages}
+        offers = {topic: replay.offer(profiles) for topic, profiles in offered_qos(args.bag).items()}
         for msgtype in set(types.values()):
             import_message_class(msgtype)
     except (UnreadableBag, ImportError, ValueError) as error:
@@ -83,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         init_ros(['soro-replay'] + ros_args)
     except StartRefused as error:
         return refuse_start(NODE_NAME, error)
-    return _replay(ReplayNode(types, args.clock), replay.plan(messages, args.rate, args.start), args)
+    return _replay(ReplayNode(types, args.clock, offers), replay.plan(messages, args.rate, args.start), args)
 
 
 def _replay(node: ReplayNode, p: replay.Plan, args) -> int:

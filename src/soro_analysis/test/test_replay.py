@@ -1,5 +1,6 @@
 """soro-replay as a process against a real subscriber: every message, in order, with the recorded gaps (scaled by
---rate), /clock with the recorded time, a clean stop on Ctrl-C, and one-line refusals."""
+--rate), /clock with the recorded time, each topic with its recorded QoS (a late transient-local subscriber gets the
+latched message), a clean stop on Ctrl-C, and one-line refusals."""
 import signal
 import subprocess
 import threading
@@ -8,18 +9,22 @@ import numpy as np
 import pytest
 import rclpy
 from rclpy.executors import SingleThreadedExecutor
-from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.serialization import serialize_message
+from rosbags.interfaces import Qos, QosDurability, QosHistory, QosLiveliness, QosReliability, QosTime
 from rosgraph_msgs.msg import Clock
 from std_msgs.msg import String
 
 from soro_analysis import replay
-from soro_link.bag import BagWriter, RawMessage, workspace_typestore
+from soro_link.bag import BagWriter, RawMessage, offered_qos, workspace_typestore
 from soro_node.waiting import poll
 from softbots_bringup.runner import executable
 
 pytestmark = pytest.mark.ros
 COUNT, T0_NS = 300, 1_700_000_000_000_000_000
+INFINITE = QosTime(9223372036, 854775807)
+LATCHED = Qos(QosHistory.UNKNOWN, 0, QosReliability.RELIABLE, QosDurability.TRANSIENT_LOCAL, INFINITE, INFINITE,
+              QosLiveliness.AUTOMATIC, INFINITE, False)     # as the recorder and rosbag2 store a latched topic
 
 
 @pytest.fixture(scope='module')
@@ -105,6 +110,42 @@ def test_ctrl_c_stops_a_looping_replay(bag):
         assert process.wait(timeout=5.0) == 0
     finally:
         process.kill()
+
+
+def test_a_subscriber_joining_during_the_replay_gets_the_latched_message(tmp_path):
+    """/map recorded transient local (a costmap, a plan) is replayed so: a subscriber that comes after it went out
+    still gets it, as rviz's map and marker displays do. /chatter, recorded without profiles, stays as it was."""
+    path = tmp_path / 'bag'
+    with BagWriter(path, workspace_typestore()) as writer:
+        writer.add_topic('/map', 'std_msgs/msg/String', [LATCHED])
+        writer.add_topic('/chatter', 'std_msgs/msg/String')
+        writer.write_cdr('/map', T0_NS, serialize_message(String(data='the map')))
+        for k, after_s in enumerate((0.5, 6.0)):      # the second keeps the replay going while we join
+            writer.write_cdr('/chatter', T0_NS + int(after_s * 1e9), serialize_message(String(data=str(k))))
+    assert offered_qos(path) == offered_qos(next(path.glob('*.mcap'))) == {'/map': [LATCHED]}
+    listener = Listener()
+    process = subprocess.Popen([executable('soro_analysis', 'soro-replay'), str(path), '--delay', '1.0'],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert poll(lambda: listener.received, 15.0), 'no /chatter: the replay did not start'   # /map went before
+        maps = []
+        listener.node.create_subscription(String, '/map', maps.append,
+                                          QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL))
+        poll(lambda: maps, 5.0)
+    finally:
+        process.send_signal(signal.SIGINT)
+        out = process.communicate(timeout=10.0)[0]
+        listener.close()
+    assert [m.data for m in maps] == ['the map'], out
+
+
+def test_each_topic_is_offered_as_it_was_recorded():
+    best_effort = LATCHED._replace(reliability=QosReliability.BEST_EFFORT, durability=QosDurability.VOLATILE)
+    kept_one = LATCHED._replace(history=QosHistory.KEEP_LAST, depth=1)
+    assert replay.offer([]) == replay.Offer(True, False, replay.REPLAY_DEPTH)      # bags from other tools
+    assert replay.offer([LATCHED, best_effort]) == replay.Offer(True, True, replay.REPLAY_DEPTH)   # the first
+    assert replay.offer([best_effort]) == replay.Offer(False, False, replay.REPLAY_DEPTH)
+    assert replay.offer([kept_one]) == replay.Offer(True, True, 1)
 
 
 @pytest.mark.parametrize('options, refusal', [

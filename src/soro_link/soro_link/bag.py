@@ -16,7 +16,7 @@ import os
 import sqlite3
 import struct
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,7 +24,9 @@ from ament_index_python.packages import get_package_share_directory
 from mcap.exceptions import McapError
 from mcap.records import Channel, Message, Schema
 from mcap.stream_reader import StreamReader
-from rosbags.rosbag2 import Reader, StoragePlugin, Writer
+from rosbags.interfaces import Qos
+from rosbags.rosbag2 import Reader, ReaderError, StoragePlugin, Writer
+from rosbags.rosbag2.metadata import parse_qos
 from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 from rosbags.typesys.store import Typestore
 
@@ -64,10 +66,12 @@ class BagWriter:
         self._connections = {}
         self._flushed_at = time.monotonic()
 
-    def add_topic(self, topic: str, msgtype: str) -> None:
-        """Declare ``topic`` of ROS type ``msgtype`` (``pkg/msg/Name``); idempotent."""
+    def add_topic(self, topic: str, msgtype: str, offered_qos: Sequence[Qos] = ()) -> None:
+        """Declare ``topic`` of ROS type ``msgtype`` (``pkg/msg/Name``), with the QoS profiles its publishers
+        offered (stored as rosbag2 does: in metadata.yaml and in the MCAP channel); idempotent."""
         if topic not in self._connections:
-            self._connections[topic] = self._writer.add_connection(topic, msgtype, typestore=self.typestore)
+            self._connections[topic] = self._writer.add_connection(topic, msgtype, typestore=self.typestore,
+                                                                   offered_qos_profiles=list(offered_qos))
 
     def write_cdr(self, topic: str, stamp_ns: int, data: bytes) -> None:
         """Append one serialized message received at ``stamp_ns`` (ns since the epoch)."""
@@ -131,17 +135,55 @@ def read_raw(path: str | Path, topics: Iterable[str] | None = None,
     if path.is_dir() and (path / 'metadata.yaml').exists():
         yield from _rosbag2(path, wanted)
         return
+    path = _storage_file(path)
+    if path.suffix == '.mcap':
+        yield from _mcap(path, wanted, report)
+    else:
+        yield from _sqlite3(path, wanted)
+
+
+def offered_qos(path: str | Path) -> dict[str, list[Qos]]:
+    """The QoS profiles each topic's publishers offered when it was recorded, where the bag stores them (rosbag2
+    and our recorder: metadata.yaml, each MCAP channel's metadata, the sqlite3 topics table); a topic recorded
+    without them (by older tools) is absent."""
+    path = Path(path)
+    if not path.exists():
+        raise UnreadableBag(f'{path}: no such file or directory')
+    if path.is_dir() and (path / 'metadata.yaml').exists():
+        with Reader(path) as reader:
+            return {c.topic: list(c.ext.offered_qos_profiles) for c in reader.connections
+                    if getattr(c.ext, 'offered_qos_profiles', None)}
+    path = _storage_file(path)
+    if path.suffix == '.mcap':
+        with path.open('rb') as stream:
+            stored = {r.topic: r.metadata.get('offered_qos_profiles', '') for r in _CompleteRecords(stream)
+                      if isinstance(r, Channel)}
+    else:
+        try:
+            with contextlib.closing(sqlite3.connect(f'file:{path}?mode=ro', uri=True)) as db:
+                stored = dict(db.execute('SELECT name, offered_qos_profiles FROM topics'))
+        except sqlite3.DatabaseError:      # no such column in the oldest rosbag2 files, or not a bag at all
+            return {}
+    return {topic: profiles for topic, text in stored.items() if (profiles := _parse_qos(text))}
+
+
+def _parse_qos(text: str) -> list[Qos]:
+    try:
+        return parse_qos(text)
+    except (ReaderError, KeyError, TypeError):       # unreadable profiles: replayed as if none were stored
+        return []
+
+
+def _storage_file(path: Path) -> Path:
+    """The one .mcap or .db3 file a bag without metadata.yaml is: ``path`` itself or the one in its directory."""
     if path.is_dir():
         files = sorted(path.glob('*.mcap')) + sorted(path.glob('*.db3'))
         if len(files) != 1:
             raise UnreadableBag(f'{path}: no metadata.yaml and {len(files)} .mcap/.db3 files; expected one')
         path = files[0]
-    if path.suffix == '.mcap':
-        yield from _mcap(path, wanted, report)
-    elif path.suffix == '.db3':
-        yield from _sqlite3(path, wanted)
-    else:
+    if path.suffix not in ('.mcap', '.db3'):
         raise UnreadableBag(f'{path}: neither a rosbag2 directory nor an .mcap or .db3 file')
+    return path
 
 
 def read_messages(path: str | Path, topics: Iterable[str] | None = None, typestore: Typestore | None = None,

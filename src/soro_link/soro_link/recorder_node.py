@@ -28,21 +28,27 @@ from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
 from soro_link.bag import BagWriter
-from soro_link.recording import (RECORDER, ParameterRefused, check_output, import_message_class, recordable_type,
-                                 select_topics)
+from soro_link.recording import (RECORDER, ParameterRefused, check_output, import_message_class, offered_profile,
+                                 recordable_type, recording_policies, select_topics)
 from soro_node.base_node import StartRefused, declare_parameters, init_ros, read_parameters, refuse_start, shut_down
 from soro_node.params import ParameterError
 from soro_node.stop import StopRequest
 
 NODE_NAME = 'soro_link_recorder'
 
-# As rosbag2 does: reliable and keep-all when every publisher offers reliable (measured: a 2000-message burst kept
-# whole, where best effort with a depth of 100 kept 286), else best effort, the one reliability that matches
-# best-effort publishers too, with a history deep enough for bursts of a sensor stream.
-RELIABLE_QOS = QoSProfile(reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_ALL,
-                          durability=DurabilityPolicy.VOLATILE)
-BEST_EFFORT_QOS = QoSProfile(reliability=ReliabilityPolicy.BEST_EFFORT, history=HistoryPolicy.KEEP_LAST, depth=1000,
-                             durability=DurabilityPolicy.VOLATILE)
+# As rosbag2 does (recording.recording_policies): reliable and keep-all when every publisher offers reliable
+# (measured: a 2000-message burst kept whole, where best effort with a depth of 100 kept 286), else best effort, the
+# one reliability that matches best-effort publishers too, with a history deep enough for bursts of a sensor stream;
+# transient local when every publisher offers it, so latched messages published before the recorder are recorded.
+BEST_EFFORT_DEPTH = 1000
+
+
+def subscription_qos(reliable: bool, latched: bool) -> QoSProfile:
+    durability = DurabilityPolicy.TRANSIENT_LOCAL if latched else DurabilityPolicy.VOLATILE
+    if reliable:
+        return QoSProfile(reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_ALL, durability=durability)
+    return QoSProfile(reliability=ReliabilityPolicy.BEST_EFFORT, history=HistoryPolicy.KEEP_LAST,
+                      depth=BEST_EFFORT_DEPTH, durability=durability)
 
 # After a stop request, keep taking messages published before it until none has come for this long (they may still
 # be in transit), but no longer than the limit. Messages published after the stop are not recorded and do not
@@ -112,13 +118,15 @@ class RecorderNode(Node):
             self._skipped.add(topic)
             self.get_logger().warning(f'not recording {topic}: {exc}')
             return
-        self._bag.add_topic(topic, msgtype)
+        offered = [offered_profile(p.qos_profile) for p in publishers]
+        self._bag.add_topic(topic, msgtype, offered)      # stored in the bag, for replay, as rosbag2 does
         self._types[topic] = msgtype
         self._counts[topic] = 0
-        reliable = all(p.qos_profile.reliability == ReliabilityPolicy.RELIABLE for p in publishers)
-        qos = RELIABLE_QOS if reliable else BEST_EFFORT_QOS
-        self.create_subscription(cls, topic, functools.partial(self._on_message, topic), qos, raw=True)
-        self.get_logger().info(f'recording {topic} ({msgtype}, {"reliable" if reliable else "best effort"})')
+        reliable, latched = recording_policies(offered)
+        self.create_subscription(cls, topic, functools.partial(self._on_message, topic),
+                                 subscription_qos(reliable, latched), raw=True)
+        self.get_logger().info(f'recording {topic} ({msgtype}, {"reliable" if reliable else "best effort"}'
+                               f'{", transient local" if latched else ""})')
 
     def _on_message(self, topic: str, data: bytes, info: dict) -> None:
         stamp_ns = self.get_clock().now().nanoseconds  # receive time, taken before anything else

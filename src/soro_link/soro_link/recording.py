@@ -8,6 +8,8 @@ import importlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from rosbags.interfaces import Qos, QosDurability, QosHistory, QosLiveliness, QosReliability, QosTime
+
 from soro_node.params import ParamSpec
 
 RECORDER = (     # read once at start-up
@@ -77,3 +79,28 @@ def recordable_type(types: Sequence[str], known: Iterable[str]) -> str:
     if types[0] not in known:
         raise ValueError(f'its type {types[0]} is not in the bag typestore')
     return types[0]
+
+
+def offered_profile(qos) -> Qos:
+    """A publisher's offered QoS, as the graph reports it (rclpy's QoSProfile: policy enums and Durations), in the
+    form rosbag2 stores in a bag's ``offered_qos_profiles``."""
+    def policy(kind, value):
+        return kind.__members__.get(getattr(value, 'name', ''), kind.UNKNOWN)
+
+    def span(duration) -> QosTime:      # rmw's infinite duration splits into rosbag2's {9223372036, 854775807}
+        return QosTime(*divmod(duration.nanoseconds, 1_000_000_000))
+
+    return Qos(policy(QosHistory, qos.history), qos.depth, policy(QosReliability, qos.reliability),
+               policy(QosDurability, qos.durability), span(qos.deadline), span(qos.lifespan),
+               policy(QosLiveliness, qos.liveliness), span(qos.liveliness_lease_duration),
+               bool(qos.avoid_ros_namespace_conventions))
+
+
+def recording_policies(offered: Sequence[Qos]) -> tuple[bool, bool]:
+    """(reliable, transient_local) for the recorder's subscription, as rosbag2 adapts it: reliable when every
+    publisher offers reliable, else best effort (which matches both); transient local when every publisher offers
+    transient local, so what a latched topic published before the recorder came is delivered to it, else volatile
+    (a transient-local subscription never connects to a volatile publisher)."""
+    reliable = bool(offered) and all(q.reliability == QosReliability.RELIABLE for q in offered)
+    latched = bool(offered) and all(q.durability == QosDurability.TRANSIENT_LOCAL for q in offered)
+    return reliable, latched

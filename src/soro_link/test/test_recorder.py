@@ -1,5 +1,6 @@
 """The recorder node: every message it receives ends up in a complete bag, in order; a SIGKILL loses at most one
-flush period; SIGINT ends the recording at once even under an endless stream; it refuses an existing bag."""
+flush period; SIGINT ends the recording at once even under an endless stream; a latched message published before it
+started is recorded, with each topic's offered QoS in metadata.yaml; it refuses an existing bag."""
 import os
 import signal
 import subprocess
@@ -9,12 +10,15 @@ import time
 
 import pytest
 import rclpy
-from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
+import yaml
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from soro_interfaces.msg import LinkStatus
 from std_msgs.msg import String
 
-from soro_link.bag import read_messages
-from soro_link.recording import import_message_class, recordable_type, select_topics
+from soro_link.bag import read_messages, read_raw
+from soro_link.recording import (import_message_class, offered_profile, recordable_type, recording_policies,
+                                 select_topics)
+from soro_node.waiting import poll
 
 pytestmark = pytest.mark.ros
 
@@ -204,6 +208,41 @@ def test_a_topic_seen_first_through_its_subscribers_is_recorded_reliably(tmp_pat
     assert [m.data for t, _, m in read_messages(bag) if t == '/chatter'] == [f'late {i}' for i in range(N_CHATTER)]
 
 
+def on_disk(bag, topic):
+    """Messages on ``topic`` that the recorder running into ``bag`` has flushed so far."""
+    files = list(bag.glob('*.mcap')) if bag.is_dir() else []
+    return len(list(read_raw(files[0], [topic]))) if files else 0
+
+
+def test_a_latched_message_published_before_the_recorder_is_recorded_with_its_qos(tmp_path):
+    """As rosbag2: subscribed transient local when every publisher offers it, so a map, a plan or a robot
+    description published before the recording began is in the bag; the offered profiles go into metadata.yaml."""
+    bag = tmp_path / 'bag'
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    node = rclpy.create_node('recorder_test_latched', context=context)
+    latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    node.create_publisher(String, '/chatter', latched).publish(String(data='the map'))
+    proc = start_recorder(bag)
+    try:
+        poll(lambda: on_disk(bag, '/chatter'), MATCH_TIMEOUT_S)
+        proc.send_signal(signal.SIGINT)
+        out = proc.communicate(timeout=EXIT_TIMEOUT_S)[0]
+    finally:
+        stop(proc)
+        rclpy.try_shutdown(context=context)
+    assert [m.data for t, _, m in read_messages(bag) if t == '/chatter'] == ['the map'], out
+    info = yaml.safe_load((bag / 'metadata.yaml').read_text())['rosbag2_bagfile_information']
+    (chatter,) = [t['topic_metadata'] for t in info['topics_with_message_count']
+                  if t['topic_metadata']['name'] == '/chatter']
+    infinite = {'sec': 9223372036, 'nsec': 854775807}    # rmw's infinite duration, as rosbag2 writes it
+    # the graph does not tell a publisher's history: rosbag2 stores unknown and 0 too
+    assert chatter['offered_qos_profiles'] == [{
+        'history': 'unknown', 'depth': 0, 'reliability': 'reliable', 'durability': 'transient_local',
+        'deadline': infinite, 'lifespan': infinite, 'liveliness': 'automatic',
+        'liveliness_lease_duration': infinite, 'avoid_ros_namespace_conventions': False}]
+
+
 def test_existing_output_directory_is_refused(tmp_path):
     bag = tmp_path / 'bag'
     bag.mkdir()
@@ -237,3 +276,11 @@ def test_topic_selection_and_type_import():
         recordable_type(['std_msgs/msg/String', 'std_msgs/msg/Int32'], {'std_msgs/msg/String'})
     with pytest.raises(ValueError, match='typestore'):
         recordable_type(['my_pkg/msg/Unknown'], {'std_msgs/msg/String'})
+
+
+def test_the_subscription_adapts_to_every_publisher_as_rosbag2_does():
+    latched = offered_profile(QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL))
+    sensor = offered_profile(QoSProfile(depth=5, reliability=ReliabilityPolicy.BEST_EFFORT))
+    assert recording_policies([latched]) == (True, True)
+    assert recording_policies([latched, sensor]) == (False, False)   # one volatile publisher: volatile for all
+    assert recording_policies([]) == (False, False)

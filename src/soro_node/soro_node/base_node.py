@@ -8,6 +8,7 @@
 - ``run_goal`` ends an action goal by what its work did: succeeded, cancelled (``GoalCancelled`` from a
   ``progress_reporter``) or aborted with the refusal's one-line reason.
 - ``ActionClient`` is rclpy's, safe to send from one thread while an executor spins on another.
+- ``sensor_data_qos`` is the profile every motion-capture / tracked-pose subscription uses.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ import threading
 import rclpy
 import rclpy.action
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
+from rclpy.qos import QoSProfile, qos_profile_sensor_data
 from rclpy.signals import SignalHandlerOptions
 
 from soro_node.params import ParamSpec, check_all
@@ -50,6 +52,15 @@ def declare_parameters(node: rclpy.node.Node, specs: tuple[ParamSpec, ...]) -> N
 def read_parameters(node: rclpy.node.Node, specs: tuple[ParamSpec, ...]) -> dict[str, object]:
     """Current values of ``specs``, validated; raises params.ParameterError naming the bad one."""
     return check_all(specs, {spec.name: node.get_parameter(spec.name).value for spec in specs})
+
+
+def sensor_data_qos(depth: int) -> QoSProfile:
+    """rclpy's sensor-data profile (best effort, volatile, keep last) with the history ``depth`` the subscriber
+    needs. The mocap drivers packaged for Jazzy (vrpn_mocap, mocap4r2) publish best effort, and a best-effort
+    publisher never connects to a reliable subscription; a best-effort one takes best-effort and reliable
+    publishers alike."""
+    return QoSProfile(history=qos_profile_sensor_data.history, depth=depth,
+                      reliability=qos_profile_sensor_data.reliability, durability=qos_profile_sensor_data.durability)
 
 
 EXIT_REFUSED = 2     # a start-up refusal: bad arguments or parameters, said in one line

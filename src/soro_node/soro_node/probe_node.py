@@ -3,12 +3,14 @@ topics it is given, spinning on its own thread. (The rooms of a test harness tha
 typed out again.)"""
 from __future__ import annotations
 
+import contextlib
 import threading
 
 import rclpy
 from lifecycle_msgs.msg import Transition
 from lifecycle_msgs.srv import ChangeState
 from rclpy.executors import SingleThreadedExecutor
+from rclpy.qos import qos_profile_sensor_data
 
 from soro_node.waiting import poll
 
@@ -39,6 +41,18 @@ class Probe:
     def wait(self, topic: str, done, timeout_s: float) -> bool:
         """True once the last message on ``topic`` satisfies ``done``, False after ``timeout_s``."""
         return poll(lambda: self.latest(topic) is not None and done(self.latest(topic)), timeout_s)
+
+    @contextlib.contextmanager
+    def best_effort_stream(self, topic: str, message, period_s: float = 0.02):
+        """``message`` published on ``topic`` every ``period_s`` while the context lasts, best effort, as the
+        motion-capture drivers packaged for Jazzy (vrpn_mocap, mocap4r2) publish."""
+        publisher = self.node.create_publisher(type(message), topic, qos_profile_sensor_data)
+        timer = self.node.create_timer(period_s, lambda: publisher.publish(message))
+        try:
+            yield publisher
+        finally:
+            self.node.destroy_timer(timer)
+            self.node.destroy_publisher(publisher)
 
     def change_state(self, node: str, transition: int, timeout_s: float = 5.0) -> bool:
         """Asks lifecycle node ``node`` (its name) for ``transition`` (lifecycle_msgs/Transition id), as

@@ -29,7 +29,7 @@ from std_msgs.msg import Header
 
 from soro_link.bridge_node import BridgeNode, run_bridge
 from soro_link.supervisor import CommandRefused, LinkDown
-from soro_node.base_node import read_parameters
+from soro_node.base_node import read_parameters, sensor_data_qos
 from soro_node.frames import PoseToTf
 from soro_node.params import ParameterError
 from soro_node.sequence import SequencePlayer
@@ -66,7 +66,8 @@ class TerreSoroExecutor(BridgeNode):
         self.joint_pub = self.create_publisher(JointState, 'joint_states', 10)
         self.tf = PoseToTf(self, self.get_parameter('base_frame').value)
         group = ReentrantCallbackGroup()     # goals run for minutes beside telemetry, tracking and services
-        self.create_subscription(PoseStamped, 'tracked_pose', self._on_tracked, 10, callback_group=group)
+        self.create_subscription(PoseStamped, 'tracked_pose', self._on_tracked, sensor_data_qos(10),
+                                 callback_group=group)
         self.create_timer(TRAIL_PERIOD_S, self._publish_trail)
         for action, name, run in ((ExecuteGait, '~/execute_gait', self._execute_gait),
                                   (ExecuteWalk, '~/execute_walk', self._execute_walk)):

@@ -24,7 +24,7 @@ from soro_interfaces.action import ExecuteWalk, LearnEdges
 
 from soro_geometry import pose_msgs
 from soro_geometry.history import PoseHistory, TrackingLost
-from soro_node.base_node import ActionClient, declare_parameters, read_parameters, run_node
+from soro_node.base_node import ActionClient, declare_parameters, read_parameters, run_node, sensor_data_qos
 from soro_node.waiting import poll, wait_for
 from terresoro_gait import messages
 from terresoro_gait.digraph import LimbDigraph
@@ -50,7 +50,8 @@ class TerreSoroLearner(Node):
         self.params = read_parameters(self, LEARNER)
         self.history = PoseHistory()
         group = ReentrantCallbackGroup()
-        self.create_subscription(PoseStamped, 'tracked_pose', self._on_tracked, 100, callback_group=group)
+        self.create_subscription(PoseStamped, 'tracked_pose', self._on_tracked, sensor_data_qos(100),
+                                 callback_group=group)   # every pose of the averaging window (30-120 Hz)
         self.walk_action = f'{self.params["executor"]}/execute_walk'
         # one at a time, so the walk's feedback is relayed in the order it was sent
         self.walk_client = ActionClient(self, ExecuteWalk, self.walk_action,

@@ -1,5 +1,5 @@
 """The TerreSoRo nodes through real rclpy and a real pseudo-terminal: explore -> learn -> synthesize -> execute in
-simulation, bad goals, and a device that vanishes mid-gait. A 2-limb robot at τ = 0.15 s keeps the rounds short.
+simulation, bad goals, a device that vanishes mid-gait, and a best-effort tracker. A 2-limb robot at τ = 0.15 s keeps the rounds short.
 
 The simulated robot and the executor run in their own processes, as the launch file starts them, so the firmware,
 the camera and the executor's τ schedule keep their timing whatever the other nodes do with this interpreter."""
@@ -12,6 +12,7 @@ import pytest
 import rclpy
 from action_msgs.msg import GoalStatus
 from geometry_msgs.msg import PoseStamped
+from nav_msgs.msg import Path
 from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
 from rcl_interfaces.srv import SetParameters
 from rclpy.parameter import Parameter
@@ -32,6 +33,7 @@ from terresoro_gait.synthesis import GaitProblem
 from terresoro_gait.synthesis_node import TerreSoroSynthesis
 from terresoro_gait.units import objective_from_si
 from soro_node.base_node import ActionClient
+from soro_node.probe_node import Probe
 from soro_node.waiting import poll
 from terresoro_gait.weights import read_csv
 
@@ -340,3 +342,19 @@ def test_device_vanishing_mid_gait_aborts_safely_and_recovers(world):
     assert poll(world.connected, 10.0)
     again, _ = world.goal(world.gait_client, ExecuteGait.Goal(vertices=[1, 2], cycles=1), 10.0)
     assert again.success, again.message
+
+
+def test_a_best_effort_tracker_drives_the_executor_and_the_learner(world):
+    """vrpn_mocap and mocap4r2 publish best effort: the executor's trail reaches such a pose, the learner keeps it."""
+    trail = '/terresoro_executor/trail'
+    probe = Probe('terresoro_qos_probe', {trail: Path})
+    far = PoseStamped()
+    far.header.stamp, far.header.frame_id = world.client.get_clock().now().to_msg(), 'world'
+    far.pose.position.x, far.pose.orientation.w = 2.5, 1.0
+    t_s = far.header.stamp.sec + far.header.stamp.nanosec * 1e-9
+    try:
+        with probe.best_effort_stream('/tracked_pose', far):
+            assert poll(lambda: any(p.pose.position.x == 2.5 for m in probe.messages[trail] for p in m.poses), 10.0)
+            assert poll(lambda: 2.5 in world.learner.history.between(t_s, t_s)[:, 0], 5.0)
+    finally:
+        probe.close()

@@ -63,9 +63,9 @@ class SalamanderController(BridgeNode):
         self.create_subscription(PoseStamped, 'mocap/salamander/pose', self._on_pose, 50, callback_group=group)
         self.create_subscription(ModuleCommandMsg, '~/module_command', self._on_module_command, 10,
                                  callback_group=group)
-        self.los_pub = self.create_publisher(MarkerArray, '~/los_debug', 10)
-        self.trail_pub = self.create_publisher(Path, '~/trail', 10)
-        self.joint_pub = self.create_publisher(JointState, 'joint_states', 10)
+        self.los_pub = self.create_lifecycle_publisher(MarkerArray, '~/los_debug', 10)
+        self.trail_pub = self.create_lifecycle_publisher(Path, '~/trail', 10)
+        self.joint_pub = self.create_lifecycle_publisher(JointState, 'joint_states', 10)
         self.tf = PoseToTf(self, 'base_link')
         ActionServer(self, FollowPath, '~/follow_path', self._follow_path, callback_group=group,
                      cancel_callback=lambda _goal: CancelResponse.ACCEPT)

@@ -145,8 +145,8 @@ def interface_dependencies(manifest: Manifest) -> list[str]:
     does not have as a <depend> (build and run)."""
     pkg = parse_package(str(manifest.path / 'package.xml'))
     declared = {d.name for d in pkg.build_depends} & {d.name for d in pkg.exec_depends}
-    needed = {key: kind for kind, keys in INTERFACE_DEPENDENCIES.items() if any((manifest.path / kind).glob(f'*.{kind}'))
-              for key in keys}
+    needed = {key: kind for kind, keys in INTERFACE_DEPENDENCIES.items()
+              if any((manifest.path / kind).glob(f'*.{kind}')) for key in keys}
     return [f'package {manifest.name}: its .{kind} files need <depend>{key}</depend> in package.xml'
             for key, kind in sorted(needed.items()) if key not in declared]
 

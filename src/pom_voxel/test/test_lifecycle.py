@@ -1,6 +1,6 @@
-"""pom_controller as a managed node, in process on its simulated actuator board behind a real pseudo-terminal: configured but
-not activated it publishes none of its data while the actuator board streams telemetry, and its diagnostics go on; once
-active its data flows."""
+"""pom_controller as a managed node, in process on its simulated actuator board behind a real pseudo-terminal:
+configured but not activated it publishes none of its data while the actuator board streams telemetry, and its
+diagnostics go on; once active its data flows."""
 import pytest
 import rclpy
 from rclpy.parameter import Parameter

@@ -1,6 +1,6 @@
-"""salamander_controller as a managed node, in process on its simulated ESP32 behind a real pseudo-terminal: configured but
-not activated it publishes none of its data while the ESP32 streams telemetry, and its diagnostics go on; once
-active its data flows."""
+"""salamander_controller as a managed node, in process on its simulated ESP32 behind a real pseudo-terminal:
+configured but not activated it publishes none of its data while the ESP32 streams telemetry, and its diagnostics go
+on; once active its data flows."""
 import pytest
 import rclpy
 from rclpy.parameter import Parameter

@@ -1,5 +1,5 @@
-"""soft_snake_driver as a managed node, in process on its simulated head behind a real pseudo-terminal: configured but
-not activated it publishes none of its data while the head streams telemetry, and its diagnostics go on; once
+"""soft_snake_driver as a managed node, in process on its simulated head behind a real pseudo-terminal: configured
+but not activated it publishes none of its data while the head streams telemetry, and its diagnostics go on; once
 active its data flows."""
 import pytest
 import rclpy

@@ -1,5 +1,5 @@
-"""terresoro_executor as a managed node, in process on its simulated robot behind a real pseudo-terminal: configured but
-not activated it publishes none of its data while the robot streams telemetry, and its diagnostics go on; once
+"""terresoro_executor as a managed node, in process on its simulated robot behind a real pseudo-terminal: configured
+but not activated it publishes none of its data while the robot streams telemetry, and its diagnostics go on; once
 active its data flows."""
 import pytest
 import rclpy

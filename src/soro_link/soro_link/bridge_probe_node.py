@@ -17,7 +17,7 @@ from soro_node.probe_node import Probe
 from soro_node.waiting import poll
 
 DIAGNOSTICS = '/diagnostics'
-TELEMETRY_FRAMES = 20      # telemetry frames the inactive bridge must have received before its silence counts
+FRAMES_RECEIVED = 20       # frames from the device (its telemetry among them) before an inactive silence counts
 
 
 def inactive_bridge_check(make_bridge: Callable[[str], BridgeNode], model: DeviceModel, data: dict,
@@ -48,7 +48,7 @@ def _check(bridge: BridgeNode, data: dict, timeout_s: float) -> dict[str, str]:
         if not probe.change_state(name, Transition.TRANSITION_CONFIGURE, timeout_s):
             return {'configure': f'{name} refused configure'}
         received = lambda: bridge.link is not None and bridge.link.stats.frames_rx    # noqa: E731
-        if not poll(lambda: received() >= TELEMETRY_FRAMES, timeout_s):
+        if not poll(lambda: received() >= FRAMES_RECEIVED, timeout_s):
             return {'telemetry': f'{name} received {received()} frames within {timeout_s} s'}
         diagnostics = len(probe.messages[DIAGNOSTICS])
         if not poll(lambda: _own_diagnostics(probe, name, diagnostics) >= 2, timeout_s):

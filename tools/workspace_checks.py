@@ -55,6 +55,12 @@ class Manifest:
     all_keys: frozenset[str] = frozenset()   # every dependency key of any kind (what rosdep resolves)
 
 
+# What rosidl's generated code for an interface file needs, to build and at run time: in Jazzy every service (an
+# action's goal, result and cancel services too) carries service_msgs/ServiceEventInfo for service introspection,
+# and an action uses action_msgs' goal types. Declared as <depend>, as the ROS 2 interface tutorial does.
+INTERFACE_DEPENDENCIES = {'srv': ('service_msgs',), 'action': ('action_msgs', 'service_msgs')}
+
+
 def find_manifests(src: Path) -> list[Manifest]:
     """Every package.xml below ``src``, parsed (catkin_pkg raises on an invalid one)."""
     manifests = []
@@ -158,6 +164,17 @@ def unskipped_pip_keys(manifests: list[Manifest], pips: dict[str, str], skipping
                        for key in named if f'\n{pips[key]}==' not in '\n' + pinned.lower()]
 
 
+def interface_dependencies(manifest: Manifest) -> list[str]:
+    """One message per package that rosidl needs for the manifest's .srv/.action files and that its package.xml
+    does not have as a <depend> (build and run)."""
+    pkg = parse_package(str(manifest.path / 'package.xml'))
+    declared = {d.name for d in pkg.build_depends} & {d.name for d in pkg.exec_depends}
+    needed = {key: kind for kind, keys in INTERFACE_DEPENDENCIES.items()
+              if any((manifest.path / kind).glob(f'*.{kind}')) for key in keys}
+    return [f'package {manifest.name}: its .{kind} files need <depend>{key}</depend> in package.xml'
+            for key, kind in sorted(needed.items()) if key not in declared]
+
+
 def rclpy_outside_nodes(manifest: Manifest) -> list[str]:
     """House rule: only ``*_node.py`` modules (and ``commander.py``, the blocking client libraries for scripts)
     import rclpy; everything else of a package is pure and tested without ROS. One message per offender."""
@@ -231,7 +248,7 @@ def main() -> int:
     workspace = {m.name for m in manifests}
     verified = verified_keys()
     problems = [p for m in manifests for p in missing_dependencies(m, workspace) + rclpy_outside_nodes(m)
-                + unverified_keys(m, verified, workspace)]
+                + unverified_keys(m, verified, workspace) + interface_dependencies(m)]
     problems += uninstalled_sources(root, root / 'install')
     problems += [p for f in sorted((root / 'launch').glob('*.launch.py')) for p in launch_problems(f, root / 'install')]
     print('\n'.join(problems) or f'{len(manifests)} packages and their launch files check out')

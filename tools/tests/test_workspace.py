@@ -41,6 +41,19 @@ def test_every_workspace_package_is_found():
 
 
 @pytest.mark.parametrize('manifest', MANIFESTS, ids=lambda m: m.name)
+def test_interface_packages_depend_on_what_rosidl_generates_for_them(manifest):
+    assert wc.interface_dependencies(manifest) == []
+
+
+def test_a_service_without_service_msgs_is_named(tmp_path):
+    manifest = make_package(tmp_path, '<depend>action_msgs</depend><exec_depend>service_msgs</exec_depend>', '')
+    (manifest.path / 'srv').mkdir()
+    (manifest.path / 'srv' / 'Reset.srv').write_text('float64 psi\n---\nbool success\n')
+    assert wc.interface_dependencies(manifest) == [
+        'package demo_pkg: its .srv files need <depend>service_msgs</depend> in package.xml']
+
+
+@pytest.mark.parametrize('manifest', MANIFESTS, ids=lambda m: m.name)
 def test_package_xml_declares_every_import(manifest):
     assert wc.missing_dependencies(manifest, WORKSPACE) == []
 

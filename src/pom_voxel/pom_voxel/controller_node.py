@@ -52,9 +52,9 @@ class PomController(BridgeNode):
         self.pom: PlanesOfMotion | None = None
         self._busy = threading.Lock()
         self._last_drawing = 0.0
-        self.markers_pub = self.create_publisher(PoseArray, '~/predicted_markers', 10)
-        self.joint_pub = self.create_publisher(JointState, 'joint_states', 10)
-        self.lattice_pub = self.create_publisher(MarkerArray, '~/lattice', 10)
+        self.markers_pub = self.create_lifecycle_publisher(PoseArray, '~/predicted_markers', 10)
+        self.joint_pub = self.create_lifecycle_publisher(JointState, 'joint_states', 10)
+        self.lattice_pub = self.create_lifecycle_publisher(MarkerArray, '~/lattice', 10)
         group = ReentrantCallbackGroup()
         self.create_service(ComputeVoxelIK, '~/inverse_kinematics', self._inverse_kinematics, callback_group=group)
         ActionServer(self, ExecuteVoxelGait, '~/execute_gait', self._execute_gait, callback_group=group,

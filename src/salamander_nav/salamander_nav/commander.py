@@ -10,7 +10,7 @@ CommanderError with the reason (a failed plan included).
 from __future__ import annotations
 
 from geometry_msgs.msg import PoseStamped
-from soro_interfaces.action import ComputePathToPose, FollowPath, NavigateToPose
+from soro_interfaces.action import PlanAndTrack, PlanPath, TrackPath
 from std_msgs.msg import Header
 
 from soro_geometry.pose_msgs import stamped
@@ -23,26 +23,26 @@ class SalamanderCommander(Commander):
                  frame_id: str = 'map', **kwargs):
         super().__init__('salamander_commander', **kwargs)
         self.frame_id = frame_id
-        self.compute_client = ActionClient(self, ComputePathToPose, f'{planner}/compute_path_to_pose')
-        self.navigate_client = ActionClient(self, NavigateToPose, f'{planner}/navigate_to_pose')
-        self.follow_client = ActionClient(self, FollowPath, f'{controller}/follow_path')
+        self.compute_client = ActionClient(self, PlanPath, f'{planner}/plan_path')
+        self.navigate_client = ActionClient(self, PlanAndTrack, f'{planner}/plan_and_track')
+        self.follow_client = ActionClient(self, TrackPath, f'{controller}/track_path')
 
     def pose(self, planar) -> PoseStamped:
         return stamped(planar, Header(frame_id=self.frame_id, stamp=self.get_clock().now().to_msg()))
 
-    def compute_path(self, goal, start=None, planner: str = '', timeout_s: float = 120.0) -> ComputePathToPose.Result:
+    def compute_path(self, goal, start=None, planner: str = '', timeout_s: float = 120.0) -> PlanPath.Result:
         """Plan to ``goal`` (x m, y m, ψ rad) from ``start`` (or the tracked pose)."""
-        request = ComputePathToPose.Goal(goal=self.pose(goal), planner_id=planner, use_start=start is not None)
+        request = PlanPath.Goal(goal=self.pose(goal), planner_id=planner, use_start=start is not None)
         if start is not None:
             request.start = self.pose(start)
         return self.run_action(self.compute_client, request, timeout_s)
 
     def follow_path(self, path, speed_m_s: float = 0.0, timeout_s: float = 600.0,
-                    on_feedback=None) -> FollowPath.Result:
-        return self.run_action(self.follow_client, FollowPath.Goal(path=path, speed_m_s=float(speed_m_s)),
+                    on_feedback=None) -> TrackPath.Result:
+        return self.run_action(self.follow_client, TrackPath.Goal(path=path, speed_m_s=float(speed_m_s)),
                                timeout_s, on_feedback)
 
-    def navigate(self, goal, planner: str = '', timeout_s: float = 600.0, on_feedback=None) -> NavigateToPose.Result:
+    def navigate(self, goal, planner: str = '', timeout_s: float = 600.0, on_feedback=None) -> PlanAndTrack.Result:
         """Plan to ``goal`` (x m, y m, ψ rad) and follow the plan."""
-        return self.run_action(self.navigate_client, NavigateToPose.Goal(goal=self.pose(goal), planner_id=planner),
+        return self.run_action(self.navigate_client, PlanAndTrack.Goal(goal=self.pose(goal), planner_id=planner),
                                timeout_s, on_feedback)

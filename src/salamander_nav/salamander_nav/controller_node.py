@@ -2,7 +2,7 @@
 B8).
 
 A soro_link lifecycle bridge to the host ESP32, which relays each module's command over ESP-NOW. Action
-``~/follow_path`` (FollowPath) runs line-of-sight tracking with PD steering at ``command_rate_hz`` on the tracked
+``~/track_path`` (TrackPath) runs line-of-sight tracking with PD steering at ``command_rate_hz`` on the tracked
 pose (``mocap/salamander/pose``): each step commands the front module's planar bend and wheel speed, and reports
 cross-track and heading error, distance left and the waypoint. The wheels stop at the goal, on cancel, when the
 link drops and whenever the pose is stale; after ``tracking_lost_s`` without a fresh pose the path is abandoned.
@@ -25,7 +25,7 @@ from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.lifecycle import State, TransitionCallbackReturn
 from sensor_msgs.msg import JointState
-from soro_interfaces.action import FollowPath
+from soro_interfaces.action import TrackPath
 from soro_interfaces.msg import ModuleCommand as ModuleCommandMsg
 from std_msgs.msg import ColorRGBA, Header
 from visualization_msgs.msg import Marker, MarkerArray
@@ -64,11 +64,11 @@ class SalamanderController(BridgeNode):
                                  callback_group=group)
         self.create_subscription(ModuleCommandMsg, '~/module_command', self._on_module_command, 10,
                                  callback_group=group)
-        self.los_pub = self.create_publisher(MarkerArray, '~/los_debug', 10)
-        self.trail_pub = self.create_publisher(Path, '~/trail', 10)
-        self.joint_pub = self.create_publisher(JointState, 'joint_states', 10)
+        self.los_pub = self.create_lifecycle_publisher(MarkerArray, '~/los_debug', 10)
+        self.trail_pub = self.create_lifecycle_publisher(Path, '~/trail', 10)
+        self.joint_pub = self.create_lifecycle_publisher(JointState, 'joint_states', 10)
         self.tf = PoseToTf(self, 'base_link')
-        ActionServer(self, FollowPath, '~/follow_path', self._follow_path, callback_group=group,
+        ActionServer(self, TrackPath, '~/track_path', self._follow_path, callback_group=group,
                      cancel_callback=lambda _goal: CancelResponse.ACCEPT)
 
     def goals_running(self) -> bool:
@@ -93,8 +93,8 @@ class SalamanderController(BridgeNode):
         self.tf.send(msg, self.get_parameter('frame_id').value)
 
     # --- following a path ---------------------------------------------------------------------------------------
-    def _follow_path(self, goal_handle) -> FollowPath.Result:
-        result = FollowPath.Result()
+    def _follow_path(self, goal_handle) -> TrackPath.Result:
+        result = TrackPath.Result()
         if not self._busy.acquire(blocking=False):
             goal_handle.abort()
             result.message = 'refused: following another path'
@@ -134,7 +134,7 @@ class SalamanderController(BridgeNode):
                 outcome.append('lost')
             if step.drive:
                 self.los_pub.publish(los_markers(pose, step, self._header()))
-                goal_handle.publish_feedback(FollowPath.Feedback(
+                goal_handle.publish_feedback(TrackPath.Feedback(
                     cross_track_m=step.cross_track_m, heading_error=step.heading_error,
                     distance_left_m=step.distance_left_m, waypoint=step.waypoint, bend=step.bend_rad))
 

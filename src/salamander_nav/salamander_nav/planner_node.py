@@ -1,12 +1,12 @@
-"""``salamander_planner``: the salamander's planner server and navigator (thesis §3.4, spec B5, B8), in Nav2's
-shapes.
+"""``salamander_planner``: the salamander's planner server and navigator (thesis §3.4, spec B5, B8). Its actions
+are shaped like Nav2's planner and navigator but have other fields, so they carry their own names.
 
-``~/compute_path_to_pose`` (ComputePathToPose) plans with CHOMP (default) or lattice A* on one signed-distance
-field of the scene's obstacles, the ``obstacles`` topic (soro_interfaces/ObstacleScene, replacing them) and the
+``~/plan_path`` (PlanPath) plans with CHOMP (default) or lattice A* on one signed-distance field of the scene's
+obstacles, the ``obstacles`` topic (soro_interfaces/ObstacleScene, replacing them) and the
 ``map`` topic (nav_msgs/OccupancyGrid, whose occupied and unknown cells count too). Every path is checked before it
 is called a success; the result carries planning time, iterations or expansions, length, maximum curvature and
-the end heading errors. ``~/navigate_to_pose`` (NavigateToPose) plans from the tracked pose and has the controller
-follow the plan (its ``~/follow_path``), relaying its feedback; ``goal_pose`` (rviz's 2D Goal Pose) does the same.
+the end heading errors. ``~/plan_and_track`` (PlanAndTrack) plans from the tracked pose and has the controller
+follow the plan (its ``~/track_path``), relaying its feedback; ``goal_pose`` (rviz's 2D Goal Pose) does the same.
 Out: ``plan`` (nav_msgs/Path), ``~/costmap`` (the occupancy planned on), ``~/obstacle_markers``.
 """
 from __future__ import annotations
@@ -25,7 +25,7 @@ from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile
-from soro_interfaces.action import ComputePathToPose, FollowPath, NavigateToPose
+from soro_interfaces.action import PlanAndTrack, PlanPath, TrackPath
 from soro_interfaces.msg import ObstacleScene
 from std_msgs.msg import ColorRGBA, Header
 from visualization_msgs.msg import Marker, MarkerArray
@@ -40,7 +40,7 @@ from salamander_nav.parameters import PLANNER
 from salamander_nav.world import World, resolve_scene
 
 LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
-FOLLOW_ACTION = 'salamander_controller/follow_path'
+FOLLOW_ACTION = 'salamander_controller/track_path'
 POSE_MAX_AGE_S = 0.5
 FIRST_POSE_WAIT_S = 5.0     # a goal sent just after start-up waits this long for motion capture's first pose (a
                             # busy machine's discovery took over 2 s)
@@ -64,11 +64,11 @@ class SalamanderPlanner(Node):
         self.create_subscription(PoseStamped, 'mocap/salamander/pose', self._on_pose, sensor_data_qos(5),
                                  callback_group=group)     # only the latest pose counts
         self.create_subscription(PoseStamped, 'goal_pose', self._on_goal_pose, 10, callback_group=group)
-        ActionServer(self, ComputePathToPose, '~/compute_path_to_pose', self._compute, callback_group=group)
-        ActionServer(self, NavigateToPose, '~/navigate_to_pose', self._navigate, callback_group=group,
+        ActionServer(self, PlanPath, '~/plan_path', self._compute, callback_group=group)
+        ActionServer(self, PlanAndTrack, '~/plan_and_track', self._navigate, callback_group=group,
                      cancel_callback=lambda _goal: CancelResponse.ACCEPT)
-        self.follow = ActionClient(self, FollowPath, FOLLOW_ACTION, callback_group=group)
-        self.navigator = ActionClient(self, NavigateToPose, '~/navigate_to_pose', callback_group=group)
+        self.follow = ActionClient(self, TrackPath, FOLLOW_ACTION, callback_group=group)
+        self.navigator = ActionClient(self, PlanAndTrack, '~/plan_and_track', callback_group=group)
         self._publish_world()
         self.get_logger().info(f'{p["planner"]} planner on a {self.world.scene.shape[1]} × '
                                f'{self.world.scene.shape[0]} grid at {self.world.scene.resolution} m')
@@ -142,12 +142,12 @@ class SalamanderPlanner(Node):
             return None, f'the tracked pose is {age:.1f} s old: is motion capture running?'
         return pose, ''
 
-    def _compute(self, goal_handle) -> ComputePathToPose.Result:
+    def _compute(self, goal_handle) -> PlanPath.Result:
         request = goal_handle.request
         start, why = (planar_pose(request.start.pose), '') if request.use_start else self._start_pose()
         plan = _refusal(request.planner_id or '', why) if start is None else \
             self._plan(start, planar_pose(request.goal.pose), request.planner_id)
-        result = ComputePathToPose.Result(success=plan.success, message=plan.reason, path=self._path_msg(plan),
+        result = PlanPath.Result(success=plan.success, message=plan.reason, path=self._path_msg(plan),
                                           effort_name=plan.effort_name, effort=int(plan.effort),
                                           length_m=plan.length_m if len(plan.path) > 1 else 0.0,
                                           max_curvature=plan.max_curvature if len(plan.path) > 2 else 0.0)
@@ -172,11 +172,11 @@ class SalamanderPlanner(Node):
     # --- navigating: plan, then follow ---------------------------------------------------------------------------
     def _on_goal_pose(self, msg: PoseStamped) -> None:
         self.get_logger().info(f'goal_pose {np.round(planar_pose(msg.pose), 3).tolist()}: navigating')
-        self.navigator.send_goal_async(NavigateToPose.Goal(goal=msg))
+        self.navigator.send_goal_async(PlanAndTrack.Goal(goal=msg))
 
-    def _navigate(self, goal_handle) -> NavigateToPose.Result:
-        request, result = goal_handle.request, NavigateToPose.Result()
-        goal_handle.publish_feedback(NavigateToPose.Feedback(phase='planning'))
+    def _navigate(self, goal_handle) -> PlanAndTrack.Result:
+        request, result = goal_handle.request, PlanAndTrack.Result()
+        goal_handle.publish_feedback(PlanAndTrack.Feedback(phase='planning'))
         start, why = self._start_pose()
         plan = _refusal(request.planner_id, why) if start is None else \
             self._plan(start, planar_pose(request.goal.pose), request.planner_id)
@@ -196,27 +196,27 @@ class SalamanderPlanner(Node):
             goal_handle.abort()
         return result
 
-    def _follow(self, goal_handle, path: Path) -> FollowPath.Result:
+    def _follow(self, goal_handle, path: Path) -> TrackPath.Result:
         """Have the controller follow ``path``, relaying its feedback and our client's cancel; its result."""
         if not self.follow.wait_for_server(timeout_sec=2.0):
-            return FollowPath.Result(message=f'no controller: {FOLLOW_ACTION} is not available')
+            return TrackPath.Result(message=f'no controller: {FOLLOW_ACTION} is not available')
 
         def relay(feedback) -> None:
             f = feedback.feedback
-            goal_handle.publish_feedback(NavigateToPose.Feedback(
+            goal_handle.publish_feedback(PlanAndTrack.Feedback(
                 phase='following', distance_left_m=f.distance_left_m, cross_track_m=f.cross_track_m,
                 heading_error=f.heading_error, waypoint=f.waypoint))
 
         done, box = threading.Event(), {}
-        sent = self.follow.send_goal_async(FollowPath.Goal(path=path), feedback_callback=relay)
+        sent = self.follow.send_goal_async(TrackPath.Goal(path=path), feedback_callback=relay)
         sent.add_done_callback(lambda future: _chain(future, box, done))
         while not done.wait(0.05):
             if not rclpy.ok():                 # shutting down: the reply may never come, and this thread must end
-                return FollowPath.Result(message='the planner is shutting down')
+                return TrackPath.Result(message='the planner is shutting down')
             if goal_handle.is_cancel_requested and 'handle' in box and not box.get('cancelling'):
                 box['cancelling'] = True
                 box['handle'].cancel_goal_async()
-        return box.get('result') or FollowPath.Result(message='the controller refused the path')
+        return box.get('result') or TrackPath.Result(message='the controller refused the path')
 
 
 def _chain(future, box: dict, done: threading.Event) -> None:

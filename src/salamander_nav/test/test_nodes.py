@@ -12,7 +12,7 @@ from action_msgs.msg import GoalStatus
 from geometry_msgs.msg import PoseStamped
 from nav_msgs.msg import Path
 from sensor_msgs.msg import JointState
-from soro_interfaces.action import ComputePathToPose, FollowPath, NavigateToPose
+from soro_interfaces.action import PlanAndTrack, PlanPath, TrackPath
 from soro_interfaces.msg import CircleObstacle, LinkStatus, ModuleCommand, ObstacleScene
 from std_msgs.msg import Header
 from visualization_msgs.msg import MarkerArray
@@ -41,9 +41,9 @@ class Salamander:
         node = self.probe.node
         self.obstacles = node.create_publisher(ObstacleScene, '/obstacles', 10)
         self.module = node.create_publisher(ModuleCommand, '/salamander_controller/module_command', 10)
-        self.compute = ActionClient(node, ComputePathToPose, '/salamander_planner/compute_path_to_pose')
-        self.navigate = ActionClient(node, NavigateToPose, '/salamander_planner/navigate_to_pose')
-        self.follow = ActionClient(node, FollowPath, '/salamander_controller/follow_path')
+        self.compute = ActionClient(node, PlanPath, '/salamander_planner/plan_path')
+        self.navigate = ActionClient(node, PlanAndTrack, '/salamander_planner/plan_and_track')
+        self.follow = ActionClient(node, TrackPath, '/salamander_controller/track_path')
         assert self.probe.wait(LINK, lambda m: m.state == LinkStatus.CONNECTED, 10.0)
         assert self.probe.wait(POSE, lambda m: True, 10.0), 'motion capture did not come up'
 
@@ -66,7 +66,7 @@ class Salamander:
 
     def plan(self, start, goal, planner=''):
         header = Header(frame_id='map')
-        return self.run(self.compute, ComputePathToPose.Goal(goal=stamped(goal, header), start=stamped(start, header),
+        return self.run(self.compute, PlanPath.Goal(goal=stamped(goal, header), start=stamped(start, header),
                                                              use_start=True, planner_id=planner), 30.0)
 
     def close(self):
@@ -97,7 +97,7 @@ def test_both_planners_plan_the_thesis_scene(robot, planner):
 
 def test_navigate_reaches_the_goal_around_the_obstacles(robot):
     assert poll(lambda: robot.poses, 5.0)
-    status, result, feedback = robot.run(robot.navigate, NavigateToPose.Goal(
+    status, result, feedback = robot.run(robot.navigate, PlanAndTrack.Goal(
         goal=stamped(GOAL, Header(frame_id='map'))), 60.0)
     assert status == GoalStatus.STATUS_SUCCEEDED and result.success, result.message
     assert result.final_distance_m < 0.05 and result.max_cross_track_m < 0.05
@@ -122,7 +122,7 @@ def test_bad_goals_are_refused_with_a_reason(robot):
     assert not result.success and 'not finite' in result.message
     _, result, _ = robot.plan(START, GOAL, planner='rrt')
     assert not result.success and "planner_id 'rrt'" in result.message
-    status, result, _ = robot.run(robot.follow, FollowPath.Goal(), 5.0)
+    status, result, _ = robot.run(robot.follow, TrackPath.Goal(), 5.0)
     assert status == GoalStatus.STATUS_ABORTED and 'waypoints' in result.message
 
 
@@ -164,7 +164,7 @@ def test_the_esp32_vanishing_aborts_the_path_and_the_link_comes_back(robot, tmp_
     here = tuple(robot.pose())
     path = [(here[0] + 0.01 * k * math.cos(here[2]), here[1] + 0.01 * k * math.sin(here[2])) for k in range(200)]
     header = Header(frame_id='map')
-    goal = FollowPath.Goal(speed_m_s=0.05)
+    goal = TrackPath.Goal(speed_m_s=0.05)
     goal.path.poses = [stamped((x, y, here[2]), header) for x, y in path]
     assert robot.follow.wait_for_server(timeout_sec=5.0)
     feedback = []

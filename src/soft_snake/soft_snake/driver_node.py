@@ -60,11 +60,11 @@ class SoftSnakeDriver(BridgeNode):
         self._run: Run | None = None
         self._tracker: SpeedTracker | None = None
         self.segments = self.get_parameter('segments').value
-        self.joint_pub = self.create_publisher(JointState, 'joint_states', 10)
-        self.chambers_pub = self.create_publisher(MarkerArray, '~/chambers', 10)
-        self.pressure_pub = self.create_publisher(Float64MultiArray, '~/chamber_pressure', 10)
-        self.duty_pub = self.create_publisher(Float64MultiArray, '~/valve_duty', 10)
-        self.trail_pub = self.create_publisher(Path, '~/trail', 10)
+        self.joint_pub = self.create_lifecycle_publisher(JointState, 'joint_states', 10)
+        self.chambers_pub = self.create_lifecycle_publisher(MarkerArray, '~/chambers', 10)
+        self.pressure_pub = self.create_lifecycle_publisher(Float64MultiArray, '~/chamber_pressure', 10)
+        self.duty_pub = self.create_lifecycle_publisher(Float64MultiArray, '~/valve_duty', 10)
+        self.trail_pub = self.create_lifecycle_publisher(Path, '~/trail', 10)
         self._trail: deque[PoseStamped] = deque(maxlen=TRAIL_POSES)
         self._poses_seen = 0
         self._telemetry: np.ndarray | None = None

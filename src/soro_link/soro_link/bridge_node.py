@@ -1,9 +1,23 @@
 """The lifecycle bridge node every robot's hardware bridge derives from, and the generic-outputs bridge.
 
-configure opens the port (the supervisor keeps retrying with backoff), activate enables commands, deactivate puts
-the device in its safe state, cleanup closes the port. Diagnostics (``/diagnostics``) go out at 1 Hz and at once on
-every link state change; ``~/link_status`` carries the same as a soro_interfaces/LinkStatus; ``~/safe_state``
-(std_srvs/Trigger) forces the safe state in any lifecycle state.
+configure opens the port (the supervisor keeps retrying with backoff), activate enables commands and data,
+deactivate puts the device in its safe state and stops the data, cleanup closes the port. Diagnostics
+(``/diagnostics``) go out at 1 Hz and at once on every link state change; ``~/link_status`` carries the same as a
+soro_interfaces/LinkStatus; ``~/safe_state`` (std_srvs/Trigger) forces the safe state in any lifecycle state.
+
+Data and diagnostics: a bridge's data topics (telemetry, joint_states, trails, predicted poses, executed edges)
+are lifecycle publishers, made with ``create_lifecycle_publisher``: they publish only while the node is active, so
+a configured bridge that is not yet (or no longer) active says nothing a consumer could take for the robot's
+state. Diagnostics and ``~/link_status`` are plain publishers, on in every state: they are how an operator sees
+the link before deciding to activate.
+
+Configure without a device: configure succeeds when the port is not there (yet). It checks the parameters and
+starts the link supervisor, which opens the port in the background and retries with backoff until the device
+appears, as it does after an unplug. A bridge launched before the board is plugged in, or with the board still
+booting, thus comes up by itself instead of needing a second configure; a wrong port is not a failed transition
+but an ERROR in the diagnostics (status ``<node>: link``, message ``disconnected; <why the port did not open>``),
+at 1 Hz until the device answers (WARN while it identifies itself), then OK. A parameter out of range fails
+configure.
 """
 from __future__ import annotations
 
@@ -228,7 +242,7 @@ class GenericOutputsBridge(BridgeNode):
 
     def __init__(self, **kwargs):
         super().__init__('soro_link_bridge', GenericOutputs.schemas, **kwargs)
-        self.outputs_pub = self.create_publisher(Float64MultiArray, '~/outputs', 10)
+        self.outputs_pub = self.create_lifecycle_publisher(Float64MultiArray, '~/outputs', 10)
         self.create_subscription(Float64MultiArray, '~/duty', self._on_duty, 10)
 
     def _on_duty(self, msg: Float64MultiArray) -> None:

@@ -13,6 +13,7 @@ from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
 
 from soro_link.bridge_node import GenericOutputsBridge
+from soro_link.bridge_probe_node import inactive_bridge_check
 from soro_link.device import GenericOutputs, SimulatedDevice
 from soro_link.protocol import PROTOCOL_VERSION
 from soro_node.waiting import time_until
@@ -91,6 +92,12 @@ def test_lifecycle_gates_commands_and_deactivate_makes_safe(rig):
     time.sleep(0.3)
     assert device.model.duty_pct == (0, 0, 0, 0)
     assert bridge.trigger_cleanup() == TransitionCallbackReturn.SUCCESS and bridge.link is None
+
+
+def test_configured_but_inactive_bridge_publishes_no_data_but_its_diagnostics(ros):
+    """A managed node: ~/outputs (the device's telemetry) only once active; /diagnostics in every state."""
+    bridge = lambda port: GenericOutputsBridge(parameter_overrides=[Parameter('port', value=port)])  # noqa: E731
+    assert inactive_bridge_check(bridge, GenericOutputs(), {'/soro_link_bridge/outputs': Float64MultiArray}) == {}
 
 
 def test_unplug_error_within_half_a_second_and_ok_within_two_after_replug(rig):

@@ -4,7 +4,8 @@ Publishes ``~/state`` (soro_interfaces/TensegrityState), ``~/rod_poses`` (geomet
 (visualization_msgs/MarkerArray: rods as cylinders, cables as lines coloured slack / normal / over-strained) at
 ``publish_rate_hz``, stepping the simulation ``real_time_factor`` times as fast as the wall clock. Services
 ``~/reset`` (to a ψ or to given rod poses; also applies changed physical parameters) and ``~/set_rest_lengths``
-(actuation); action ``~/sweep`` runs the ψ sweep with progress feedback. A run that diverges stops publishing
+(actuation); action ``~/sweep`` runs the ψ sweep with progress feedback. ψ is in rad at both, as at every ROS
+interface; the node turns it into the degrees of the paper's grid and presets. A run that diverges stops publishing
 (never NaN) and logs why until the next reset.
 """
 from __future__ import annotations
@@ -116,15 +117,18 @@ class TensegritySimNode(Node):
                                    [[p.orientation.w, p.orientation.x, p.orientation.y, p.orientation.z]
                                     for p in request.rod_poses])
             else:
-                sim.reset_to_psi(request.psi_deg)
-        except (ParameterError, StructureError, PsiError, ValueError) as error:
+                sim.reset_to_psi(degrees(request.psi))
+        except PsiError as error:
+            response.success, response.message = False, f'reset refused: psi = {request.psi!r} rad, that is {error}'
+            return response
+        except (ParameterError, StructureError, ValueError) as error:
             response.success, response.message = False, f'reset refused: {error}'
             return response
         self.sim = sim
         self._restart_clock()
         response.success = True
         response.message = ('reset to the given rod poses' if request.rod_poses
-                            else f'reset to psi = {request.psi_deg:g} deg')
+                            else f'reset to psi = {request.psi:g} rad ({degrees(request.psi):g} deg)')
         return response
 
     def _set_rest_lengths(self, request: SetRestLengths.Request, response: SetRestLengths.Response):
@@ -138,17 +142,16 @@ class TensegritySimNode(Node):
 
     def _sweep(self, goal_handle) -> PsiSweep.Result:
         goal, result = goal_handle.request, PsiSweep.Result()
-        for name in ('psi_min_deg', 'psi_max_deg', 'psi_star_deg', 'psi_2star_deg'):
-            setattr(result, name, math.nan)
+        result.psi_min = result.psi_max = result.psi_star = result.psi_2star = math.nan
         progress = progress_reporter(goal_handle, lambda done, total, psi: PsiSweep.Feedback(
-            runs_done=done, runs_total=total, last_psi_deg=psi))
+            runs_done=done, runs_total=total, last_psi=math.radians(psi)))
 
         def work() -> str:
-            grid = psi_grid(goal.psi_start_deg, goal.psi_stop_deg, goal.psi_step_deg)
+            grid = psi_grid(degrees(goal.psi_start), degrees(goal.psi_stop), degrees(goal.psi_step))
             sweep = run_sweep(self.sim.preset, grid, duration_s=goal.duration_s or None, progress=progress)
-            for name, value in sweep.thresholds.items():
-                setattr(result, name, math.nan if value is None else value)
-            result.psi_deg = [float(p) for p in sweep.psi_deg]
+            for name, value in sweep.thresholds.items():      # psi_min_deg -> psi_min, in rad
+                setattr(result, name.removesuffix('_deg'), math.nan if value is None else math.radians(value))
+            result.psi = [math.radians(p) for p in sweep.psi_deg]
             result.normal_mode = [run['normal_mode'] for run in sweep.runs]
             return f'{len(grid)} runs'
 
@@ -188,6 +191,12 @@ class TensegritySimNode(Node):
 
 def _point(x) -> Point:
     return Point(x=float(x[0]), y=float(x[1]), z=float(x[2]))
+
+
+def degrees(rad: float) -> float:
+    """An interface's angle (rad) in the degrees of the paper's ψ grid and presets, rounded to 1e-9° so that a
+    grid given in rad lands on the paper's whole degrees (30° = 0.5235987755982988 rad is 29.999999999999996°)."""
+    return round(math.degrees(rad), 9)
 
 
 def _pose(centre, q) -> Pose:

@@ -135,7 +135,7 @@ def test_poses_and_markers_describe_the_same_rods(probe):
 def test_reset_to_a_slack_psi_colours_the_upper_triple_slack(probe):
     p = probe(watch_markers=True, real_time_factor=0.05)   # stay near the release, where the upper triple is slack at ψ = 30°
     p.wait_states(2)
-    assert p.call(p.reset_client, ResetTensegrity.Request(psi_deg=30.0)).success
+    assert p.call(p.reset_client, ResetTensegrity.Request(psi=math.radians(30.0))).success
     state = next(s for s in p.wait_states(20) if math.degrees(s.psi_rad) == pytest.approx(30.0))
     assert [state.cable_status[i] for i in UPPER] == [TensegrityState.SLACK] * 3
     assert not state.normal_mode and all(state.cable_tensions[i] == 0.0 for i in UPPER)
@@ -146,9 +146,9 @@ def test_reset_to_a_slack_psi_colours_the_upper_triple_slack(probe):
 
 def test_bad_requests_are_refused_with_the_reason(probe):
     p = probe()
-    for psi in (0.0, 90.0, -5.0, math.nan):
-        response = p.call(p.reset_client, ResetTensegrity.Request(psi_deg=psi))
-        assert not response.success and 'psi_deg' in response.message and '(0°, 90°)' in response.message
+    for psi in (0.0, math.pi / 2, math.radians(-5.0), math.nan):
+        response = p.call(p.reset_client, ResetTensegrity.Request(psi=psi))
+        assert not response.success and f'psi = {psi!r} rad' in response.message and '(0°, 90°)' in response.message
     two_poses = ResetTensegrity.Request(rod_poses=[Pose(), Pose()])
     response = p.call(p.reset_client, two_poses)
     assert not response.success and 'expected 3 poses' in response.message
@@ -189,20 +189,23 @@ def test_reset_to_given_poses_keeps_them(probe):
 
 def test_sweep_action_reports_progress_and_the_paper_thresholds(probe):
     p = probe()
-    result, feedback = p.sweep(PsiSweep.Goal(psi_start_deg=30.0, psi_stop_deg=75.0, psi_step_deg=1.0))
+    result, feedback = p.sweep(PsiSweep.Goal(psi_start=math.radians(30.0), psi_stop=math.radians(75.0),
+                                             psi_step=math.radians(1.0)))      # the paper's grid, in rad
     assert result.status == 4  # SUCCEEDED
     r = result.result
-    assert (r.psi_min_deg, r.psi_max_deg, r.psi_star_deg, r.psi_2star_deg) == (36.0, 68.0, 42.0, 57.0)
-    assert len(r.psi_deg) == 46 and r.normal_mode[6] and not r.normal_mode[5] and not r.normal_mode[39]
+    assert (r.psi_min, r.psi_max, r.psi_star, r.psi_2star) == pytest.approx(np.radians([36.0, 68.0, 42.0, 57.0]))
+    assert list(r.psi) == pytest.approx(np.radians(np.arange(30.0, 76.0)))
+    assert r.normal_mode[6] and not r.normal_mode[5] and not r.normal_mode[39]
+    assert feedback[-1].last_psi == pytest.approx(math.radians(75.0))
     assert len(feedback) >= 3 and feedback[-1].runs_done == feedback[-1].runs_total == 46
     assert [f.runs_done for f in feedback] == sorted(f.runs_done for f in feedback)
 
 
 def test_sweep_with_a_bad_grid_is_aborted_with_the_reason(probe):
     p = probe()
-    result, _ = p.sweep(PsiSweep.Goal(psi_start_deg=0.0, psi_stop_deg=20.0, psi_step_deg=1.0))
+    result, _ = p.sweep(PsiSweep.Goal(psi_start=0.0, psi_stop=math.radians(20.0), psi_step=math.radians(1.0)))
     assert result.status == 6  # ABORTED
-    assert 'psi_deg = 0.0' in result.result.message and math.isnan(result.result.psi_min_deg)
+    assert 'psi_deg = 0.0' in result.result.message and math.isnan(result.result.psi_min)
 
 
 def test_a_diverging_run_stops_publishing_and_never_sends_nan(probe):
@@ -217,5 +220,5 @@ def test_a_diverging_run_stops_publishing_and_never_sends_nan(probe):
     for markers in p.markers:
         assert all(math.isfinite(pt.x) for m in markers.markers for pt in m.points)
     p.sim.set_parameters([Parameter('cable_stiffness_n_per_m', value=10.0), Parameter('dt_s', value=0.01)])
-    assert p.call(p.reset_client, ResetTensegrity.Request(psi_deg=40.0)).success
+    assert p.call(p.reset_client, ResetTensegrity.Request(psi=math.radians(40.0))).success
     assert p.wait_states(5), 'a reset revives the simulation'

@@ -59,11 +59,11 @@ class TerreSoroExecutor(BridgeNode):
         self._busy = threading.Lock()
         self._trail: deque = deque()
         self._latest_tracked = None
-        self.edge_pub = self.create_publisher(ExecutedEdge, '~/executed_edge', 100)
-        self.predicted_pub = self.create_publisher(PoseWithCovarianceStamped, '~/predicted_pose', 10)
-        self.predicted_path_pub = self.create_publisher(Path, '~/predicted_path', 10)
-        self.trail_pub = self.create_publisher(Path, '~/trail', 10)
-        self.joint_pub = self.create_publisher(JointState, 'joint_states', 10)
+        self.edge_pub = self.create_lifecycle_publisher(ExecutedEdge, '~/executed_edge', 100)
+        self.predicted_pub = self.create_lifecycle_publisher(PoseWithCovarianceStamped, '~/predicted_pose', 10)
+        self.predicted_path_pub = self.create_lifecycle_publisher(Path, '~/predicted_path', 10)
+        self.trail_pub = self.create_lifecycle_publisher(Path, '~/trail', 10)
+        self.joint_pub = self.create_lifecycle_publisher(JointState, 'joint_states', 10)
         self.tf = PoseToTf(self, self.get_parameter('base_frame').value)
         group = ReentrantCallbackGroup()     # goals run for minutes beside telemetry, tracking and services
         self.create_subscription(PoseStamped, 'tracked_pose', self._on_tracked, sensor_data_qos(10),

@@ -1,6 +1,7 @@
 """The POM nodes' parameters as typed data (no rclpy), in SI where they are physical."""
 from __future__ import annotations
 
+from soro_node.frames import FrameUse
 from soro_node.params import ParamSpec
 
 STRUCTURE = ParamSpec('structure_file', '', 'voxel structure YAML (empty: the installed config/pom.yaml, the '
@@ -26,3 +27,10 @@ SIMULATOR = (
     ParamSpec('turn_rad_s', 0.002, 'invented body turn (rad/s)', -1.0, 1.0),
     ParamSpec('seed', 0, 'noise seed', 0, 2**31 - 1, read_only=True),
 )
+
+
+# what each executable stamps and broadcasts, by its parameters (softbots_bringup's frame check reads it)
+FRAMES = {
+    'pom_sim': (SIMULATOR, lambda p: FrameUse(frozenset({'lab'}))),
+    'pom_controller': (CONTROLLER, lambda p: FrameUse(frozenset({p['frame_id']}))),
+}

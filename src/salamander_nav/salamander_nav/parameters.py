@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from soro_node.frames import FrameUse
 from soro_node.params import ParamSpec
 
 from salamander_nav.los import LosSettings
@@ -70,3 +71,15 @@ SIMULATOR = (
               'only cable lengths (set send_cable_lengths on the controller)', read_only=True),
     ParamSpec('seed', 0, 'noise seed', 0, 2**31 - 1, read_only=True),
 )
+
+
+def _frames_of(p: dict, broadcasts: tuple = ()) -> FrameUse:
+    return FrameUse(frozenset({p['frame_id']}), broadcasts)
+
+
+# what each executable stamps and broadcasts, by its parameters (softbots_bringup's frame check reads it)
+FRAMES = {
+    'salamander_sim': (SIMULATOR, _frames_of),
+    'salamander_controller': (CONTROLLER, lambda p: _frames_of(p, ((p['frame_id'], 'base_link'),))),
+    'salamander_planner': (PLANNER, _frames_of),
+}

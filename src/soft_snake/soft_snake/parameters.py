@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 
+from soro_node.frames import FrameUse
 from soro_node.params import ParamSpec
 
 from soft_snake import tables
@@ -44,3 +45,16 @@ SIMULATOR = GAIT + (
     ParamSpec('frame_id', 'world', 'frame of motion capture'),
     ParamSpec('seed', 0, 'noise seed', 0, 2**31 - 1, read_only=True),
 )
+
+
+def _driver_frames(p: dict) -> FrameUse:
+    chambers = {f'segment{i}a' for i in range(p['segments'])}       # drawing.chamber_markers
+    return FrameUse(frozenset({p['frame_id']}) | chambers, ((p['frame_id'], 'plate0'),))
+
+
+# what each executable stamps and broadcasts, by its parameters (softbots_bringup's frame check reads it)
+FRAMES = {
+    'soft_snake_sim': (SIMULATOR, lambda p: FrameUse(frozenset({p['frame_id']}),
+                                                     () if p['port'] else ((p['frame_id'], 'plate0'),))),
+    'soft_snake_driver': (DRIVER, _driver_frames),
+}

@@ -5,12 +5,24 @@ nothing, and says so once, rather than stopping a node that has more to do than 
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from geometry_msgs.msg import PoseStamped, TransformStamped
 
 try:
     from tf2_ros import TransformBroadcaster
 except ImportError:                      # the pinned wheels
     TransformBroadcaster = None
+
+Pair = tuple[str, str]                   # (parent frame, child frame)
+
+
+@dataclass(frozen=True)
+class FrameUse:
+    """What one node puts in tf terms: the header.frame_id of what it publishes, and the transforms it broadcasts
+    (each package's ``parameters.FRAMES`` gives it per executable; softbots_bringup.frame_tree checks the trees)."""
+    stamps: frozenset[str] = frozenset()
+    broadcasts: tuple[Pair, ...] = ()
 
 
 class PoseToTf:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from soro_node.frames import FrameUse
 from soro_node.params import ParamSpec
 from tensegrity_sim import prism, sweep
 from tensegrity_sim.integrate import FIXED_STEP
@@ -75,3 +76,7 @@ def structure_from_parameters(base: Structure, values: dict) -> Structure:
         unilateral=values['unilateral'], rod_drag_linear_n_s_per_m=values['rod_drag_linear_n_s_per_m'],
         rod_drag_angular_n_m_s=values['rod_drag_angular_n_m_s'], gravity_m_s2=(0.0, 0.0, -values['gravity_m_s2']),
         ground=ground)
+
+
+# what each executable stamps and broadcasts, by its parameters (softbots_bringup's frame check reads it)
+FRAMES = {'tensegrity_sim_node': (RUN, lambda p: FrameUse(frozenset({p['frame_id']})))}

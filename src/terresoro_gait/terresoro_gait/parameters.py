@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from soro_node.frames import FrameUse
 from soro_node.params import ParamSpec
 
 from terresoro_gait.digraph import LimbDigraph
@@ -86,3 +87,13 @@ def executor_config(values: dict) -> ExecutorConfig:
     except ValueError as error:
         raise ValueError(f'parameter lost_limbs = {list(lost)}: {error}') from None
     return ExecutorConfig(graph, values['tau_s'], values['reversal_pulse_s'], values['hold_curled_powered'], motors)
+
+
+# what each executable stamps and broadcasts, by its parameters (softbots_bringup's frame check reads it)
+FRAMES = {
+    'terresoro_sim': (SIMULATOR, lambda p: FrameUse(frozenset({p['frame_id']}))),
+    'terresoro_executor': (EXECUTOR, lambda p: FrameUse(frozenset({p['frame_id']}),
+                                                        ((p['frame_id'], p['base_frame']),))),
+    'terresoro_learner': (LEARNER, lambda p: FrameUse()),
+    'terresoro_synthesis': (SYNTHESIS, lambda p: FrameUse()),
+}

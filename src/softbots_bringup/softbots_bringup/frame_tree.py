@@ -110,7 +110,7 @@ def check(tree: Tree) -> list[str]:
 
 def summary(tree: Tree) -> list[str]:
     """One line per stamped frame: its chain to the root, and who stamps it."""
-    lines = []
+    lines = [f'tree: {len(tree.frames())} frames, root {", ".join(tree.roots()) or "(none: nothing is broadcast)"}']
     for frame, users in sorted(tree.stamps.items()):
         chain = tree.chain(frame)
         shown = chain if len(chain) <= 6 else chain[:2] + [f'({len(chain) - 5} more)'] + chain[-3:]

@@ -8,6 +8,8 @@ displacement. From the board's stroke telemetry it publishes the POM forward kin
 sees (``~/predicted_markers``, geometry_msgs/PoseArray, the paper's Fig. 7 path) and the deformed lattice
 (``~/lattice``, visualization_msgs/MarkerArray: nodes, beams, actuators coloured by stroke); the strokes themselves
 go out as ``joint_states`` (one joint per actuator, its control-node displacement in m), the paper's on-robot log.
+All in ``base_frame``, which it holds at the world's origin on tf (``frame_id`` -> ``odom_frame`` -> ``base_frame``,
+static identities: POM has no odometry).
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 from soro_link.bridge_node import BridgeNode, run_bridge
 from soro_link.supervisor import CommandRefused, LinkDown
 from soro_node.base_node import GoalCancelled, read_parameters, run_goal
+from soro_node.frames import StaticTransforms, frame_values, tracked_base_of
 from soro_node.params import ParameterError
 from soro_node.sequence import SequencePlayer
 from pom_voxel import drawing, gaits, structure
@@ -55,6 +58,8 @@ class PomController(BridgeNode):
         self.markers_pub = self.create_lifecycle_publisher(PoseArray, '~/predicted_markers', 10)
         self.joint_pub = self.create_lifecycle_publisher(JointState, 'joint_states', 10)
         self.lattice_pub = self.create_lifecycle_publisher(MarkerArray, '~/lattice', 10)
+        # no odometry: the structure stands at the world's origin for rviz (world -> odom -> base_link, identities)
+        self.tf = StaticTransforms(self, tracked_base_of(frame_values(self)))
         group = ReentrantCallbackGroup()
         self.create_service(ComputeVoxelIK, '~/inverse_kinematics', self._inverse_kinematics, callback_group=group)
         ActionServer(self, ExecuteVoxelGait, '~/execute_gait', self._execute_gait, callback_group=group,
@@ -164,7 +169,7 @@ class PomController(BridgeNode):
         if message.name != 'strokes' or self.pom is None:
             return
         q = to_mm(message['position_um'])[:len(self.pom.structure.actuators)]
-        header = Header(stamp=self.get_clock().now().to_msg(), frame_id=self.get_parameter('frame_id').value)
+        header = Header(stamp=self.get_clock().now().to_msg(), frame_id=self.get_parameter('base_frame').value)
         positions = drawing.deformed_m(self.pom, q)
         self.joint_pub.publish(JointState(header=header, name=[a.name for a in self.pom.structure.actuators],
                                           position=(q / 1000.0).tolist()))

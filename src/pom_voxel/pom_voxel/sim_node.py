@@ -2,7 +2,7 @@
 overhead motion-capture camera.
 
 The board (``device.PomBoardFirmware``) answers on ``port`` exactly as the real one would, so the controller runs
-its real bridge code. The camera publishes ``mocap_markers`` (geometry_msgs/PoseArray, frame ``lab``, positions
+its real bridge code. The camera publishes ``mocap_markers`` (geometry_msgs/PoseArray in ``frame_id``, positions
 only) at ``camera_rate_hz``: the four top markers where POM puts them for the actuators' actual strokes, seen from
 above with noise. Their body also drifts along (+x, +y) and turns slowly, at rates that are invented: POM does not
 model contact with the floor, so how far a gait carries the robot is not simulated. The preprocessing of the
@@ -54,8 +54,8 @@ class PomSimNode(Node):
             pose = Pose()
             pose.position.x, pose.position.y, pose.orientation.w = float(x), float(y), 1.0
             poses.append(pose)
-        self.camera_pub.publish(PoseArray(header=Header(stamp=self.get_clock().now().to_msg(), frame_id='lab'),
-                                          poses=poses))
+        header = Header(stamp=self.get_clock().now().to_msg(), frame_id=self.get_parameter('frame_id').value)
+        self.camera_pub.publish(PoseArray(header=header, poses=poses))
 
     def destroy_node(self) -> None:
         self.device.stop()

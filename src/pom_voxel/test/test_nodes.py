@@ -91,7 +91,7 @@ def test_a_tripod_cycle_walks_its_key_poses_and_the_markers_follow(robot):
     assert xs.max() - rest_x == pytest.approx(0.005, abs=5e-4) and xs.min() - rest_x == pytest.approx(-0.005, abs=5e-4)
     assert robot.lattice is not None and len(robot.lattice.markers) == 3
     assert poll(lambda: robot.camera, 3.0), 'no frame from the simulated camera'
-    assert len(robot.camera[-1].poses) == 4 and robot.camera[-1].header.frame_id == 'lab'
+    assert len(robot.camera[-1].poses) == 4 and robot.camera[-1].header.frame_id == 'world'
 
 
 def test_cancel_returns_to_rest_and_bad_goals_are_refused(robot):

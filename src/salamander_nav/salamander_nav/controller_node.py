@@ -8,7 +8,8 @@ cross-track and heading error, distance left and the waypoint. The wheels stop a
 link drops and whenever the pose is stale; after ``tracking_lost_s`` without a fresh pose the path is abandoned.
 ``~/module_command`` (soro_interfaces/ModuleCommand) drives any module by hand (the pre-programmed gaits of §3.2.6)
 when no path is being followed. Out: ``~/los_debug`` (projection point, reference point, LOS vector),
-``~/trail`` (the tracked path), ``joint_states`` (module 1's bend for the URDF), map→base_link on tf.
+``~/trail`` (the tracked path), ``joint_states`` (module 1's bend for the URDF), and on tf map→odom (a static
+identity) and odom→base_link (the tracked pose).
 """
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ from soro_geometry.pose_msgs import planar_pose, stamped
 from soro_link.bridge_node import BridgeNode, run_bridge
 from soro_link.supervisor import CommandRefused, LinkDown
 from soro_node.base_node import GoalCancelled, read_parameters, run_goal, sensor_data_qos
-from soro_node.frames import PoseToTf
+from soro_node.frames import TrackedBase
 from soro_node.params import ParameterError
 from soro_node.sequence import SequencePlayer
 from salamander_nav import modules, origami, tracking
@@ -67,7 +68,7 @@ class SalamanderController(BridgeNode):
         self.los_pub = self.create_lifecycle_publisher(MarkerArray, '~/los_debug', 10)
         self.trail_pub = self.create_lifecycle_publisher(Path, '~/trail', 10)
         self.joint_pub = self.create_lifecycle_publisher(JointState, 'joint_states', 10)
-        self.tf = PoseToTf(self, 'base_link')
+        self.tf = TrackedBase.of(self)
         ActionServer(self, TrackPath, '~/track_path', self._follow_path, callback_group=group,
                      cancel_callback=lambda _goal: CancelResponse.ACCEPT)
 
@@ -90,7 +91,7 @@ class SalamanderController(BridgeNode):
             self._trail_sent = time.monotonic()
             header = Header(stamp=msg.header.stamp, frame_id=self.get_parameter('frame_id').value)
             self.trail_pub.publish(Path(header=header, poses=[stamped(p, header) for p in self.trail.array()]))
-        self.tf.send(msg, self.get_parameter('frame_id').value)
+        self.tf.send(msg)
 
     # --- following a path ---------------------------------------------------------------------------------------
     def _follow_path(self, goal_handle) -> TrackPath.Result:

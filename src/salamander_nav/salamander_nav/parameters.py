@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from soro_node.frames import BASE_FRAME, ODOM_FRAME, FrameUse, tracked_base_of
 from soro_node.params import ParamSpec
 
 from salamander_nav.los import LosSettings
@@ -12,10 +13,11 @@ from salamander_nav.origami import KAPPA_MAX, S_MAX_M, S_MIN_M
 
 PLANNERS = ('chomp', 'lattice_astar')     # CHOMP is the thesis's default (§3.4.3, PL-07)
 MODULES = ParamSpec('modules', 1, 'modules in the chain, ids 1 (front) to N', 1, MAX_MODULES, read_only=True)
-FRAME = ParamSpec('frame_id', 'map', 'frame of motion capture, maps, obstacles and paths', nonempty=True)
+FRAME = ParamSpec('frame_id', 'map', 'map frame (REP-105) of motion capture, maps, obstacles and paths', nonempty=True,
+                  read_only=True)
 
 CONTROLLER = (
-    MODULES, FRAME,
+    MODULES, FRAME, ODOM_FRAME, BASE_FRAME,
     ParamSpec('speed_m_s', 0.08, 'forward speed while following a path (m/s; D-M17: 50-100 mm/s)', 0.005, 0.3),
     ParamSpec('command_rate_hz', 20.0, 'LOS/PD steps and module commands per second', 1.0, 200.0, read_only=True),
     ParamSpec('lookahead_m', LosSettings.lookahead_m, 'LOS lookahead Δ (m; 1 BL)', 0.005, 2.0),
@@ -70,3 +72,15 @@ SIMULATOR = (
               'only cable lengths (set send_cable_lengths on the controller)', read_only=True),
     ParamSpec('seed', 0, 'noise seed', 0, 2**31 - 1, read_only=True),
 )
+
+
+def _frames_of(p: dict, broadcasts: tuple = ()) -> FrameUse:
+    return FrameUse(frozenset({p['frame_id']}), broadcasts)
+
+
+# what each executable stamps and broadcasts, by its parameters (softbots_bringup's frame check reads it)
+FRAMES = {
+    'salamander_sim': (SIMULATOR, _frames_of),
+    'salamander_controller': (CONTROLLER, lambda p: _frames_of(p, tracked_base_of(p))),
+    'salamander_planner': (PLANNER, _frames_of),
+}

@@ -147,11 +147,11 @@ def test_a_best_effort_motion_capture_gives_the_planner_its_start(robot, tmp_pat
                              tmp_path)
     try:
         planner.wait_for_output('planner on')
-        client = ActionClient(robot.probe.node, ComputePathToPose, '/qos_planner/compute_path_to_pose')
+        client = ActionClient(robot.probe.node, PlanPath, '/qos_planner/plan_path')
         header = Header(frame_id='map')
         with robot.probe.best_effort_stream('/qos/pose', stamped(START, header)):
-            status, result, _ = robot.run(client, ComputePathToPose.Goal(goal=stamped(GOAL, header),
-                                                                         planner_id='lattice_astar'), 30.0)
+            status, result, _ = robot.run(client, PlanPath.Goal(goal=stamped(GOAL, header),
+                                                                planner_id='lattice_astar'), 30.0)
     finally:
         assert planner.stop() == 0
     assert status == GoalStatus.STATUS_SUCCEEDED, result.message

@@ -12,7 +12,6 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 from soft_snake import body, pneumatics
 
-HEAD_FRAME = 'plate0'
 CHAMBER_RADIUS_M = 0.009         # where a chamber sits off the axis, for the drawing only
 
 

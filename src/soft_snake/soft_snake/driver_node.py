@@ -35,7 +35,7 @@ from visualization_msgs.msg import MarkerArray
 from soro_link.bridge_node import BridgeNode, run_bridge
 from soro_link.supervisor import CommandRefused, LinkDown
 from soro_node.base_node import GoalCancelled, read_parameters, run_goal, sensor_data_qos
-from soro_node.frames import PoseToTf
+from soro_node.frames import TrackedBase
 from soro_node.sequence import SequencePlayer
 from soft_snake import calibration, drawing, pneumatics
 from soft_snake.gaits import GaitError, ValveCommander
@@ -71,7 +71,7 @@ class SoftSnakeDriver(BridgeNode):
         self._duty_news: deque[np.ndarray] = deque(maxlen=1000)
         self._last_duty: np.ndarray | None = None
         self.create_timer(TELEMETRY_PERIOD_S, self._publish_telemetry)
-        self.tf = PoseToTf(self, drawing.HEAD_FRAME)
+        self.tf = TrackedBase.of(self)      # base_link is the head (plate0)
         group = ReentrantCallbackGroup()
         self.create_subscription(PoseStamped, 'mocap/soft_snake/com', self._on_com, sensor_data_qos(10),
                                  callback_group=group)   # every pose: the speed fit and the trail

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 
+from soro_node.frames import BASE_FRAME, ODOM_FRAME, FrameUse, tracked_base_of
 from soro_node.params import ParamSpec
 
 from soft_snake import tables
@@ -17,14 +18,16 @@ GAIT = (
               'head first with segment 0 at the head (D-S6, checked in the simulator)', -1, 1),
     ParamSpec('inflate_duty', 1.0, 'valve duty of an inflated chamber (1: the full 17 psi supply)', 0.01, 1.0),
 )
+# no map: motion capture's frame is the root, world -> odom -> base_link (the head, plate0's origin)
+FRAMES_OF_MOCAP = (ParamSpec('frame_id', 'world', 'world frame (REP-105, no map) of motion capture', nonempty=True,
+                             read_only=True), ODOM_FRAME, BASE_FRAME)
 SEGMENTS = ParamSpec('segments', 4, 'modules of the snake', MIN_SEGMENTS, MAX_SEGMENTS, read_only=True)
 DRIVER = GAIT + (
     SEGMENTS,
     ParamSpec('tick_hz', 100.0, 'valve commands per second', 20.0, 500.0, read_only=True),
     ParamSpec('step_climb_row_s', 0.0, 'advance the step-climb table every this many seconds (0: only on '
               '~/step_climb_advance)', 0.0, 600.0),
-    ParamSpec('frame_id', 'world', 'frame of motion capture'),
-)
+) + FRAMES_OF_MOCAP
 SIMULATOR = GAIT + (
     SEGMENTS,
     ParamSpec('port', '/tmp/softbots/soft_snake_sim', 'path of the pseudo-terminal the driver opens (empty: no '
@@ -41,6 +44,18 @@ SIMULATOR = GAIT + (
               read_only=True),
     ParamSpec('mocap_rate_hz', 50.0, 'motion-capture frame rate (Hz)', 1.0, 1000.0, read_only=True),
     ParamSpec('mocap_noise_m', 5e-4, 'position noise, standard deviation per axis (m)', 0.0, 0.01),
-    ParamSpec('frame_id', 'world', 'frame of motion capture'),
     ParamSpec('seed', 0, 'noise seed', 0, 2**31 - 1, read_only=True),
-)
+) + FRAMES_OF_MOCAP
+
+
+def _driver_frames(p: dict) -> FrameUse:
+    chambers = {f'segment{i}a' for i in range(p['segments'])}       # drawing.chamber_markers
+    return FrameUse(frozenset({p['frame_id']}) | chambers, tracked_base_of(p))
+
+
+# what each executable stamps and broadcasts, by its parameters (softbots_bringup's frame check reads it)
+FRAMES = {
+    'soft_snake_sim': (SIMULATOR, lambda p: FrameUse(frozenset({p['frame_id']}),
+                                                     () if p['port'] else tracked_base_of(p))),
+    'soft_snake_driver': (DRIVER, _driver_frames),
+}

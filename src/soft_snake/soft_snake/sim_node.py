@@ -30,11 +30,11 @@ from std_srvs.srv import Trigger
 
 from soro_link.device import SimulatedDevice
 from soro_node.base_node import declare_parameters, read_parameters, run_node
-from soro_node.frames import PoseToTf
+from soro_node.frames import TrackedBase
 from soro_node.params import ParameterError
 from soft_snake import calibration, climbing, simulator
 from soft_snake.device import SnakeHeadFirmware
-from soft_snake.drawing import HEAD_FRAME, joint_names
+from soft_snake.drawing import joint_names
 from soft_snake.gaits import Gait, GaitError, ValveCommander, chamber_states
 from soft_snake.parameters import SIMULATOR
 
@@ -65,7 +65,7 @@ class SoftSnakeSimNode(Node):
         self.head_pub = self.create_publisher(PoseStamped, 'mocap/soft_snake/head', 10)
         self.com_pub = self.create_publisher(PoseStamped, 'mocap/soft_snake/com', 10)
         self.joint_pub = None if self.device else self.create_publisher(JointState, 'joint_states', 10)
-        self.tf = None if self.device else PoseToTf(self, HEAD_FRAME)
+        self.tf = None if self.device else TrackedBase.of(self)     # else the driver places it
         self.create_timer(1.0 / p['mocap_rate_hz'], self._mocap_frame)
         if self.landings is not None:
             self.wheels_pub = self.create_publisher(Float64MultiArray, '~/wheel_heights', 10)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from soro_node.frames import BASE_FRAME, ODOM_FRAME, FrameUse, tracked_base_of
 from soro_node.params import ParamSpec
 from tensegrity_sim import prism, sweep
 from tensegrity_sim.integrate import FIXED_STEP
@@ -18,7 +19,10 @@ PRESET = ParamSpec('preset', 'savin2020_reproduce', 'named configuration; the de
 RUN = (
     ParamSpec('publish_rate_hz', 100.0, 'rate of state, poses and markers (Hz)', 1.0, 1000.0, read_only=True),
     ParamSpec('real_time_factor', 1.0, 'simulated seconds per wall second', 0.01, 100.0),
-    ParamSpec('frame_id', 'world', 'frame of the poses and markers'),
+    ParamSpec('frame_id', 'world', 'world frame (REP-105, no map) of the poses and markers', nonempty=True,
+              read_only=True),
+    ODOM_FRAME,
+    BASE_FRAME,                   # at the centre of mass, axes as the world's: there is no URDF
     ParamSpec('duration_s', 0.0, 'simulate this long, then exit (s); 0 runs until stopped', 0.0, 1e6,
               read_only=True),
     ParamSpec('hold_for_subscribers', 0, 'hold the structure at its release (publishing t = 0) until ~/state has this '
@@ -75,3 +79,7 @@ def structure_from_parameters(base: Structure, values: dict) -> Structure:
         unilateral=values['unilateral'], rod_drag_linear_n_s_per_m=values['rod_drag_linear_n_s_per_m'],
         rod_drag_angular_n_m_s=values['rod_drag_angular_n_m_s'], gravity_m_s2=(0.0, 0.0, -values['gravity_m_s2']),
         ground=ground)
+
+
+# what each executable stamps and broadcasts, by its parameters (softbots_bringup's frame check reads it)
+FRAMES = {'tensegrity_sim_node': (RUN, lambda p: FrameUse(frozenset({p['frame_id']}), tracked_base_of(p)))}

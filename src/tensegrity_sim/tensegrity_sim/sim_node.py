@@ -1,8 +1,9 @@
 """``tensegrity_sim_node``: the simulator live, for rviz2 and rosbag2.
 
 Publishes ``~/state`` (soro_interfaces/TensegrityState), ``~/rod_poses`` (geometry_msgs/PoseArray) and ``~/markers``
-(visualization_msgs/MarkerArray: rods as cylinders, cables as lines coloured slack / normal / over-strained) at
-``publish_rate_hz``, stepping the simulation ``real_time_factor`` times as fast as the wall clock. Services
+(visualization_msgs/MarkerArray: rods as cylinders, cables as lines coloured slack / normal / over-strained) in
+``frame_id`` at ``publish_rate_hz``, stepping the simulation ``real_time_factor`` times as fast as the wall clock,
+and places ``base_frame`` at the centre of mass on tf (``frame_id`` -> ``odom_frame`` -> ``base_frame``). Services
 ``~/reset`` (to a ψ or to given rod poses; also applies changed physical parameters) and ``~/set_rest_lengths``
 (actuation); action ``~/sweep`` runs the ψ sweep with progress feedback. ψ is in rad at both, as at every ROS
 interface; the node turns it into the degrees of the paper's grid and presets. A run that diverges stops publishing
@@ -15,7 +16,7 @@ import sys
 from dataclasses import replace
 
 import numpy as np
-from geometry_msgs.msg import Point, Pose, PoseArray, Twist
+from geometry_msgs.msg import Point, Pose, PoseArray, PoseStamped, Twist
 from rclpy.action import ActionServer, CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import MultiThreadedExecutor
@@ -27,6 +28,7 @@ from std_msgs.msg import ColorRGBA, Header
 from visualization_msgs.msg import Marker, MarkerArray
 
 from soro_node.base_node import declare_parameters, progress_reporter, read_parameters, run_goal, run_node
+from soro_node.frames import TrackedBase
 from soro_node.params import ParameterError
 from tensegrity_sim.integrate import SimulationDiverged
 from tensegrity_sim.live import STATUS_COLOURS, LiveSimulation, cylinder_orientation
@@ -56,6 +58,7 @@ class TensegritySimNode(Node):
         self.state_pub = self.create_publisher(TensegrityState, '~/state', 10)
         self.poses_pub = self.create_publisher(PoseArray, '~/rod_poses', 10)
         self.markers_pub = self.create_publisher(MarkerArray, '~/markers', 10)
+        self.tf = TrackedBase.of(self)    # world -> odom -> base_link at the centre of mass: rviz's world exists
         self.create_service(ResetTensegrity, '~/reset', self._reset)
         self.create_service(SetRestLengths, '~/set_rest_lengths', self._set_rest_lengths)
         self.sweep_server = ActionServer(self, PsiSweep, '~/sweep', self._sweep,
@@ -164,6 +167,7 @@ class TensegritySimNode(Node):
         header = Header(stamp=stamp, frame_id=self.frame_id)
         poses = [_pose(c, q) for c, q in zip(snap.centres, snap.quaternions)]
         self.poses_pub.publish(PoseArray(header=header, poses=poses))
+        self.tf.send(PoseStamped(header=header, pose=_pose(snap.centre_of_mass, (1.0, 0.0, 0.0, 0.0))))
         self.markers_pub.publish(MarkerArray(markers=self._markers(header, snap)))
         self.state_pub.publish(TensegrityState(
             header=header, sim_time_s=snap.sim_time_s, psi_rad=math.radians(snap.psi_deg), rod_poses=poses,

@@ -6,7 +6,8 @@ states, repeated) and ``~/execute_walk`` (ExecuteWalk: a closed walk once, for e
 reversal pulse on those that uncurl. Publishes ``~/executed_edge`` per primitive, the open-loop prediction from the
 learned weights (``~/predicted_pose`` with covariance, ``~/predicted_path``), ``joint_states`` from the limbs'
 curl telemetry, and ``~/trail``, the path of the tracked pose (``tracked_pose``); the tracked pose also places
-``base_frame`` in the world on tf where tf2_ros is installed. A device that disconnects or refuses a command aborts
+``base_frame`` on tf where tf2_ros is installed: ``frame_id`` -> ``odom_frame`` static identity, ``odom_frame`` ->
+``base_frame`` tracked (REP-105). A device that disconnects or refuses a command aborts
 the goal with the reason and leaves the robot in its safe state.
 """
 from __future__ import annotations
@@ -30,7 +31,7 @@ from std_msgs.msg import Header
 from soro_link.bridge_node import BridgeNode, run_bridge
 from soro_link.supervisor import CommandRefused, LinkDown
 from soro_node.base_node import read_parameters, sensor_data_qos
-from soro_node.frames import PoseToTf
+from soro_node.frames import TrackedBase
 from soro_node.params import ParameterError
 from soro_node.sequence import SequencePlayer
 from terresoro_gait import messages
@@ -64,7 +65,7 @@ class TerreSoroExecutor(BridgeNode):
         self.predicted_path_pub = self.create_lifecycle_publisher(Path, '~/predicted_path', 10)
         self.trail_pub = self.create_lifecycle_publisher(Path, '~/trail', 10)
         self.joint_pub = self.create_lifecycle_publisher(JointState, 'joint_states', 10)
-        self.tf = PoseToTf(self, self.get_parameter('base_frame').value)
+        self.tf = TrackedBase.of(self)
         group = ReentrantCallbackGroup()     # goals run for minutes beside telemetry, tracking and services
         self.create_subscription(PoseStamped, 'tracked_pose', self._on_tracked, sensor_data_qos(10),
                                  callback_group=group)
@@ -223,9 +224,9 @@ class TerreSoroExecutor(BridgeNode):
         return prediction
 
     def _on_tracked(self, msg: PoseStamped) -> None:
-        """Keep the tracked pose for predictions and the trail; it places base_link in the world for rviz."""
+        """Keep the tracked pose for predictions and the trail; it places base_link (odom -> base_link) for rviz."""
         self._latest_tracked = msg
-        self.tf.send(msg, child_frame=self.get_parameter('base_frame').value)     # settable at run time
+        self.tf.send(msg)
         self._trail.append(msg)
         while len(self._trail) > self.get_parameter('trail_length').value:
             self._trail.popleft()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from soro_node.frames import BASE_FRAME, ODOM_FRAME, FrameUse, tracked_base_of
 from soro_node.params import ParamSpec
 
 from terresoro_gait.digraph import LimbDigraph
@@ -23,7 +24,8 @@ ROBOT = (
 WEIGHTS_FILE = ParamSpec('weights_file', '', 'learned edge weights, CSV in mm and degrees (empty: none yet)')
 MOTOR_MAP = ParamSpec('motor_of_limb', [], 'motor channel (0-3) of limb digit 1, 2, ...; digit 1 is the state\'s '
                       'most significant bit (spec A16); empty: digit k on channel k - 1', read_only=True)
-FRAME = ParamSpec('frame_id', 'map', 'world frame of the tracker and of the predicted poses')
+FRAME = ParamSpec('frame_id', 'map', 'map frame (REP-105) of the tracker and of the predicted poses', nonempty=True,
+                  read_only=True)
 
 EXECUTOR = ROBOT + (
     MOTOR_MAP, WEIGHTS_FILE, FRAME,
@@ -31,7 +33,7 @@ EXECUTOR = ROBOT + (
               'tau_s (the paper gives no value)', 0.0, 5.0),
     ParamSpec('hold_curled_powered', False, 'keep forward drive on limbs that stay curled (spec A20)'),
     ParamSpec('lost_limbs', [], 'limb digits (1-based) that no longer curl: gaits that curl them are refused'),
-    ParamSpec('base_frame', 'base_link', 'robot frame broadcast from the tracked pose'),
+    ODOM_FRAME, BASE_FRAME,
     ParamSpec('trail_length', 3000, 'tracked poses kept in ~/trail', 1, 1_000_000),
 )
 SIMULATOR = ROBOT + (
@@ -89,3 +91,12 @@ def executor_config(values: dict) -> ExecutorConfig:
     except ValueError as error:
         raise ValueError(f'parameter lost_limbs = {list(lost)}: {error}') from None
     return ExecutorConfig(graph, values['tau_s'], values['reversal_pulse_s'], values['hold_curled_powered'], motors)
+
+
+# what each executable stamps and broadcasts, by its parameters (softbots_bringup's frame check reads it)
+FRAMES = {
+    'terresoro_sim': (SIMULATOR, lambda p: FrameUse(frozenset({p['frame_id']}))),
+    'terresoro_executor': (EXECUTOR, lambda p: FrameUse(frozenset({p['frame_id']}), tracked_base_of(p))),
+    'terresoro_learner': (LEARNER, lambda p: FrameUse()),
+    'terresoro_synthesis': (SYNTHESIS, lambda p: FrameUse()),
+}

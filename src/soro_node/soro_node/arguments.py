@@ -9,9 +9,10 @@
   all (a temporary file renamed into place).
 - ``read_input``: an input file's text, read with a size bound (``/dev/zero`` is refused, not read forever).
 - ``worker_count``: worker processes asked for, capped at the cores this process may run on.
-- Every command interruptible: a CommandParser puts back SIGINT's default handler that a process started with ``&``
-  from a script inherits as ignored, and makes SIGTERM unwind like SIGINT (``finally`` and ``with`` blocks run, so
-  worker pools end with the command and nothing is left half-written).
+- Every command interruptible: a CommandParser reading ``sys.argv`` puts back SIGINT's default handler that a
+  process started with ``&`` from a script inherits as ignored, and makes SIGTERM unwind like SIGINT (``finally``
+  and ``with`` blocks run, so worker pools end with the command and nothing is left half-written). A test calling
+  ``main(argv)`` in its own process keeps that process's handlers.
 """
 from __future__ import annotations
 
@@ -30,9 +31,10 @@ STDOUT = Path('-')
 
 
 class CommandParser(argparse.ArgumentParser):
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        interruptible()
+    def parse_known_args(self, args=None, namespace=None):
+        if args is None:            # a command started from its command line (not a test calling main(argv))
+            interruptible()
+        return super().parse_known_args(args, namespace)
 
     def error(self, message: str):
         self.exit(2, f'{self.prog}: {message} (--help for usage)\n')
@@ -109,6 +111,7 @@ class Terminated(SystemExit):
 
 
 def _terminate(_signum, _frame):
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)       # a second SIGTERM ends the process even if this is caught
     raise Terminated
 
 

@@ -15,7 +15,7 @@ from soro_node import arguments
 COMMAND = textwrap.dedent('''
     import time
     from soro_node.arguments import CommandParser
-    CommandParser(prog='busy').parse_args([])
+    CommandParser(prog='busy').parse_args()      # sys.argv: ['-c']
     try:
         print('working', flush=True)
         time.sleep(120)

@@ -83,3 +83,10 @@ def test_an_endless_scene_file_is_refused_at_its_size_bound(capsys):
     assert cli.main(['--scene', '/dev/zero']) == 2
     err = capsys.readouterr().err
     assert err == 'salamander-plan: scene /dev/zero: more than 64 MiB; not an input file of this command\n'
+
+
+def test_a_one_row_map_is_refused_by_name_not_by_numpy():
+    """The planner node builds the same field from an OccupancyGrid; np.gradient's ValueError escaped it before."""
+    from salamander_nav import maps
+    with pytest.raises(maps.SceneError, match='a grid of 1 × 10 cells: at least 2 × 2'):
+        maps.DistanceField([[False] * 10], (0.0, 0.0), 0.1)

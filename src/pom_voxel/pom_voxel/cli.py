@@ -7,10 +7,14 @@
 """
 from __future__ import annotations
 
+import io
 import json
+import math
+import os
 import sys
 
-from soro_node.arguments import STDOUT, CommandParser, add_option, output_dir, output_file
+from soro_node.arguments import (STDOUT, CommandParser, add_option, output_dir, output_file, read_input,
+                                 write_output)
 from soro_node.params import ParamSpec
 
 from pathlib import Path
@@ -56,11 +60,8 @@ def main(argv: list[str] | None = None) -> int:
         'key_strokes_mm': keys.tolist(), 'saturation': [s.report(names) for s in solved],
         't_s': t.tolist(), 'strokes_mm': strokes.tolist(),
         'effectors': {name: x.tolist() for name, x in gaits.trajectories(pom, strokes).items()}}
-    text = json.dumps(document, indent=1)
-    if args.json == STDOUT:
-        print(text)
-    else:
-        args.json.write_text(text + '\n')
+    write_output(args.json, json.dumps(document, indent=1))
+    if args.json != STDOUT:
         print(f'pom-gait: {g.name}, {len(t)} samples of {len(names)} actuators written to {args.json}',
               file=sys.stderr)
     return 0
@@ -78,10 +79,34 @@ THETA_ALIGN = ParamSpec('theta_align_deg', 90.0, 'camera-to-robot mounting angle
 def read_tracks(path: Path) -> np.ndarray:
     """(T, 4, 2) marker tracks from a .npy array or a CSV of one row per frame (x1, y1, ..., x4, y4)."""
     try:
-        data = np.load(path) if path.suffix == '.npy' else np.loadtxt(path, delimiter=',', ndmin=2)
-    except (OSError, ValueError) as error:
+        data = _read_npy(path) if path.suffix == '.npy' else np.loadtxt(io.StringIO(read_input(path)), delimiter=',',
+                                                                          ndmin=2)
+    except ValueError as error:
         raise LatticeError(f'{path}: cannot read marker tracks ({str(error).splitlines()[0]})') from None
     return mocap.check_tracks(data.reshape(len(data), 4, 2) if data.ndim == 2 and data.shape[1] == 8 else data)
+
+
+def _read_npy(path: Path) -> np.ndarray:
+    """A .npy array of numbers, its header checked against the file's size before anything is allocated (a header
+    may claim 10^16 frames); ValueError with one line otherwise (an .npz archive, pickled objects, a short file)."""
+    try:
+        with open(path, 'rb') as source:
+            if source.read(4) == b'PK\x03\x04':
+                raise ValueError('an .npz archive (zip) named .npy; give the array itself, np.save\'s output')
+            source.seek(0)
+            version = np.lib.format.read_magic(source)
+            read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else \
+                np.lib.format.read_array_header_2_0
+            shape, _, dtype = read_header(source)
+            if dtype.hasobject or dtype.kind not in 'biuf':
+                raise ValueError(f'an array of {dtype}, not of numbers')
+            claimed, held = math.prod(shape) * dtype.itemsize, os.fstat(source.fileno()).st_size - source.tell()
+            if claimed > held:
+                raise ValueError(f'its header claims shape {shape} ({claimed} bytes) but the file holds {held}')
+            source.seek(0)
+            return np.load(source, allow_pickle=False)
+    except OSError as error:
+        raise ValueError(error.strerror) from None
 
 
 def mocap_main(argv: list[str] | None = None) -> int:
@@ -100,12 +125,8 @@ def mocap_main(argv: list[str] | None = None) -> int:
     except (LatticeError, ValueError) as error:
         print(f'pom-mocap: {error}', file=sys.stderr)
         return 2
-    text = json.dumps({'markers': out.markers.transpose(1, 0, 2).tolist(), 'units': 'mm',
-                       'dropped_frames': out.dropped_frames})
-    if args.json == STDOUT:
-        print(text)
-    else:
-        args.json.write_text(text + '\n')
+    write_output(args.json, json.dumps({'markers': out.markers.transpose(1, 0, 2).tolist(), 'units': 'mm',
+                                        'dropped_frames': out.dropped_frames}, allow_nan=False))
     if args.plots:
         _plot_loops(out.markers, args.plots / 'body_frame_markers.png')
     print(f'pom-mocap: {len(out.markers)} frames ({out.dropped_frames} dropped for a missing marker)', file=sys.stderr)
@@ -135,11 +156,7 @@ def fe_check_main(argv: list[str] | None = None) -> int:
     except LatticeError as error:
         print(f'pom-fe-check: {error}', file=sys.stderr)
         return 2
-    text = json.dumps(result.document(), indent=1)
-    if args.json == STDOUT:
-        print(text)
-    else:
-        args.json.write_text(text + '\n')
+    write_output(args.json, json.dumps(result.document(), indent=1))
     if args.plots:
         _plot_fe(result, args.plots / 'fig2_fe_vs_pom.png')
     print(f'pom-fe-check: {args.voxels} voxels: FE = {result.scale:.3f} x POM, {100 * result.residual_share:.1f} % '

@@ -73,12 +73,9 @@ class PomController(BridgeNode):
             self.settings = read_parameters(self, self.param_specs)
             self.pom = PlanesOfMotion(structure.load(structure.resolve(self.settings['structure_file'])),
                                       self.settings['ideality'])
-            self._markers = [self.pom.structure.effectors[name] for name in self.settings['markers']]
+            self._markers = structure.effector_nodes(self.pom.structure, self.settings['markers'])
         except (ParameterError, LatticeError) as error:
             self.get_logger().error(str(error))
-            return TransitionCallbackReturn.FAILURE
-        except KeyError as error:
-            self.get_logger().error(f'parameter markers: the structure names no effector {error}')
             return TransitionCallbackReturn.FAILURE
         return super().on_configure(state)
 

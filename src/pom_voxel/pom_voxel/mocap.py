@@ -53,7 +53,12 @@ def preprocess(tracks, units: str = 'mm', theta_align_deg: float = 90.0, marker_
     turned = theta - theta.mean(axis=1, keepdims=True) - np.radians(theta_align_deg)  # step 3
     Y = np.stack([radius * np.cos(turned), radius * np.sin(turned)], axis=-1)          # step 4
     Y -= Y.mean(axis=0)
-    return BodyFrameMarkers(Y * _scale(radius, Y, rescale), int((~seen).sum()))
+    with np.errstate(over='ignore', invalid='ignore'):       # an overflow is refused below, not warned about
+        markers = Y * _scale(radius, Y, rescale)
+    if not np.all(np.isfinite(markers)):     # e.g. positions of 1e200: their variances overflow to inf / inf
+        raise LatticeError(f'marker positions up to {np.abs(X).max():.3g} mm give no finite body-frame loops; '
+                           f'are the units ({units}) right?')
+    return BodyFrameMarkers(markers, int((~seen).sum()))
 
 
 def _scale(radius: np.ndarray, Y: np.ndarray, rescale: str) -> float:

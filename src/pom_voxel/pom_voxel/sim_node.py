@@ -32,7 +32,7 @@ class PomSimNode(Node):
         declare_parameters(self, SIMULATOR)
         p = read_parameters(self, SIMULATOR)
         self.pom = PlanesOfMotion(structure.load(structure.resolve(p['structure_file'])))
-        self._markers = [self.pom.index[self.pom.structure.effectors[name]] for name in p['markers']]
+        self._markers = [self.pom.index[node] for node in structure.effector_nodes(self.pom.structure, p['markers'])]
         self.firmware = PomBoardFirmware(p['speed_mm_s'])
         Path(p['port']).parent.mkdir(parents=True, exist_ok=True)
         self.device = SimulatedDevice(self.firmware, p['port'], p['watchdog_ms']).start()

@@ -9,15 +9,19 @@ YAML file such as config/pom.yaml. No ROS.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import yaml
+from soro_node.arguments import read_input
 
 from pom_voxel.lattice import AXES, LatticeError, check_voxel, node_axis
 
 DEFAULT_PITCH_M = 0.0762          # FERVOR's 3 in voxels; the quadruped's is in the paper's SI (spec A1)
+FIELDS = ('voxels', 'actuators', 'effectors', 'pitch_m')
+MAX_COORDINATE = 2**31            # half-pitches: far beyond any printable lattice, well within int64
 
 
 @dataclass(frozen=True)
@@ -56,27 +60,56 @@ class Structure:
 
 
 def _node(value, what: str) -> tuple[int, int, int]:
-    if not (isinstance(value, (list, tuple)) and len(value) == 3 and all(type(v) is int for v in value)):
-        raise LatticeError(f'{what} = {value!r}: expected [x, y, z], three integers (half-pitch units)')
+    # |coordinate| bounded so that numpy's int64 holds it (YAML integers have no limit)
+    if not (isinstance(value, (list, tuple)) and len(value) == 3 and all(type(v) is int for v in value)
+            and all(abs(v) <= MAX_COORDINATE for v in value)):
+        raise LatticeError(f'{what} = {_brief(value)}: expected [x, y, z], three integers (half-pitch units) of '
+                           f'at most {MAX_COORDINATE} in size')
     return tuple(value)
 
 
 def _axis(value, what: str) -> int:
     if not isinstance(value, str) or len(value) != 1 or value not in AXES:
-        raise LatticeError(f'{what} = {value!r}: expected one of x, y, z')
+        raise LatticeError(f'{what} = {_brief(value)}: expected one of x, y, z')
     return AXES.index(value)
+
+
+def _items(data: dict, key: str, kind: type, source: str, required: bool = False):
+    """``data[key]`` when it is a ``kind`` (list or mapping); absent or null is empty unless ``required``."""
+    value = data.get(key)
+    if value is None and not required:
+        return kind()
+    if not isinstance(value, kind) or (required and not value):
+        shape = 'a non-empty list' if kind is list else 'a mapping of name: [x, y, z]'
+        raise LatticeError(f'{source}: {key} = {_brief(value)}: expected {shape}')
+    return value
+
+
+def _pitch(value, source: str) -> float:
+    if type(value) not in (int, float) or not (math.isfinite(value) and value > 0):
+        raise LatticeError(f'{source}: pitch_m = {_brief(value)}: expected a finite number > 0 (m)')
+    return float(value)
 
 
 def from_dict(data: dict, source: str = 'structure') -> Structure:
     """A Structure from the YAML document's mapping; LatticeError naming the first bad item."""
-    if not isinstance(data, dict) or not data.get('voxels'):
-        raise LatticeError(f'{source}: expected a mapping with voxels, actuators and effectors')
+    if not isinstance(data, dict):
+        raise LatticeError(f'{source}: expected a mapping with voxels, actuators and effectors, not '
+                           f'{type(data).__name__ if data is not None else "an empty document"}')
+    unknown = sorted(str(k) for k in data if k not in FIELDS)
+    if unknown:
+        raise LatticeError(f'{source}: unknown field(s) {", ".join(unknown)}; allowed: {", ".join(FIELDS)}')
     voxels, extension = [], []
-    for k, item in enumerate(data['voxels']):
-        voxels.append(_node(item.get('centre') if isinstance(item, dict) else None, f'{source}: voxels[{k}].centre'))
-        extension.append(bool(item.get('extension', False)))
+    for k, item in enumerate(_items(data, 'voxels', list, source, required=True)):
+        what = f'{source}: voxels[{k}]'
+        if not isinstance(item, dict):
+            raise LatticeError(f'{what} = {_brief(item)}: expected {{centre: [x, y, z], extension: false}}')
+        voxels.append(_node(item.get('centre'), f'{what}.centre'))
+        if not isinstance(item.get('extension', False), bool):
+            raise LatticeError(f'{what}.extension = {_brief(item["extension"])}: expected true or false')
+        extension.append(item.get('extension', False))
     actuators = []
-    for k, item in enumerate(data.get('actuators') or []):
+    for k, item in enumerate(_items(data, 'actuators', list, source)):
         what = f'{source}: actuators[{k}]'
         if not isinstance(item, dict):
             raise LatticeError(f'{what}: expected {{name, node, stroke, partner}}')
@@ -85,18 +118,36 @@ def from_dict(data: dict, source: str = 'structure') -> Structure:
                                   _axis(item.get('stroke'), f'{what}.stroke'),
                                   None if partner is None else _node(partner, f'{what}.partner')))
     effectors = {str(name): _node(node, f'{source}: effectors.{name}')
-                 for name, node in (data.get('effectors') or {}).items()}
+                 for name, node in _items(data, 'effectors', dict, source).items()}
     return Structure(np.array(voxels, dtype=int), np.array(extension, dtype=bool), tuple(actuators), effectors,
-                     float(data.get('pitch_m', DEFAULT_PITCH_M)))
+                     _pitch(data.get('pitch_m', DEFAULT_PITCH_M), source))
 
 
 def load(path: str | Path) -> Structure:
     """A Structure from a YAML file; LatticeError (a ValueError) with one line on any problem."""
     try:
-        data = yaml.safe_load(Path(path).read_text())
-    except (OSError, yaml.YAMLError) as error:
-        raise LatticeError(f'{path}: cannot read the structure ({str(error).splitlines()[0]})') from None
+        data = yaml.safe_load(read_input(path))
+    except ValueError as error:                      # unreadable, too large, not text
+        raise LatticeError(f'cannot read the structure {error}') from None
+    except yaml.YAMLError as error:
+        raise LatticeError(f'{path}: not YAML ({str(error).splitlines()[0]})') from None
     return from_dict(data, str(path))
+
+
+def effector_nodes(structure: Structure, names, what: str = 'markers') -> list[tuple[int, int, int]]:
+    """The lattice nodes of the effectors ``names`` (e.g. the markers a camera sees); LatticeError naming the
+    parameter ``what`` and the structure's effectors when one is not there."""
+    unknown = [str(name) for name in names if name not in structure.effectors]
+    if unknown:
+        raise LatticeError(f'parameter {what}: no effector {", ".join(unknown)} in the structure; it has '
+                           f'{", ".join(structure.effectors) or "none"}')
+    return [structure.effectors[name] for name in names]
+
+
+def _brief(value) -> str:
+    """``value`` for a one-line message: its repr, cut short."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + '...'
 
 
 def resolve(path: str | Path) -> Path:

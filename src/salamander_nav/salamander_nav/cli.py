@@ -10,12 +10,13 @@ import json
 import sys
 
 from soro_analysis.plotting import save
-from soro_node.arguments import STDOUT, CommandParser, add_option, output_dir, output_file
-from soro_node.params import named
+from soro_node.arguments import CommandParser, STDOUT, add_option, output_dir, output_file, write_output
+from soro_node.params import ParamSpec, named
 from salamander_nav import drawing, maps, planners
 from salamander_nav.parameters import PLANNER
 
 EXIT_NO_PLAN = 1
+SEED = ParamSpec('seed', 0, 'seed of CHOMP\'s restarts', 0, 2**63 - 1)
 
 
 def _parser() -> CommandParser:
@@ -29,7 +30,7 @@ def _parser() -> CommandParser:
     add_option(parser, '--max-expansions', named(PLANNER, 'astar_max_expansions'), dest='astar_max_expansions')
     add_option(parser, '--max-time', named(PLANNER, 'max_planning_s'), dest='max_planning_s')
     add_option(parser, '--astar-weight', named(PLANNER, 'astar_heuristic_weight'), dest='astar_heuristic_weight')
-    parser.add_argument('--seed', type=int, default=0, help='seed of CHOMP\'s restarts')
+    add_option(parser, '--seed', SEED)
     parser.add_argument('--json', type=output_file, default=STDOUT, help='write here ("-": stdout, the default)')
     parser.add_argument('--plots', type=output_dir, help='folder for plan.png')
     return parser
@@ -50,11 +51,7 @@ def main(argv: list[str] | None = None) -> int:
                                       args.astar_heuristic_weight)
     plan = planners.plan(args.planner, field, scene.start, scene.goal, options)
     document = plan.to_json()
-    text = json.dumps(document, indent=1)
-    if args.json == STDOUT:
-        print(text)
-    else:
-        args.json.write_text(text + '\n')
+    write_output(args.json, json.dumps(document, indent=1))
     if args.plots and len(plan.path) > 1:
         title = f'{args.planner}: {"planned" if plan.success else "failed"}, {document["planning_ms"]:.0f} ms'
         save(drawing.plans_figure(scene, {args.planner: plan.path}, scene.start, scene.goal, title),

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import yaml
 from matplotlib.path import Path as Polygon
 from scipy import ndimage
+from soro_node.arguments import read_input
 
 MAX_CELLS = 25_000_000        # 5 m × 5 m at 1 mm; beyond that a grid is a mistake, not a map
+MIN_CELLS = 2                 # each way: a distance field's gradient needs two cells along both axes
 OCCUPIED_AT = 50              # OccupancyGrid value (0-100) from which a cell is an obstacle; -1 (unknown) too
 
 
@@ -81,23 +82,32 @@ def scene_from_dict(data: dict) -> Scene:
     circles = _numbers(data.get('circles') or np.zeros((0, 3)), 'circles', (None, 3))
     if np.any(circles[:, 2] <= 0):
         raise SceneError(f'circles: every radius must be > 0 (m); got {circles[:, 2].tolist()}')
-    polygons = tuple(_numbers(p, f'polygons[{i}]', (None, 2)) for i, p in enumerate(data.get('polygons') or ()))
+    listed = data.get('polygons') or []
+    if not isinstance(listed, list):
+        raise SceneError(f'polygons: {listed!r} must be a list of polygons, each [[x, y], ...] (m)')
+    polygons = tuple(_numbers(p, f'polygons[{i}]', (None, 2)) for i, p in enumerate(listed))
     for i, polygon in enumerate(polygons):
         if len(polygon) < 3:
             raise SceneError(f'polygons[{i}]: needs at least 3 vertices, got {len(polygon)}')
+    # counted in floats first: bounds of 1e300 m make a count that no integer arithmetic should be asked for
+    with np.errstate(over='ignore'):
+        rows, cols = (bounds[3] - bounds[1]) / resolution, (bounds[2] - bounds[0]) / resolution
+    if not rows * cols <= MAX_CELLS:
+        raise SceneError(f'bounds {bounds.tolist()} at resolution {resolution} m give {rows:.3g} × {cols:.3g} '
+                         f'cells; at most {MAX_CELLS} (coarsen the resolution or narrow the bounds)')
     scene = Scene(tuple(bounds.tolist()), resolution, circles, polygons, _pose(data.get('start'), 'start'),
                   _pose(data.get('goal'), 'goal'))
-    if scene.shape[0] * scene.shape[1] > MAX_CELLS:
-        raise SceneError(f'bounds and resolution give {scene.shape[0]} × {scene.shape[1]} cells; at most '
-                         f'{MAX_CELLS} (coarsen the resolution)')
+    if min(scene.shape) < MIN_CELLS:
+        raise SceneError(f'bounds {bounds.tolist()} at resolution {resolution} m give {scene.shape[0]} × '
+                         f'{scene.shape[1]} cells; at least {MIN_CELLS} each way (refine the resolution)')
     return scene
 
 
 def load_scene(path) -> Scene:
     try:
-        text = Path(path).read_text()
-    except OSError as error:
-        raise SceneError(f'scene {path}: {error.strerror}') from None
+        text = read_input(path)
+    except ValueError as error:                      # unreadable, too large (/dev/zero), not text
+        raise SceneError(f'scene {error}') from None
     try:
         return scene_from_dict(yaml.safe_load(text))
     except yaml.YAMLError as error:
@@ -151,6 +161,9 @@ class DistanceField:
 
     def __init__(self, occupied: np.ndarray, origin, resolution: float):
         occupied = np.asarray(occupied, dtype=bool)
+        if occupied.ndim != 2 or min(occupied.shape) < MIN_CELLS:
+            raise SceneError(f'a grid of {" × ".join(map(str, occupied.shape))} cells: at least {MIN_CELLS} × '
+                             f'{MIN_CELLS} (the distance gradient needs neighbours both ways)')
         if occupied.all():
             raise SceneError('the map has no free cell')
         self.origin, self.resolution, self.shape = np.array(origin[:2], dtype=float), float(resolution), occupied.shape

@@ -59,3 +59,34 @@ def test_a_scene_without_start_and_goal_is_refused(tmp_path, capsys):
     (tmp_path / 's.yaml').write_text('bounds: [0, 0, 1, 1]\nresolution: 0.01\n')
     assert cli.main(['--scene', str(tmp_path / 's.yaml')]) == 2
     assert 'has no start and goal' in capsys.readouterr().err
+
+
+START_GOAL = 'start: [0.05, 0.05, 0]\ngoal: [0.95, 0.05, 0]\n'
+
+
+@pytest.mark.parametrize('scene, argv, message', [
+    ('bounds: [0, 0, 1e300, 1]\nresolution: 0.1\n', [], 'give 10 × 1e+301 cells; at most 25000000'),
+    ('bounds: [-1e308, 0, 1e308, 1]\nresolution: 0.1\n', [], 'give 10 × inf cells'),
+    ('bounds: [0, 0, 1, 1]\nresolution: 0.1\npolygons: 5\n', [], 'polygons: 5 must be a list of polygons'),
+    ('bounds: [0, 0, 1, 0.1]\nresolution: 0.1\n', [], 'give 1 × 10 cells; at least 2 each way'),
+    ('bounds: [0, 0, 1, 1]\nresolution: 0.1\n', ['--seed', '-1'], 'argument --seed: -1: allowed range is [0, '),
+])
+def test_a_bad_scene_or_seed_is_one_line_and_exit_2(tmp_path, scene, argv, message, capsys):
+    (tmp_path / 's.yaml').write_text(scene + START_GOAL)
+    with pytest.raises(SystemExit) as ended:
+        raise SystemExit(cli.main(['--scene', str(tmp_path / 's.yaml')] + argv))
+    err = capsys.readouterr().err
+    assert ended.value.code == 2 and message in err and err.count('\n') == 1, err
+
+
+def test_an_endless_scene_file_is_refused_at_its_size_bound(capsys):
+    assert cli.main(['--scene', '/dev/zero']) == 2
+    err = capsys.readouterr().err
+    assert err == 'salamander-plan: scene /dev/zero: more than 64 MiB; not an input file of this command\n'
+
+
+def test_a_one_row_map_is_refused_by_name_not_by_numpy():
+    """The planner node builds the same field from an OccupancyGrid; np.gradient's ValueError escaped it before."""
+    from salamander_nav import maps
+    with pytest.raises(maps.SceneError, match='a grid of 1 × 10 cells: at least 2 × 2'):
+        maps.DistanceField([[False] * 10], (0.0, 0.0), 0.1)

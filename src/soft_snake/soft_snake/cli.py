@@ -13,7 +13,8 @@ import json
 import math
 import sys
 
-from soro_node.arguments import CommandParser
+from soro_node.arguments import CommandParser, add_option, output_file, worker_count, write_output
+from soro_node.params import ParamSpec
 from soft_snake.gaits import GAITS, Gait, GaitError, chamber_states
 
 
@@ -56,24 +57,24 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+PROCESSES = ParamSpec('processes', 1, 'worker processes, at most one per core (default 1)', 1, 1_000_000)
+
+
 def tables_main(argv: list[str] | None = None) -> int:
     parser = CommandParser(prog='soft-snake-tables', description=__doc__.splitlines()[2])
-    parser.add_argument('--json', required=True, help='where to write the predictions (JSON)')
-    parser.add_argument('--plot', help='where to write the scatter plot (PNG)')
-    parser.add_argument('--processes', type=int, default=1, help='worker processes (default 1)')
+    parser.add_argument('--json', type=output_file, required=True, help='where to write the predictions (JSON)')
+    parser.add_argument('--plot', type=output_file, help='where to write the scatter plot (PNG)')
+    add_option(parser, '--processes', PROCESSES)
     args = parser.parse_args(argv)
-    if args.processes < 1:
-        print(f'soft-snake-tables: processes = {args.processes}: must be at least 1', file=sys.stderr)
-        return 2
+    processes = worker_count(args.processes, parser.prog, '--processes')
     from soft_snake import reproduction
-    predictions = reproduction.predict_tables(processes=args.processes)
+    predictions = reproduction.predict_tables(processes=processes)
     document = {'rank_correlation': reproduction.rank_correlation(predictions),
                 'trends': {name: {'holds': holds, 'detail': detail}
                            for name, (holds, detail) in reproduction.trends(predictions).items()},
                 'cells': [{**vars(p.cell), 'simulated_bl_per_s': p.bl_per_s, 'forward_m_s': p.forward_m_s}
                           for p in predictions]}
-    with open(args.json, 'w') as out:
-        json.dump(document, out, indent=1)
+    write_output(args.json, json.dumps(document, indent=1))
     if args.plot:
         reproduction.scatter(predictions, args.plot)
     print(json.dumps({k: document[k] for k in ('rank_correlation', 'trends')}))

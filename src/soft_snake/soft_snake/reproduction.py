@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 import multiprocessing
+import signal
 
 import numpy as np
 from scipy.stats import spearmanr
@@ -38,9 +39,15 @@ def predict_tables(cells: list[tables.Cell] | None = None, processes: int = 1) -
     cells = tables.speeds() if cells is None else cells
     if processes <= 1:
         return [predict(c) for c in cells]
-    # spawned, not forked: a caller with ROS or other threads running would fork their held locks into the workers
-    with multiprocessing.get_context('spawn').Pool(processes) as pool:
+    # spawned, not forked: a caller with ROS or other threads running would fork their held locks into the workers.
+    # Leaving the block by any exception, KeyboardInterrupt or a SIGTERM made one (soro_node.arguments) included,
+    # terminates the workers; they ignore SIGINT themselves, so that Ctrl-C reaches only the caller, who ends them.
+    with multiprocessing.get_context('spawn').Pool(processes, initializer=_leave_sigint_to_the_caller) as pool:
         return pool.map(predict, cells)
+
+
+def _leave_sigint_to_the_caller() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def rank_correlation(predictions: list[Prediction]) -> dict[str, float]:

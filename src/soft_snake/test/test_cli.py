@@ -2,8 +2,15 @@
 input in one line with exit code 2."""
 import json
 import math
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
+from soro_node.arguments import cores
+from soro_node.waiting import poll
 
 from soft_snake import cli
 
@@ -29,3 +36,57 @@ def test_bad_input_is_one_line_and_exit_2(argv, message, capsys):
     assert ended.value.code == 2
     err = capsys.readouterr().err
     assert message in err and err.count('\n') == 1
+
+
+@pytest.mark.parametrize('argv, message', [
+    (['--json', '/proc/tables.json'], 'argument --json: cannot write /proc/tables.json'),
+    (['--json', '-', '--plot', '/proc/tables.png'], 'argument --plot: cannot write /proc/tables.png'),
+    (['--json', '-', '--processes', '0'], 'argument --processes: 0: allowed range is [1, 1000000]')])
+def test_tables_refuses_an_unwritable_output_before_it_works(argv, message, capsys):
+    with pytest.raises(SystemExit) as ended:       # at once: the 288 cells take minutes
+        raise SystemExit(cli.tables_main(argv))
+    err = capsys.readouterr().err
+    assert ended.value.code == 2 and message in err and err.count('\n') == 1, err
+
+
+def _workers(pid: int) -> list[int]:
+    """The live multiprocessing workers whose parent is ``pid``."""
+    found = []
+    for stat in Path('/proc').glob('[0-9]*/stat'):
+        try:
+            state, ppid = stat.read_text().rsplit(')', 1)[1].split()[:2]
+            command = (stat.parent / 'cmdline').read_bytes()
+        except (OSError, IndexError):
+            continue                                 # ended meanwhile
+        if int(ppid) == pid and state != 'Z' and b'multiprocessing' in command and b'resource_tracker' not in command:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()[0] != 'Z'
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize('signum', [signal.SIGINT, signal.SIGTERM])
+def test_tables_caps_its_workers_and_ends_them_on_a_signal(tmp_path, signum):
+    """Started as a script's ``&`` starts it (SIGINT ignored), with far more processes than cores."""
+    out = tmp_path / 'tables.json'
+    command = [sys.executable, '-c', 'import sys; from soft_snake.cli import tables_main; sys.exit(tables_main())',
+               '--json', str(out), '--processes', '100000']
+    tables = subprocess.Popen(command, stderr=subprocess.PIPE, text=True,
+                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    try:
+        note = tables.stderr.readline()
+        assert note == f'soft-snake-tables: --processes 100000: capped at the {cores()} cores available\n'
+        assert poll(lambda: len(_workers(tables.pid)) == cores(), timeout_s=60)
+        workers = _workers(tables.pid)
+        tables.send_signal(signum)
+        tables.wait(timeout=60)
+    finally:
+        tables.kill()
+    assert tables.returncode in (-signal.SIGINT, 128 + signal.SIGTERM)
+    assert poll(lambda: not any(_alive(w) for w in workers), timeout_s=30)      # no orphans left working
+    assert not out.exists()

@@ -43,5 +43,8 @@ def test_one_cell_predicted_by_the_simulator():
 
 
 def test_tables_cli_refuses_a_bad_process_count(capsys, tmp_path):
-    assert tables_main(['--json', str(tmp_path / 'out.json'), '--processes', '0']) == 2
-    assert capsys.readouterr().err.strip() == 'soft-snake-tables: processes = 0: must be at least 1'
+    with pytest.raises(SystemExit) as ended:
+        tables_main(['--json', str(tmp_path / 'out.json'), '--processes', '0'])
+    assert ended.value.code == 2
+    assert capsys.readouterr().err.strip() == ('soft-snake-tables: argument --processes: 0: allowed range is '
+                                               '[1, 1000000] (--help for usage)')

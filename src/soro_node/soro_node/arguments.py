@@ -5,12 +5,23 @@
   refuses (range, NaN and infinities, choices), so that a command and a node share one declaration;
   ``add_option`` declares an option that way, with the spec's default and description.
 - ``output_file`` / ``output_dir``: an output path made and probed while the arguments are read, so a command that
-  cannot write its result says so before it works for minutes, not after.
+  cannot write its result says so before it works for minutes, not after; ``write_output`` writes it whole or not at
+  all (a temporary file renamed into place).
+- ``read_input``: an input file's text, read with a size bound (``/dev/zero`` is refused, not read forever).
+- ``worker_count``: worker processes asked for, capped at the cores this process may run on.
+- Every command interruptible: a CommandParser reading ``sys.argv`` puts back SIGINT's default handler that a
+  process started with ``&`` from a script inherits as ignored, and makes SIGTERM unwind like SIGINT (``finally``
+  and ``with`` blocks run, so worker pools end with the command and nothing is left half-written). A test calling
+  ``main(argv)`` in its own process keeps that process's handlers.
 """
 from __future__ import annotations
 
 import argparse
+import os
+import signal
+import sys
 import tempfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,6 +31,11 @@ STDOUT = Path('-')
 
 
 class CommandParser(argparse.ArgumentParser):
+    def parse_known_args(self, args=None, namespace=None):
+        if args is None:            # a command started from its command line (not a test calling main(argv))
+            interruptible()
+        return super().parse_known_args(args, namespace)
+
     def error(self, message: str):
         self.exit(2, f'{self.prog}: {message} (--help for usage)\n')
 
@@ -85,3 +101,79 @@ def _reason(error: OSError, path: Path) -> str:
     """The OS's reason, naming the path it is about when that is another one (a file where a folder must be)."""
     about = error.filename and Path(error.filename) != path
     return f'{error.strerror}: {error.filename}' if about else error.strerror
+
+
+class Terminated(SystemExit):
+    """SIGTERM, raised in the main thread so that the command unwinds as on Ctrl-C; exits 143 (128 + SIGTERM)."""
+
+    def __init__(self):
+        super().__init__(128 + signal.SIGTERM)
+
+
+def _terminate(_signum, _frame):
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)       # a second SIGTERM ends the process even if this is caught
+    raise Terminated
+
+
+def interruptible() -> None:
+    """SIGINT raises KeyboardInterrupt and SIGTERM raises Terminated in this (main) thread, whatever was inherited:
+    a script's ``cmd &`` starts ``cmd`` with SIGINT ignored, and SIGTERM's default ends a process without unwinding
+    it (its spawned workers live on). A handler someone installed on purpose is kept."""
+    if threading.current_thread() is not threading.main_thread():
+        return                                       # only the main thread may set handlers; its caller did
+    if signal.getsignal(signal.SIGINT) in (signal.SIG_IGN, signal.SIG_DFL):
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if signal.getsignal(signal.SIGTERM) in (signal.SIG_IGN, signal.SIG_DFL):
+        signal.signal(signal.SIGTERM, _terminate)
+
+
+def write_output(path: Path, text: str) -> None:
+    """``text`` (a newline added) to stdout for ``-``, else to ``path`` through a temporary file in its folder
+    renamed over it: an interrupted or failed write leaves the old file, or none, never a half of the new one."""
+    if path == STDOUT:
+        print(text)
+        return
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.part')
+    try:
+        with os.fdopen(fd, 'w') as out:
+            out.write(text + '\n')
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+MAX_INPUT_BYTES = 64 * 2**20      # a scene, structure or track file; anything larger is a mistake (or /dev/zero)
+
+
+def read_input(path: str | Path, max_bytes: int = MAX_INPUT_BYTES) -> str:
+    """The text of an input file; ValueError with one line (the path and why) when it cannot be read, is not
+    UTF-8 text, or holds more than ``max_bytes``, checked as it is read, so an endless file stops there."""
+    try:
+        with open(path, 'rb') as source:
+            data = source.read(max_bytes + 1)
+    except OSError as error:
+        raise ValueError(f'{path}: {error.strerror}') from None
+    if len(data) > max_bytes:
+        raise ValueError(f'{path}: more than {max_bytes // 2**20} MiB; not an input file of this command')
+    try:
+        return data.decode()
+    except UnicodeDecodeError as error:
+        raise ValueError(f'{path}: not text (byte {error.start} is not UTF-8)') from None
+
+
+def cores() -> int:
+    """The cores this process may run on (its affinity mask, which containers and taskset narrow)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:                           # not Linux
+        return os.cpu_count() or 1
+
+
+def worker_count(requested: int, prog: str, flag: str) -> int:
+    """``requested`` worker processes, at most one per core: more only contend for the same cores (and
+    ``--processes 100000`` would fork until memory runs out). Says so on stderr when it caps."""
+    available = cores()
+    if requested > available:
+        print(f'{prog}: {flag} {requested}: capped at the {available} cores available', file=sys.stderr)
+    return max(1, min(requested, available))

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 
-from soro_node.arguments import CommandParser, add_option, checked
+from soro_node.arguments import CommandParser, add_option, checked, cores, interruptible, worker_count
 from soro_node.params import ParamSpec, named
 
 from terresoro_gait.digraph import GaitError, LimbDigraph
@@ -44,7 +43,7 @@ EPS = ParamSpec('eps', 5.0, 'ε_θ (deg) for translation, ε_t (mm) for rotation
 K = ParamSpec('k', 1, 'the k best gaits, best first', 1, MAX_K_BEST)
 SAMPLES = ParamSpec('samples', LHS_SAMPLES, 'N, α samples', 1, MAX_SAMPLES)
 ITERATIONS = ParamSpec('iterations', MAX_ITERATIONS, 'L, cut-loop iterations per α', 1, 1000)
-WORKERS = ParamSpec('workers', os.cpu_count() or 1, 'processes; default: one per core', 1, 256)
+WORKERS = ParamSpec('workers', cores(), 'processes; default: one per core', 1, 256)
 LIMBS = ParamSpec('limbs', 3, '3 (TerreSoRo-III) or 4 (TerreSoRo-IV)', 1, 8)
 ROUNDS = ParamSpec('rounds', 5, 'Eulerian circuits; the paper uses 5', 1, 1000)
 TAU = named(ROBOT, 'tau_s')
@@ -67,6 +66,8 @@ def gait_record(weights: EdgeWeights, cycle: tuple[int, ...], cost: float) -> di
 
 
 def _run(main, argv, prog: str) -> int:
+    if argv is None:
+        interruptible()                  # what CommandParser does for a command line; argv is read here instead
     argv = list(sys.argv[1:] if argv is None else argv)
     # argparse takes '-1,0' for an option; '--alpha=-1,0' is what it understands
     for i, token in enumerate(argv[:-1]):
@@ -117,7 +118,7 @@ def _sweep(argv) -> int:
     tau = PAPER_TAU_S.get(weights.n_limbs, PAPER_TAU_S[3]) if args.tau is None else args.tau
     problem = GaitProblem(weights, LimbDigraph(weights.n_limbs, args.lost_limbs))
     result = lhs_sweep(problem, args.goal, args.beta, args.gamma, args.eps, args.samples, args.iterations, args.seed,
-                       args.workers)
+                       worker_count(args.workers, parser.prog, '--workers'))
     print(f'{"gait":<40} {"hits":>4} {"px_mm":>8} {"py_mm":>8} {"theta_deg":>9} {"mm/s":>7} {"deg/s":>7}')
     for gait, alphas in zip(result.gaits, result.alphas):
         g = gait_record(weights, gait.cycle, gait.cost)

@@ -55,6 +55,13 @@ def test_sweep_prints_one_row_per_distinct_gait(test_a_csv, capsys):
     assert sum(hits) == 20 and f'{len(rows)} distinct gaits from 20 α samples' in err
 
 
+def test_sweep_runs_at_most_one_worker_per_core(test_a_csv, capsys):
+    from soro_node.arguments import cores
+    assert cli.sweep_main(['--weights', test_a_csv, '--goal', 'rotation', '--eps', '8', '--samples', '20',
+                           '--workers', '256']) == 0
+    assert f'terresoro-sweep: --workers 256: capped at the {cores()} cores available' in capsys.readouterr().err
+
+
 def refusal(main, arguments, capsys) -> str:
     """The one line a command refuses ``arguments`` with, at once (before any solve); exit code 2."""
     started = time.monotonic()

@@ -42,6 +42,7 @@ class Process:
         self.name, self.log = name, log_dir / f'{name}.log'
         self._log_file = self.log.open('w')
         self.popen = subprocess.Popen(command, stdout=self._log_file, stderr=subprocess.STDOUT)
+        self._interrupted = False
 
     def check_running(self) -> None:
         if self.popen.poll() is not None:
@@ -56,10 +57,16 @@ class Process:
                 raise ScenarioError(f'{self.name} did not print {text!r} within {timeout_s:g} s; see {self.log}')
             time.sleep(0.05)
 
-    def stop(self) -> int:
-        """SIGINT, then wait; kill after STOP_TIMEOUT_S. Returns the exit code."""
-        if self.popen.poll() is None:
+    def interrupt(self) -> None:
+        """SIGINT, once (a second one asks a node to hurry: bridges then cut their goals' ending short)."""
+        if self.popen.poll() is None and not self._interrupted:
+            self._interrupted = True
             self.popen.send_signal(signal.SIGINT)
+
+    def stop(self) -> int:
+        """SIGINT (unless sent already), then wait; kill after STOP_TIMEOUT_S. Returns the exit code."""
+        self.interrupt()
+        if self.popen.poll() is None:
             try:
                 self.popen.wait(STOP_TIMEOUT_S)
             except subprocess.TimeoutExpired:
@@ -103,8 +110,12 @@ def start_recorded(launch_file: str, log_dir: Path, bag: Path, topics: list[str]
     return processes
 
 
-def stop_all(processes: list[Process]) -> dict[str, int]:
-    """Stop ``processes`` in reverse start order; their exit codes by name."""
+def stop_all(processes: list[Process], at_once: bool = False) -> dict[str, int]:
+    """Stop ``processes`` in reverse start order, or ``at_once``: SIGINT to every one together, as ``ros2 launch``
+    and a terminal's Ctrl-C send it, then wait for each. Their exit codes by name."""
+    if at_once:
+        for process in processes:
+            process.interrupt()
     return {p.name: p.stop() for p in reversed(processes)}
 
 
@@ -128,9 +139,16 @@ def run_for(seconds: float, processes: list[Process], until_exit: Process | None
         raise ScenarioError(f'processes did not stop cleanly: {failed}; logs in {processes[0].log.parent}')
 
 
+def full_name(node: description.ResolvedNode) -> str:
+    """The node's fully qualified name, the key its overrides are written under (launch_ros writes them so)."""
+    return f'/{node.namespace}/{node.name}' if node.namespace else f'/{node.name}'
+
+
 def command(node: description.ResolvedNode, overrides_file: Path | None, extra_params=()) -> list[str]:
     """The command line of a resolved node: its console script with --ros-args as launch_ros builds them."""
     args = [executable(node.package, node.executable), *node.arguments, '--ros-args', '-r', f'__node:={node.name}']
+    if node.namespace:
+        args += ['-r', f'__ns:=/{node.namespace}']
     for params in [*node.params, *([overrides_file] if overrides_file else []), *extra_params]:
         args += ['--params-file', str(params)]
     for source, target in node.remappings:
@@ -152,7 +170,7 @@ def start(launch_file: str, log_dir: Path, arguments: dict[str, str] | None = No
             overrides = None
             if node.overrides:
                 overrides = log_dir / f'{node.name}.overrides.yaml'
-                overrides.write_text(yaml.safe_dump({node.name: {'ros__parameters': node.overrides}}))
+                overrides.write_text(yaml.safe_dump({full_name(node): {'ros__parameters': node.overrides}}))
             processes.append(Process(node.name, command(node, overrides, extra_params), log_dir))
             if node.ready:
                 processes[-1].wait_for_output(node.ready)

@@ -39,7 +39,7 @@ def executable(package: str, name: str) -> str:
 
 class Process:
     def __init__(self, name: str, command: list[str], log_dir: Path):
-        self.name, self.log = name, log_dir / f'{name}.log'
+        self.name, self.log = name, log_dir / f'{name.replace("/", ".")}.log'    # robot1/x_sim: robot1.x_sim.log
         self._log_file = self.log.open('w')
         self.popen = subprocess.Popen(command, stdout=self._log_file, stderr=subprocess.STDOUT)
         self._interrupted = False
@@ -139,6 +139,12 @@ def run_for(seconds: float, processes: list[Process], until_exit: Process | None
         raise ScenarioError(f'processes did not stop cleanly: {failed}; logs in {processes[0].log.parent}')
 
 
+def process_name(node: description.ResolvedNode) -> str:
+    """The node's name, under its namespace if it has one (robot1/terresoro_sim): two robots' processes, their logs
+    and exit codes stay apart."""
+    return f'{node.namespace}/{node.name}' if node.namespace else node.name
+
+
 def full_name(node: description.ResolvedNode) -> str:
     """The node's fully qualified name, the key its overrides are written under (launch_ros writes them so)."""
     return f'/{node.namespace}/{node.name}' if node.namespace else f'/{node.name}'
@@ -169,9 +175,9 @@ def start(launch_file: str, log_dir: Path, arguments: dict[str, str] | None = No
                 continue
             overrides = None
             if node.overrides:
-                overrides = log_dir / f'{node.name}.overrides.yaml'
+                overrides = log_dir / f'{process_name(node).replace("/", ".")}.overrides.yaml'
                 overrides.write_text(yaml.safe_dump({full_name(node): {'ros__parameters': node.overrides}}))
-            processes.append(Process(node.name, command(node, overrides, extra_params), log_dir))
+            processes.append(Process(process_name(node), command(node, overrides, extra_params), log_dir))
             if node.ready:
                 processes[-1].wait_for_output(node.ready)
     except ScenarioError:

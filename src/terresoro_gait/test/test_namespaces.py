@@ -33,16 +33,17 @@ def two_robots(tmp_path):
     rclpy.init()
     started = []
     try:
-        for namespace in GAITS:
-            (tmp_path / namespace).mkdir()
-            started += runner.start('terresoro.launch.py', tmp_path / namespace,
-                                    {'sim': 'true', 'namespace': namespace,
-                                     'weights_file': str(tmp_path / namespace / 'weights.csv')}, [fast])
+        for namespace in GAITS:         # one log folder: the runner keeps the two robots' logs apart
+            started += runner.start('terresoro.launch.py', tmp_path, {
+                'sim': 'true', 'namespace': namespace, 'weights_file': str(tmp_path / f'{namespace}_weights.csv')},
+                [fast])
         yield started
     finally:
         codes = runner.stop_all(started, at_once=True)
         rclpy.try_shutdown()
-    assert set(codes.values()) == {0}, codes
+    assert len(codes) == 2 * 4 and set(codes.values()) == {0}, codes      # sim, executor, learner, synthesis
+    # stopped as ros2 launch stops them, all at once: each simulator still confirms its executor's safe state
+    assert [p.name for p in started if 'not confirmed' in p.log.read_text()] == []
 
 
 def test_two_namespaced_robots_each_walk_their_own_gait_unseen_by_the_other(two_robots):

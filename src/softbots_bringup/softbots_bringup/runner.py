@@ -38,10 +38,15 @@ def executable(package: str, name: str) -> str:
 
 
 class Process:
-    def __init__(self, name: str, command: list[str], log_dir: Path):
+    """A node's process. ``own_session``: out of the caller's process group, so a terminal's Ctrl-C reaches only the
+    caller, which passes one SIGINT on (``softbots-launch``); otherwise the node would get the terminal's and then
+    the caller's, and a second SIGINT cuts a node's last moments short."""
+
+    def __init__(self, name: str, command: list[str], log_dir: Path, own_session: bool = False):
         self.name, self.log = name, log_dir / f'{name.replace("/", ".")}.log'    # robot1/x_sim: robot1.x_sim.log
         self._log_file = self.log.open('w')
-        self.popen = subprocess.Popen(command, stdout=self._log_file, stderr=subprocess.STDOUT)
+        self.popen = subprocess.Popen(command, stdout=self._log_file, stderr=subprocess.STDOUT,
+                                      start_new_session=own_session)
         self._interrupted = False
 
     def check_running(self) -> None:
@@ -163,10 +168,11 @@ def command(node: description.ResolvedNode, overrides_file: Path | None, extra_p
 
 
 def start(launch_file: str, log_dir: Path, arguments: dict[str, str] | None = None,
-          extra_params=()) -> list[Process]:
+          extra_params=(), own_session: bool = False) -> list[Process]:
     """Start the nodes that ``ros2 launch softbots_bringup <launch_file> <arguments>`` starts, in its order, each
     waiting for its ready line; ``extra_params`` files are laid over the launch file's own (e.g. a demo's shorter τ).
-    Nodes of packages outside the workspace (rviz2, robot_state_publisher) are left out."""
+    Nodes of packages outside the workspace (rviz2, robot_state_publisher) are left out; ``own_session``: see
+    Process."""
     robot = description.load(installed(f'launch/{launch_file}'))
     processes = []
     try:
@@ -177,10 +183,11 @@ def start(launch_file: str, log_dir: Path, arguments: dict[str, str] | None = No
             if node.overrides:
                 overrides = log_dir / f'{process_name(node).replace("/", ".")}.overrides.yaml'
                 overrides.write_text(yaml.safe_dump({full_name(node): {'ros__parameters': node.overrides}}))
-            processes.append(Process(process_name(node), command(node, overrides, extra_params), log_dir))
+            processes.append(Process(process_name(node), command(node, overrides, extra_params), log_dir,
+                                     own_session))
             if node.ready:
                 processes[-1].wait_for_output(node.ready)
-    except ScenarioError:
+    except (ScenarioError, KeyboardInterrupt):   # Ctrl-C while starting: nodes in their own session did not get it
         for process in reversed(processes):
             process.stop()
         raise

@@ -1,11 +1,16 @@
 """The launch files' descriptions, resolved through the installed share as ``ros2 launch softbots_bringup`` resolves
 them, and the runner's command lines for the same nodes."""
+import os
+import signal
+import subprocess
+
 import pytest
 import rclpy
 import yaml
 from soro_interfaces.msg import LinkStatus
 
 from soro_node.probe_node import Probe
+from soro_node.waiting import poll
 
 from softbots_bringup import cli, description, runner
 from softbots_bringup.share import NotInstalled, installed, share_dir
@@ -226,3 +231,26 @@ def test_a_sim_launch_interrupted_all_at_once_ends_with_the_safe_state_confirmed
     log = processes[1].log.read_text()
     assert 'device in its safe state (bridge stopping)' in log and 'not confirmed' not in log, log
     assert codes == {'soro_link_bridge': 0, 'soro_link_sim': 0}
+
+
+@pytest.mark.ros
+def test_ctrl_c_in_the_terminal_of_softbots_launch_stops_a_sim_launch_cleanly(tmp_path, ros):
+    """Ctrl-C reaches the terminal's whole foreground process group at once; every node must get exactly one
+    SIGINT (a second one, from softbots-launch stopping them, cut a simulator's last moments short)."""
+    out = tmp_path / 'out.txt'
+    launch = subprocess.Popen([runner.executable('softbots_bringup', 'softbots-launch'), 'pom.launch.py',
+                               'sim:=true', 'namespace:=ctrl_c', '--logs', str(tmp_path)],
+                              stdout=out.open('w'), stderr=subprocess.STDOUT, start_new_session=True)  # a "terminal"
+    controller, status = tmp_path / 'ctrl_c.pom_controller.log', '/ctrl_c/pom_controller/link_status'
+    probe = Probe('probe', {status: LinkStatus})
+    try:
+        assert probe.wait(status, lambda m: m.state == LinkStatus.CONNECTED, 60.0), out.read_text()
+        os.killpg(launch.pid, signal.SIGINT)             # what the terminal does on Ctrl-C
+        assert launch.wait(30.0) == 0, out.read_text()
+    finally:
+        probe.close()
+        if launch.poll() is None:
+            os.killpg(launch.pid, signal.SIGKILL)
+    logs = {log.name: log.read_text() for log in tmp_path.glob('*.log')}
+    assert len(logs) == 2 and not [name for name, text in logs.items() if 'Traceback' in text], logs
+    assert 'device in its safe state (bridge stopping)' in logs[controller.name], logs

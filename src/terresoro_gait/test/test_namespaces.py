@@ -62,3 +62,19 @@ def test_two_namespaced_robots_each_walk_their_own_gait_unseen_by_the_other(two_
     for ns, gait in GAITS.items():
         assert walked(probe, ns) == list(zip(gait, gait[1:] + gait[:1])) * 2, f'{ns} walked {walked(probe, ns)}'
     assert probe.messages[edges('')] == []          # nothing in the root namespace
+
+
+@pytest.mark.parametrize('namespace, action', [('robot2', '/robot2/terresoro_executor/execute_walk'),
+                                               ('', '/terresoro_executor/execute_walk')])
+def test_the_learner_walks_its_own_namespaces_executor(namespace, action):
+    """Its `executor` parameter named /terresoro_executor: a namespaced learner drove the root robot (or none)."""
+    from terresoro_gait.learner_node import TerreSoroLearner
+    rclpy.init()
+    try:
+        learner = TerreSoroLearner(namespace=namespace)
+        try:
+            assert learner.resolve_service_name(learner.walk_action) == action      # as rcl resolves it
+        finally:
+            learner.destroy_node()
+    finally:
+        rclpy.try_shutdown()

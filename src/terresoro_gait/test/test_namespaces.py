@@ -51,6 +51,9 @@ def test_two_namespaced_robots_each_walk_their_own_gait_unseen_by_the_other(two_
     commanders = {ns: TerreSoroCommander(executor='terresoro_executor', learner='terresoro_learner',
                                          synthesis='terresoro_synthesis', namespace=ns) for ns in GAITS}
     try:
+        for commander in commanders.values():    # learner and synthesis have no ready line: up before they stop
+            assert commander.learn_client.wait_for_server(timeout_sec=60.0)
+            assert commander.synthesis_client.wait_for_service(timeout_sec=60.0)
         for ns, gait in GAITS.items():
             result = commanders[ns].execute_gait(gait, cycles=2, timeout_s=30.0)
             assert result.success, f'{ns}: {result.message}'

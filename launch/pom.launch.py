@@ -13,17 +13,17 @@ Then: ros2 action send_goal /pom_controller/execute_gait soro_interfaces/action/
 
 ROBOT is what this launch starts, as data: the runner of demos and tests starts the same processes from it.
 """
-from softbots_bringup.description import Argument, NodeSpec, RobotLaunch
+from softbots_bringup.description import Argument, NodeSpec, RobotLaunch, switch
 
-SIM_PORT = '/tmp/softbots/pom_sim'
+SIM_PORT = '{sim_dir}/pom_sim'
 STRUCTURE = '{share}/config/pom.yaml'
 
 ROBOT = RobotLaunch(
     arguments=(
-        Argument('sim', 'false', 'the simulated actuator board and camera on a pty'),
+        switch('sim', 'the simulated actuator board and camera on a pty'),
         Argument('port', '/dev/ttyACM0', 'serial port of the actuator board'),
         Argument('step_period_s', '1.0', 'time between a gait\'s key poses (s)'),
-        Argument('rviz', 'false', 'open rviz2 with config/pom.rviz'),
+        switch('rviz', 'open rviz2 with config/pom.rviz'),
     ),
     derive=lambda a: {'port': SIM_PORT if a['sim'] == 'true' else a['port']},
     nodes=(

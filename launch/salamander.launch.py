@@ -16,18 +16,18 @@ Then: ros2 action send_goal --feedback /salamander_planner/plan_and_track soro_i
 
 ROBOT is what this launch starts, as data: the runner of demos and tests starts the same processes from it.
 """
-from softbots_bringup.description import Argument, NodeSpec, RobotLaunch
+from softbots_bringup.description import Argument, NodeSpec, RobotLaunch, switch
 
-SIM_PORT = '/tmp/softbots/salamander_sim'
+SIM_PORT = '{sim_dir}/salamander_sim'
 CONFIG = 'config/salamander.yaml'
 
 ROBOT = RobotLaunch(
     arguments=(
-        Argument('sim', 'false', 'the simulated ESP32, modules and motion capture on a pty'),
+        switch('sim', 'the simulated ESP32, modules and motion capture on a pty'),
         Argument('port', '/dev/ttyUSB0', 'serial port of the host ESP32'),
         Argument('planner', 'chomp', 'default planner (CHOMP is the thesis\'s)', ('chomp', 'lattice_astar')),
         Argument('modules', '1', 'modules in the chain (ids 1-3)', ('1', '2', '3')),
-        Argument('rviz', 'false', 'open rviz2 with config/salamander.rviz'),
+        switch('rviz', 'open rviz2 with config/salamander.rviz'),
     ),
     derive=lambda a: {'port': SIM_PORT if a['sim'] == 'true' else a['port']},
     nodes=(

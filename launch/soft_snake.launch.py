@@ -17,19 +17,19 @@ no driver at all: ros2 run soft_snake soft_snake_sim --ros-args -p port:='' -p g
 
 ROBOT is what this launch starts, as data: the runner of demos and tests starts the same processes from it.
 """
-from softbots_bringup.description import Argument, NodeSpec, RobotLaunch
+from softbots_bringup.description import Argument, NodeSpec, RobotLaunch, switch
 
-SIM_PORT = '/tmp/softbots/soft_snake_sim'
+SIM_PORT = '{sim_dir}/soft_snake_sim'
 CONFIG = 'config/soft_snake.yaml'
 
 ROBOT = RobotLaunch(
     arguments=(
-        Argument('sim', 'false', 'the simulated head controller, MuJoCo snake and motion capture on a pty'),
+        switch('sim', 'the simulated head controller, MuJoCo snake and motion capture on a pty'),
         Argument('port', '/dev/ttyUSB0', 'serial port of the head controller'),
         Argument('segments', '4', 'modules of the snake (5 to climb the step)', ('3', '4', '5')),
         Argument('surface', 'paper', 'the simulator\'s ground (Table 5.1)', ('paper', 'rubber', 'carpet', 'grass')),
         Argument('step_ahead_m', '0.0', 'a 7 cm step this far ahead of the simulated head (m; 0: none)'),
-        Argument('rviz', 'false', 'open rviz2 with config/soft_snake.rviz'),
+        switch('rviz', 'open rviz2 with config/soft_snake.rviz'),
     ),
     derive=lambda a: {'port': SIM_PORT if a['sim'] == 'true' else a['port']},
     nodes=(

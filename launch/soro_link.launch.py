@@ -6,13 +6,13 @@
 
 ROBOT is what this launch starts, as data: the runner of demos and tests starts the same processes from it.
 """
-from softbots_bringup.description import Argument, NodeSpec, RobotLaunch
+from softbots_bringup.description import Argument, NodeSpec, RobotLaunch, switch
 
-SIM_PORT = '/tmp/softbots/soro_link_sim'
+SIM_PORT = '{sim_dir}/soro_link_sim'
 
 ROBOT = RobotLaunch(
     arguments=(
-        Argument('sim', 'false', 'use the simulated board on a pty'),
+        switch('sim', 'use the simulated board on a pty'),
         Argument('port', '/dev/ttyUSB0', 'serial port of the real board'),
     ),
     derive=lambda a: {'port': SIM_PORT if a['sim'] == 'true' else a['port']},

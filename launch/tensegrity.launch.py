@@ -7,7 +7,7 @@
 
 ROBOT is what this launch starts, as data: the runner of demos and tests starts the same processes from it.
 """
-from softbots_bringup.description import Argument, NodeSpec, RobotLaunch
+from softbots_bringup.description import Argument, NodeSpec, RobotLaunch, switch
 
 ROBOT = RobotLaunch(
     arguments=(
@@ -16,7 +16,7 @@ ROBOT = RobotLaunch(
                  ('savin2020_reproduce', 'savin2020_stated', 'savin2020_code')),
         Argument('psi_deg', '36.0', 'initial rod tilt ψ (deg), in (0, 90)'),
         Argument('real_time_factor', '1.0', 'simulated s per wall s'),
-        Argument('rviz', 'false', 'open rviz2 with config/tensegrity.rviz'),
+        switch('rviz', 'open rviz2 with config/tensegrity.rviz'),
     ),
     nodes=(
         NodeSpec('tensegrity_sim', 'tensegrity_sim_node', 'tensegrity_sim', ('config/tensegrity.yaml',),

@@ -13,28 +13,34 @@ Then: ros2 action send_goal /terresoro_learner/learn_edges soro_interfaces/actio
 
 ROBOT is what this launch starts, as data: the runner of demos and tests starts the same processes from it.
 """
-from softbots_bringup.description import Argument, NodeSpec, RobotLaunch
+from softbots_bringup.description import Argument, NodeSpec, RobotLaunch, switch
 
-SIM_PORT = '/tmp/softbots/terresoro_sim'
+SIM_PORT = '{sim_dir}/terresoro_sim'
 CONFIG = 'config/terresoro_{robot}.yaml'
+WEIGHTS = '{data_dir}/terresoro_{robot}_weights.csv'     # kept across reboots (/tmp was not), one per namespace
 
 ROBOT = RobotLaunch(
     arguments=(
         Argument('robot', 'iii', 'TerreSoRo-III (3 limbs, τ = 0.55 s) or -IV (4 limbs, τ = 0.45 s)', ('iii', 'iv')),
-        Argument('sim', 'false', 'the simulated robot and tracker on a pty'),
+        switch('sim', 'the simulated robot and tracker on a pty'),
         Argument('port', '/dev/ttyUSB0', 'serial port of the Arduino'),
         Argument('substrate', 'rubber_mat', 'simulated ground truth', ('rubber_mat', 'whiteboard', 'carpet')),
-        Argument('rviz', 'false', 'open rviz2 with config/terresoro.rviz'),
+        switch('rviz', 'open rviz2 with config/terresoro.rviz'),
+        Argument('weights_file', '', 'learned edge weights (CSV) that the learner writes and the executor and '
+                 'synthesis read (empty: ~/.ros/softbots/[<namespace>/]terresoro_<robot>_weights.csv)'),
     ),
     derive=lambda a: {'port': SIM_PORT if a['sim'] == 'true' else a['port'],
-                      'limbs': '4' if a['robot'] == 'iv' else '3'},
+                      'limbs': '4' if a['robot'] == 'iv' else '3',
+                      'weights_file': a['weights_file'] or WEIGHTS},
     nodes=(
         NodeSpec('terresoro_gait', 'terresoro_sim', 'terresoro_sim', (CONFIG,),
                  {'port': SIM_PORT, 'substrate': '{substrate}'}, when='sim', ready='behind'),
-        NodeSpec('terresoro_gait', 'terresoro_executor', 'terresoro_executor', (CONFIG,), {'port': '{port}'},
-                 ready='opening'),
-        NodeSpec('terresoro_gait', 'terresoro_learner', 'terresoro_learner', (CONFIG,)),
-        NodeSpec('terresoro_gait', 'terresoro_synthesis', 'terresoro_synthesis', (CONFIG,)),
+        NodeSpec('terresoro_gait', 'terresoro_executor', 'terresoro_executor', (CONFIG,),
+                 {'port': '{port}', 'weights_file': '{weights_file}'}, ready='opening'),
+        NodeSpec('terresoro_gait', 'terresoro_learner', 'terresoro_learner', (CONFIG,),
+                 {'weights_file': '{weights_file}'}),
+        NodeSpec('terresoro_gait', 'terresoro_synthesis', 'terresoro_synthesis', (CONFIG,),
+                 {'weights_file': '{weights_file}'}),
         NodeSpec('robot_state_publisher', 'robot_state_publisher', 'robot_state_publisher',
                  robot_description=('urdf/terresoro.urdf.xacro', {'limbs': '{limbs}'})),
         NodeSpec('rviz2', 'rviz2', 'rviz2', arguments=('-d', '{share}/config/terresoro.rviz'), when='rviz'),

@@ -215,6 +215,19 @@ def launch_problems(launch_file: Path, install: Path) -> list[str]:
     return sorted(problems)
 
 
+def undeclared_system_packages(launch_file: Path, bringup: Manifest) -> list[str]:
+    """Packages of the ROS installation (rviz2, robot_state_publisher) that a launch file can start, for some
+    combination of its arguments, but softbots_bringup's package.xml does not exec_depend on: on a machine without
+    them ``ros2 launch`` aborts before any node starts (rviz:=true on a ros-base robot did)."""
+    from softbots_bringup import description
+    robot = description.load(launch_file)
+    started = {node.package for values in description.every_combination(robot)
+               for node in description.resolve(robot, values, Path('/share'))}
+    return [f'{launch_file.name}: starts {package}, but {bringup.name}/package.xml has no '
+            f'<exec_depend>{package}</exec_depend>'
+            for package in sorted(started & set(description.SYSTEM_EXECUTABLES) - bringup.run_keys)]
+
+
 def _executable_problems(where: str, package: str, executable: str, install: Path,
                          system: dict[str, set[str]]) -> list[str]:
     if package in system:
@@ -251,6 +264,9 @@ def main() -> int:
                 + unverified_keys(m, verified, workspace) + interface_dependencies(m)]
     problems += uninstalled_sources(root, root / 'install')
     problems += [p for f in sorted((root / 'launch').glob('*.launch.py')) for p in launch_problems(f, root / 'install')]
+    [bringup] = [m for m in manifests if m.name == 'softbots_bringup']
+    problems += [p for f in sorted((root / 'launch').glob('*.launch.py'))
+                 for p in undeclared_system_packages(f, bringup)]
     print('\n'.join(problems) or f'{len(manifests)} packages and their launch files check out')
     return 1 if problems else 0
 

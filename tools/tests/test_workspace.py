@@ -155,9 +155,9 @@ def test_workspace_packages_are_their_own_keys(tmp_path):
 
 
 LAUNCH = """
-from softbots_bringup.description import Argument, NodeSpec, RobotLaunch
+from softbots_bringup.description import NodeSpec, RobotLaunch, switch
 
-ROBOT = RobotLaunch(arguments=(Argument('sim', 'false', 'simulated'),), nodes=(
+ROBOT = RobotLaunch(arguments=(switch('sim', 'simulated'),), nodes=(
     NodeSpec('{pkg}', '{exe}', 'demo_node', ('config/{params}',)),
     NodeSpec('demo_pkg', 'demo_sim', 'demo_sim', when='sim'),
 ))
@@ -211,6 +211,20 @@ def test_launch_file_names_only_what_is_installed(launch_file):
     """Every package, executable and file the launch starts or reads, for every choice of its arguments, resolved
     through install/ as `ros2 launch softbots_bringup <file>` resolves it."""
     assert wc.launch_problems(launch_file, INSTALL) == []
+
+
+@pytest.mark.parametrize('launch_file', LAUNCH_FILES, ids=lambda p: p.name)
+def test_what_a_launch_file_starts_from_ros_is_an_exec_depend_of_the_bringup(launch_file):
+    """rviz:=true on a ros-base robot aborted the whole launch: rviz2 was nobody's dependency."""
+    [bringup] = [m for m in MANIFESTS if m.name == 'softbots_bringup']
+    assert wc.undeclared_system_packages(launch_file, bringup) == []
+
+
+def test_a_launch_that_starts_an_undeclared_ros_package_is_named(tmp_path):
+    [bringup] = [m for m in MANIFESTS if m.name == 'softbots_bringup']
+    bare = wc.Manifest(bringup.name, bringup.path, bringup.run_keys - {'rviz2'}, bringup.test_keys)
+    assert wc.undeclared_system_packages(ROOT / 'launch' / 'pom.launch.py', bare) == [
+        'pom.launch.py: starts rviz2, but softbots_bringup/package.xml has no <exec_depend>rviz2</exec_depend>']
 
 
 @pytest.mark.parametrize('launch_file', LAUNCH_FILES, ids=lambda p: p.name)

@@ -46,7 +46,7 @@ def test_the_parameters_file_holds_only_declared_parameters_with_allowed_values(
              'salamander_sim': parameters.SIMULATOR}
     shared = config['/**']['ros__parameters']
     for node, node_specs in specs.items():
-        given = {**shared, **config[node]['ros__parameters']}
+        given = {**shared, **config[f'/**/{node}']['ros__parameters']}     # node keys match in any namespace
         declared = {spec.name for spec in node_specs} | {'port', 'baud', 'autostart', 'heartbeat_period_s',
                                                          'stale_timeout_s'}
         assert set(given) <= declared, f'{node}: {set(given) - declared}'

@@ -69,7 +69,8 @@ class SoftSnakeSimNode(Node):
         self.create_timer(1.0 / p['mocap_rate_hz'], self._mocap_frame)
         if self.landings is not None:
             self.wheels_pub = self.create_publisher(Float64MultiArray, '~/wheel_heights', 10)
-            self.advance = self.create_client(Trigger, f'/{p["driver"]}/step_climb_advance')
+            # relative: the driver in the simulator's own namespace (two snakes, two drivers)
+            self.advance = self.create_client(Trigger, f'{p["driver"]}/step_climb_advance')
             self.create_timer(0.05, self._report_landings)
         self._physics = threading.Thread(target=self._run_physics, daemon=True)
         self._physics.start()

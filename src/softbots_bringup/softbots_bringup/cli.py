@@ -1,6 +1,7 @@
 """``softbots-launch``: a launch file's nodes on a machine without the ros2 CLI (the wheels machines, CI)."""
 from __future__ import annotations
 
+import signal
 import sys
 import tempfile
 import time
@@ -24,17 +25,24 @@ def main(argv: list[str] | None = None) -> int:
         parser.error('launch arguments are name:=value')
     logs = args.logs or Path(tempfile.mkdtemp(prefix='softbots-launch-'))
     try:
-        processes = runner.start(args.launch_file, logs, dict(a.split(':=', 1) for a in args.arguments))
+        # the nodes out of the terminal's process group: Ctrl-C reaches only us, and each node gets one SIGINT, all
+        # at once, as ros2 launch sends it
+        processes = runner.start(args.launch_file, logs, dict(a.split(':=', 1) for a in args.arguments),
+                                 own_session=True)
     except (runner.ScenarioError, NotInstalled, description.LaunchArgumentError) as error:
         print(f'softbots-launch: {error}', file=sys.stderr)
         return 2
+    except KeyboardInterrupt:            # while starting: what had started is stopped
+        return 130
+    for signum in (signal.SIGTERM, signal.SIGHUP):     # the nodes are in their own sessions: stop them on these too
+        signal.signal(signum, signal.default_int_handler)
     print(f'softbots-launch: {", ".join(p.name for p in processes)} running; logs in {logs}; Ctrl-C stops them')
     try:
         while all(p.popen.poll() is None for p in processes):
             time.sleep(0.2)
     except KeyboardInterrupt:
         pass
-    codes = runner.stop_all(processes)
+    codes = runner.stop_all(processes, at_once=True)
     return 0 if not any(codes.values()) else 1
 
 

@@ -3,13 +3,20 @@
 cannot drift apart.
 
 Strings in a description are templates over the launch arguments and the values ``derive`` adds, written
-``{name}``; ``{share}`` is the installed share of softbots_bringup, where launch/, config/ and urdf/ live. Parameter
-files are share-relative. Override values are read as YAML after substitution, as launch_ros reads them.
+``{name}``; ``{share}`` is the installed share of softbots_bringup, where launch/, config/ and urdf/ live, and
+``{sim_dir}`` the folder of the simulated ports and files of this launch's namespace, ``{data_dir}`` that of
+its lasting files (under ~/.ros/softbots). Parameter files are share-relative. Override values are read as YAML
+after substitution, as launch_ros reads them.
+
+Boolean arguments read as launch's ``IfCondition`` reads them (true/false/1/0, any case) and are passed on as
+'true'/'false'; anything else is refused before any node starts. Every launch takes ``namespace:=`` (added here,
+not in each launch file): its nodes are started in that namespace, and its simulated ports live in their own folder.
 """
 from __future__ import annotations
 
 import importlib.util
 import itertools
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +25,13 @@ import yaml
 
 # Executables of the ROS installation that launch files may start: not wheels, so on a ROS machine only
 SYSTEM_EXECUTABLES = {'rviz2': {'rviz2'}, 'robot_state_publisher': {'robot_state_publisher'}}
+# Where simulated ports and files go: one folder per namespace, so two simulated robots never share a port
+SIM_ROOT = '/tmp/softbots'
+# Where a robot's lasting files go (learned weights): kept across reboots, one folder per namespace; nodes expand ~
+DATA_ROOT = '~/.ros/softbots'
+# What launch's IfCondition accepts (launch.conditions.evaluate_condition_expression), lower-cased
+BOOLEAN_VALUES = {'true': 'true', '1': 'true', 'false': 'false', '0': 'false'}
+NAME_TOKEN = re.compile(r'[A-Za-z_][A-Za-z0-9_]*')      # a ROS name's token (rcl's validation, without ~ and {})
 
 
 @dataclass(frozen=True)
@@ -26,6 +40,16 @@ class Argument:
     default: str
     description: str
     choices: tuple[str, ...] = ()
+    boolean: bool = False          # read as launch's conditions read it; passed on as 'true'/'false'
+
+
+def switch(name: str, description: str, default: bool = False) -> Argument:
+    """A boolean launch argument (sim:=, rviz:=)."""
+    return Argument(name, 'true' if default else 'false', description, boolean=True)
+
+
+NAMESPACE = Argument('namespace', '', 'ROS namespace of every node of this launch, e.g. robot1 (empty: the root); '
+                     'simulated ports go into /tmp/softbots/<namespace>/')
 
 
 @dataclass(frozen=True)
@@ -48,6 +72,10 @@ class RobotLaunch:
     nodes: tuple[NodeSpec, ...]
     derive: Callable[[dict[str, str]], dict[str, str]] = lambda values: {}   # values computed from the arguments
 
+    def __post_init__(self):
+        if all(a.name != NAMESPACE.name for a in self.arguments):     # every launch takes namespace:=
+            object.__setattr__(self, 'arguments', (*self.arguments, NAMESPACE))
+
 
 @dataclass(frozen=True)
 class ResolvedNode:
@@ -55,6 +83,7 @@ class ResolvedNode:
     package: str
     executable: str
     name: str
+    namespace: str                 # '' (the root) or e.g. 'robot1', without slashes at the ends
     params: tuple[Path, ...]
     overrides: dict[str, object]
     remappings: tuple[tuple[str, str], ...]
@@ -64,11 +93,12 @@ class ResolvedNode:
 
 
 class LaunchArgumentError(ValueError):
-    """A launch argument that is unknown or outside its choices."""
+    """A launch argument that is unknown, outside its choices, not a boolean where one is needed, or not a name."""
 
 
 def argument_values(robot: RobotLaunch, given: Mapping[str, str] | None = None) -> dict[str, str]:
-    """Every argument's value: ``given`` over the defaults, checked against the choices."""
+    """Every argument's value: ``given`` over the defaults, checked against the choices; booleans as 'true' or
+    'false', the namespace without slashes at its ends."""
     given = dict(given or {})
     known = {a.name: a for a in robot.arguments}
     unknown = sorted(set(given) - set(known))
@@ -78,17 +108,50 @@ def argument_values(robot: RobotLaunch, given: Mapping[str, str] | None = None) 
     for name, a in known.items():
         if a.choices and values[name] not in a.choices:
             raise LaunchArgumentError(f'{name}:={values[name]}: allowed {", ".join(a.choices)}')
+        if a.boolean:
+            values[name] = boolean(name, values[name])
+    values[NAMESPACE.name] = namespace(values[NAMESPACE.name])
     return values
+
+
+def boolean(name: str, value: str) -> str:
+    """'true' or 'false' for what launch's IfCondition reads so; LaunchArgumentError for anything else (a typo
+    must not silently mean false: sim:=True once opened the real serial port)."""
+    try:
+        return BOOLEAN_VALUES[value.lower()]
+    except KeyError:
+        raise LaunchArgumentError(f'{name}:={value}: a boolean, allowed true/false/1/0 (any case)') from None
+
+
+def namespace(value: str) -> str:
+    """The namespace without its leading and trailing slash ('' for the root); refused unless a ROS name."""
+    stripped = value.strip().strip('/')
+    if stripped and not all(NAME_TOKEN.fullmatch(token) for token in stripped.split('/')):
+        raise LaunchArgumentError(f'namespace:={value}: not a ROS namespace (tokens of letters, digits and _, '
+                                  f'not starting with a digit, separated by /)')
+    return stripped
+
+
+def sim_dir(ns: str) -> str:
+    """The folder of a namespace's simulated ports and files (the one place their path is made)."""
+    return f'{SIM_ROOT}/{ns}' if ns else SIM_ROOT
+
+
+def data_dir(ns: str) -> str:
+    """The folder of a namespace's lasting files, ~ unexpanded (the nodes expand it where they run)."""
+    return f'{DATA_ROOT}/{ns}' if ns else DATA_ROOT
 
 
 def resolve(robot: RobotLaunch, given: Mapping[str, str] | None, share: Path) -> list[ResolvedNode]:
     """The nodes that ``ros2 launch`` starts for these argument values, in launch order."""
     values = argument_values(robot, given)
-    values.update(robot.derive(values), share=str(share))
+    ns = values[NAMESPACE.name]
+    values.update(share=str(share), sim_dir=sim_dir(ns), data_dir=data_dir(ns))
 
     def fill(template: str) -> str:
         return template.format(**values)
 
+    values.update({name: fill(value) for name, value in robot.derive(values).items()})   # e.g. {sim_dir}/x_sim
     nodes = []
     for spec in robot.nodes:
         if spec.when and values[spec.when] != 'true':
@@ -98,7 +161,8 @@ def resolve(robot: RobotLaunch, given: Mapping[str, str] | None, share: Path) ->
             xacro, mappings = spec.robot_description
             description = (share / fill(xacro), {k: fill(v) for k, v in mappings.items()})
         nodes.append(ResolvedNode(
-            spec.package, spec.executable, spec.name, tuple(share / fill(p) for p in spec.params),
+            spec.package, spec.executable, spec.name, values[NAMESPACE.name],
+            tuple(share / fill(p) for p in spec.params),
             {k: yaml.safe_load(fill(v)) for k, v in spec.overrides.items()},
             tuple((fill(a), fill(b)) for a, b in spec.remappings), tuple(fill(a) for a in spec.arguments),
             description, spec.ready))
@@ -108,7 +172,7 @@ def resolve(robot: RobotLaunch, given: Mapping[str, str] | None, share: Path) ->
 def every_combination(robot: RobotLaunch) -> list[dict[str, str]]:
     """Argument values covering every choice and both values of every boolean argument (others at default)."""
     axes = [[(a.name, c) for c in a.choices] if a.choices else
-            [(a.name, 'true'), (a.name, 'false')] if a.default in ('true', 'false') else [(a.name, a.default)]
+            [(a.name, 'true'), (a.name, 'false')] if a.boolean else [(a.name, a.default)]
             for a in robot.arguments]
     return [dict(combination) for combination in itertools.product(*axes)]
 

@@ -2,7 +2,9 @@
 not on PyPI, so this module is exercised on the robot, not in CI; the description it reads is tested here).
 
 Every launch argument is declared with its choices; the nodes are resolved when the launch runs, from the argument
-values, by the same ``description.resolve`` that the runner and the workspace check use.
+values, by the same ``description.resolve`` that the runner and the workspace check use, so a bad value (sim:=yes)
+is refused there before any node starts. Booleans get no ``choices``: launch compares those case-sensitively, and
+sim:=True must mean what IfCondition reads it as.
 """
 from __future__ import annotations
 
@@ -31,6 +33,8 @@ def _node(node) -> Node:
     overrides = dict(node.overrides)
     if node.robot_description:
         overrides['robot_description'] = urdf_text(node)
-    return Node(package=node.package, executable=node.executable, name=node.name, output='screen',
+    # relative, so that a PushRosNamespace around this launch still prefixes it; None (not '') for the root
+    return Node(package=node.package, executable=node.executable, name=node.name,
+                namespace=node.namespace or None, output='screen',
                 parameters=[str(p) for p in node.params] + ([overrides] if overrides else []),
                 remappings=list(node.remappings), arguments=list(node.arguments))

@@ -38,10 +38,16 @@ def executable(package: str, name: str) -> str:
 
 
 class Process:
-    def __init__(self, name: str, command: list[str], log_dir: Path):
-        self.name, self.log = name, log_dir / f'{name}.log'
+    """A node's process. ``own_session``: out of the caller's process group, so a terminal's Ctrl-C reaches only the
+    caller, which passes one SIGINT on (``softbots-launch``); otherwise the node would get the terminal's and then
+    the caller's, and a second SIGINT cuts a node's last moments short."""
+
+    def __init__(self, name: str, command: list[str], log_dir: Path, own_session: bool = False):
+        self.name, self.log = name, log_dir / f'{name.replace("/", ".")}.log'    # robot1/x_sim: robot1.x_sim.log
         self._log_file = self.log.open('w')
-        self.popen = subprocess.Popen(command, stdout=self._log_file, stderr=subprocess.STDOUT)
+        self.popen = subprocess.Popen(command, stdout=self._log_file, stderr=subprocess.STDOUT,
+                                      start_new_session=own_session)
+        self._interrupted = False
 
     def check_running(self) -> None:
         if self.popen.poll() is not None:
@@ -56,10 +62,16 @@ class Process:
                 raise ScenarioError(f'{self.name} did not print {text!r} within {timeout_s:g} s; see {self.log}')
             time.sleep(0.05)
 
-    def stop(self) -> int:
-        """SIGINT, then wait; kill after STOP_TIMEOUT_S. Returns the exit code."""
-        if self.popen.poll() is None:
+    def interrupt(self) -> None:
+        """SIGINT, once (a second one asks a node to hurry: bridges then cut their goals' ending short)."""
+        if self.popen.poll() is None and not self._interrupted:
+            self._interrupted = True
             self.popen.send_signal(signal.SIGINT)
+
+    def stop(self) -> int:
+        """SIGINT (unless sent already), then wait; kill after STOP_TIMEOUT_S. Returns the exit code."""
+        self.interrupt()
+        if self.popen.poll() is None:
             try:
                 self.popen.wait(STOP_TIMEOUT_S)
             except subprocess.TimeoutExpired:
@@ -103,8 +115,12 @@ def start_recorded(launch_file: str, log_dir: Path, bag: Path, topics: list[str]
     return processes
 
 
-def stop_all(processes: list[Process]) -> dict[str, int]:
-    """Stop ``processes`` in reverse start order; their exit codes by name."""
+def stop_all(processes: list[Process], at_once: bool = False) -> dict[str, int]:
+    """Stop ``processes`` in reverse start order, or ``at_once``: SIGINT to every one together, as ``ros2 launch``
+    and a terminal's Ctrl-C send it, then wait for each. Their exit codes by name."""
+    if at_once:
+        for process in processes:
+            process.interrupt()
     return {p.name: p.stop() for p in reversed(processes)}
 
 
@@ -128,9 +144,22 @@ def run_for(seconds: float, processes: list[Process], until_exit: Process | None
         raise ScenarioError(f'processes did not stop cleanly: {failed}; logs in {processes[0].log.parent}')
 
 
+def process_name(node: description.ResolvedNode) -> str:
+    """The node's name, under its namespace if it has one (robot1/terresoro_sim): two robots' processes, their logs
+    and exit codes stay apart."""
+    return f'{node.namespace}/{node.name}' if node.namespace else node.name
+
+
+def full_name(node: description.ResolvedNode) -> str:
+    """The node's fully qualified name, the key its overrides are written under (launch_ros writes them so)."""
+    return f'/{node.namespace}/{node.name}' if node.namespace else f'/{node.name}'
+
+
 def command(node: description.ResolvedNode, overrides_file: Path | None, extra_params=()) -> list[str]:
     """The command line of a resolved node: its console script with --ros-args as launch_ros builds them."""
     args = [executable(node.package, node.executable), *node.arguments, '--ros-args', '-r', f'__node:={node.name}']
+    if node.namespace:
+        args += ['-r', f'__ns:=/{node.namespace}']
     for params in [*node.params, *([overrides_file] if overrides_file else []), *extra_params]:
         args += ['--params-file', str(params)]
     for source, target in node.remappings:
@@ -139,10 +168,11 @@ def command(node: description.ResolvedNode, overrides_file: Path | None, extra_p
 
 
 def start(launch_file: str, log_dir: Path, arguments: dict[str, str] | None = None,
-          extra_params=()) -> list[Process]:
+          extra_params=(), own_session: bool = False) -> list[Process]:
     """Start the nodes that ``ros2 launch softbots_bringup <launch_file> <arguments>`` starts, in its order, each
     waiting for its ready line; ``extra_params`` files are laid over the launch file's own (e.g. a demo's shorter τ).
-    Nodes of packages outside the workspace (rviz2, robot_state_publisher) are left out."""
+    Nodes of packages outside the workspace (rviz2, robot_state_publisher) are left out; ``own_session``: see
+    Process."""
     robot = description.load(installed(f'launch/{launch_file}'))
     processes = []
     try:
@@ -151,12 +181,13 @@ def start(launch_file: str, log_dir: Path, arguments: dict[str, str] | None = No
                 continue
             overrides = None
             if node.overrides:
-                overrides = log_dir / f'{node.name}.overrides.yaml'
-                overrides.write_text(yaml.safe_dump({node.name: {'ros__parameters': node.overrides}}))
-            processes.append(Process(node.name, command(node, overrides, extra_params), log_dir))
+                overrides = log_dir / f'{process_name(node).replace("/", ".")}.overrides.yaml'
+                overrides.write_text(yaml.safe_dump({full_name(node): {'ros__parameters': node.overrides}}))
+            processes.append(Process(process_name(node), command(node, overrides, extra_params), log_dir,
+                                     own_session))
             if node.ready:
                 processes[-1].wait_for_output(node.ready)
-    except ScenarioError:
+    except (ScenarioError, KeyboardInterrupt):   # Ctrl-C while starting: nodes in their own session did not get it
         for process in reversed(processes):
             process.stop()
         raise

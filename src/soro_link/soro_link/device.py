@@ -22,6 +22,12 @@ from soro_link.framing import Frame, StreamDecoder, encode_frame
 from soro_link.protocol import (HEARTBEAT_SAFE, PROTOCOL_VERSION, BodyError, BodySchema, LogCode,
                                 LogLevel, Message, NackCode, link_protocol)
 
+# On stop, a device whose host still talks keeps answering until the host has been quiet this long (its heartbeats
+# come every 0.1 s, so it has closed the port), at most LINGER_S: Ctrl-C on a launch interrupts the bridge and the
+# simulator at once, and the bridge's last act is to command the safe state and wait for the device's ack.
+HOST_QUIET_S = 0.25
+LINGER_S = 1.5
+
 
 class DeviceModel:
     """Firmware behaviour beyond the link. The base class is a device with no robot commands."""
@@ -142,7 +148,15 @@ class SimulatedDevice:
             self._fds = None
 
     def stop(self) -> None:
+        """Power off, once the host has finished talking (see LINGER_S); ``unplug`` is the sudden cut."""
+        self._linger()
         self.unplug()
+
+    def _linger(self) -> None:
+        deadline = time.monotonic() + LINGER_S
+        while self._thread and self._running and time.monotonic() < deadline and \
+                getattr(self, '_handshaken', False) and time.monotonic() - self._host_seen < HOST_QUIET_S:
+            time.sleep(0.02)
         if self._tmpdir:
             self._tmpdir.cleanup()
 

@@ -42,7 +42,6 @@ def demo_parameters(out: Path) -> Path:
     text = f"""/**:
   ros__parameters:
     tau_s: {DEMO_TAU_S}
-    weights_file: {out / LEARNER_WEIGHTS}
 terresoro_sim:
   ros__parameters: {{port: {port}, settle_s: {DEMO_TAU_S / 2}, truth_file: {out / 'truth.csv'}}}
 terresoro_executor:
@@ -57,7 +56,8 @@ terresoro_learner:
 
 def start_nodes(out: Path, logs: Path) -> list[runner.Process]:
     """The recorder, then what terresoro.launch.py robot:=iii sim:=true starts, with the demo's parameters over it."""
-    return runner.start_recorded('terresoro.launch.py', logs, out / 'bag', TOPICS, {'robot': 'iii', 'sim': 'true'},
+    arguments = {'robot': 'iii', 'sim': 'true', 'weights_file': str(out / LEARNER_WEIGHTS)}   # not ~/.ros/softbots
+    return runner.start_recorded('terresoro.launch.py', logs, out / 'bag', TOPICS, arguments,
                                  extra_params=[demo_parameters(out)])
 
 

@@ -64,7 +64,8 @@ LEARNER = ROBOT[:1] + (
               0.0, 5.0),
     ParamSpec('tracking_timeout_s', 0.3, 'with no frame in the window, accept the last one up to this old (s)',
               0.0, 5.0),
-    ParamSpec('executor', '/terresoro_executor', 'namespace of the gait executor whose ~/execute_walk runs rounds'),
+    ParamSpec('executor', 'terresoro_executor', 'the gait executor whose ~/execute_walk runs rounds (relative: the one '
+              'in this node\'s namespace)'),
 )
 SYNTHESIS = ROBOT + (WEIGHTS_FILE,)
 

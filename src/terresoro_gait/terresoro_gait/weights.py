@@ -74,7 +74,7 @@ def n_limbs_for_vertices(largest_vertex: int) -> int:
 
 def read_csv(path: str | Path) -> EdgeWeights:
     """Read and check a weights file; every problem is a one-line WeightsError naming the file, line and field."""
-    path = Path(path)
+    path = Path(path).expanduser()     # the launch's default is ~/.ros/softbots/..., expanded where it is used
     try:
         with path.open(newline='') as f:
             rows = list(csv.reader(f))
@@ -122,7 +122,9 @@ def _parse_row(path: Path, line: int, row: list[str]) -> tuple[tuple[int, int], 
 
 
 def write_csv(weights: EdgeWeights, path: str | Path) -> Path:
-    path = Path(path)
+    """Write ``weights`` to ``path`` (~ expanded), making its folder (the launch's ~/.ros/softbots/ at first)."""
+    path = Path(path).expanduser()
+    path.parent.mkdir(parents=True, exist_ok=True)
     graph = LimbDigraph(weights.n_limbs)
     with path.open('w', newline='') as f:
         writer = csv.writer(f)

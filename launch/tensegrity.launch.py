@@ -1,7 +1,7 @@
 """Tensegrity simulator live, watched in rviz2 (a simulation only: there is no tensegrity hardware).
 
     ros2 launch softbots_bringup tensegrity.launch.py                  # savin2020_reproduce released at ψ = 36°
-    ros2 launch softbots_bringup tensegrity.launch.py psi_deg:=60 rviz:=true
+    ros2 launch softbots_bringup tensegrity.launch.py psi:=1.0472 rviz:=true     # ψ = 60°
     ros2 launch softbots_bringup tensegrity.launch.py preset:=savin2020_stated real_time_factor:=0.2
     ros2 launch launch/tensegrity.launch.py                            # the same, from the source tree
 
@@ -14,13 +14,13 @@ ROBOT = RobotLaunch(
         Argument('preset', 'savin2020_reproduce', "savin2020_reproduce (L = 0.45 m), savin2020_stated (L = 0.3 m) "
                  "or savin2020_code (the authors' integrator)",
                  ('savin2020_reproduce', 'savin2020_stated', 'savin2020_code')),
-        Argument('psi_deg', '36.0', 'initial rod tilt ψ (deg), in (0, 90)'),
+        Argument('psi', '0.6283', 'initial rod tilt ψ (rad), in (0, π/2); 0.6283 is the paper\'s 36°'),
         Argument('real_time_factor', '1.0', 'simulated s per wall s'),
         switch('rviz', 'open rviz2 with config/tensegrity.rviz'),
     ),
     nodes=(
         NodeSpec('tensegrity_sim', 'tensegrity_sim_node', 'tensegrity_sim', ('config/tensegrity.yaml',),
-                 {'preset': '{preset}', 'psi_deg': '{psi_deg}', 'real_time_factor': '{real_time_factor}'}),
+                 {'preset': '{preset}', 'psi': '{psi}', 'real_time_factor': '{real_time_factor}'}),
         NodeSpec('rviz2', 'rviz2', 'rviz2', arguments=('-d', '{share}/config/tensegrity.rviz'), when='rviz'),
     ),
 )

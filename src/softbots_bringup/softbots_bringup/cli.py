@@ -7,7 +7,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from soro_node.arguments import CommandParser, output_dir
+from soro_node.arguments import CommandParser, Terminated, output_dir
 
 from softbots_bringup import description, runner
 from softbots_bringup.share import NotInstalled
@@ -34,6 +34,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:            # while starting: what had started is stopped
         return 130
+    except Terminated:
+        return 128 + signal.SIGTERM
     for signum in (signal.SIGTERM, signal.SIGHUP):     # the nodes are in their own sessions: stop them on these too
         signal.signal(signum, signal.default_int_handler)
     print(f'softbots-launch: {", ".join(p.name for p in processes)} running; logs in {logs}; Ctrl-C stops them')

@@ -32,6 +32,8 @@ DATA_ROOT = '~/.ros/softbots'
 # What launch's IfCondition accepts (launch.conditions.evaluate_condition_expression), lower-cased
 BOOLEAN_VALUES = {'true': 'true', '1': 'true', 'false': 'false', '0': 'false'}
 NAME_TOKEN = re.compile(r'[A-Za-z_][A-Za-z0-9_]*')      # a ROS name's token (rcl's validation, without ~ and {})
+# Under a namespace, tf goes into it too (as Nav2's multi-robot bringup does): two robots' base_link never mix
+NAMESPACED_TF = (('/tf', 'tf'), ('/tf_static', 'tf_static'))
 
 
 @dataclass(frozen=True)
@@ -161,11 +163,11 @@ def resolve(robot: RobotLaunch, given: Mapping[str, str] | None, share: Path) ->
             xacro, mappings = spec.robot_description
             description = (share / fill(xacro), {k: fill(v) for k, v in mappings.items()})
         nodes.append(ResolvedNode(
-            spec.package, spec.executable, spec.name, values[NAMESPACE.name],
+            spec.package, spec.executable, spec.name, ns,
             tuple(share / fill(p) for p in spec.params),
             {k: yaml.safe_load(fill(v)) for k, v in spec.overrides.items()},
-            tuple((fill(a), fill(b)) for a, b in spec.remappings), tuple(fill(a) for a in spec.arguments),
-            description, spec.ready))
+            tuple((fill(a), fill(b)) for a, b in spec.remappings) + (NAMESPACED_TF if ns else ()),
+            tuple(fill(a) for a in spec.arguments), description, spec.ready))
     return nodes
 
 

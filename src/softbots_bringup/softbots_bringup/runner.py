@@ -16,6 +16,8 @@ from pathlib import Path
 import yaml
 from ament_index_python.packages import PackageNotFoundError, get_package_prefix
 
+from soro_node.arguments import Terminated
+
 from softbots_bringup import description
 from softbots_bringup.share import installed, share_dir
 
@@ -187,7 +189,7 @@ def start(launch_file: str, log_dir: Path, arguments: dict[str, str] | None = No
                                      own_session))
             if node.ready:
                 processes[-1].wait_for_output(node.ready)
-    except (ScenarioError, KeyboardInterrupt):   # Ctrl-C while starting: nodes in their own session did not get it
+    except (ScenarioError, KeyboardInterrupt, Terminated):   # Ctrl-C or SIGTERM: nodes in their own session missed it
         for process in reversed(processes):
             process.stop()
         raise

@@ -162,7 +162,11 @@ def test_every_launch_file_starts_its_nodes_in_the_given_namespace(launch_file):
     combination = description.every_combination(robot(launch_file))[0]
     nodes = description.resolve(robot(launch_file), {**combination, 'namespace': '/robot1/'}, share_dir())
     assert nodes and {node.namespace for node in nodes} == {'robot1'}
-    assert {node.namespace for node in description.resolve(robot(launch_file), combination, share_dir())} == {''}
+    root = description.resolve(robot(launch_file), combination, share_dir())
+    assert {node.namespace for node in root} == {''}
+    # tf goes into the namespace too, so two robots' base_link never meet on /tf
+    assert all({('/tf', 'tf'), ('/tf_static', 'tf_static')} <= set(node.remappings) for node in nodes)
+    assert not any(source in ('/tf', '/tf_static') for node in root for source, _ in node.remappings)
 
 
 @pytest.mark.parametrize('launch_file', [f for f in LAUNCH_FILES if f != 'tensegrity.launch.py'])

@@ -7,6 +7,7 @@ loopback-only network namespace.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -30,7 +31,7 @@ def live_run(out: Path) -> Path:
     live.write_text(f'tensegrity_sim:\n  ros__parameters: {{hold_for_subscribers: 1, duration_s: {LIVE_SECONDS}}}\n')
     recorder = runner.start_recorder(bag, [STATE, MARKERS, POSES], logs)
     try:
-        [node] = runner.start('tensegrity.launch.py', logs, {'preset': PRESET, 'psi_deg': str(LIVE_PSI_DEG)},
+        [node] = runner.start('tensegrity.launch.py', logs, {'preset': PRESET, 'psi': repr(math.radians(LIVE_PSI_DEG))},
                               extra_params=[live])
     except runner.ScenarioError:
         recorder.stop()

@@ -5,6 +5,8 @@ Physical parameters default to the chosen preset's values and take effect at sta
 """
 from __future__ import annotations
 
+import math
+
 from dataclasses import replace
 
 from soro_node.frames import BASE_FRAME, ODOM_FRAME, FrameUse, tracked_base_of
@@ -58,8 +60,8 @@ def physics_parameters(p: Preset) -> tuple[ParamSpec, ...]:
         ParamSpec('ground_damping_n_s_per_m', ground.damping_n_s_per_m, 'floor penalty damping (N·s/m)', 0.0, 1e6),
         ParamSpec('ground_friction', ground.friction, 'Coulomb friction coefficient μ', 0.0, 10.0),
         ParamSpec('centre_radius_m', p.centre_radius_m, 'radius ρ0 of the initial rod centres (m)', 0.0, 10.0),
-        ParamSpec('psi_deg', p.psi_deg, 'initial tilt ψ of each rod from the vertical (deg)',
-                  *prism.PSI_OPEN_RANGE_DEG, open_interval=True),
+        ParamSpec('psi', math.radians(p.psi_deg), 'initial tilt ψ of each rod from the vertical (rad)',
+                  *map(math.radians, prism.PSI_OPEN_RANGE_DEG), open_interval=True),
         ParamSpec('integrator', p.integrator if p.integrator in FIXED_STEP else 'rk4', 'fixed-step integrator',
                   choices=FIXED_STEP),
         replace(sweep.DT, default=p.dt_s),

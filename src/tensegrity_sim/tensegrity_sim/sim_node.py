@@ -72,7 +72,7 @@ class TensegritySimNode(Node):
         sim = LiveSimulation(replace(self.preset, centre_radius_m=values['centre_radius_m']),
                              structure_from_parameters(self.preset.structure, values),
                              values['integrator'], values['dt_s'])
-        sim.reset_to_psi(values['psi_deg'])
+        sim.reset_to_psi(degrees(values['psi']))
         return sim
 
     def destroy_node(self) -> None:

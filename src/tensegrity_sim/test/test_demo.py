@@ -40,10 +40,10 @@ def test_demo_records_a_live_run_that_matches_the_core(tmp_path, capsys):
 def test_node_refuses_a_bad_start_up_parameter_with_its_range():
     node = executable('tensegrity_sim', 'tensegrity_sim_node')
     config = installed('config/tensegrity.yaml')
-    done = subprocess.run([node, '--ros-args', '--params-file', str(config), '-p', 'psi_deg:=95.0'],
+    done = subprocess.run([node, '--ros-args', '--params-file', str(config), '-p', 'psi:=1.66'],
                           capture_output=True, text=True, timeout=30)
     assert done.returncode == 2
-    assert 'parameter psi_deg = 95.0: allowed range is (0.0, 90.0)' in done.stderr
+    assert 'parameter psi = 1.66: allowed range is (0.0, 1.5707963267948966)' in done.stderr
 
 
 def test_an_output_folder_that_cannot_be_made_is_one_line(tmp_path, capsys):

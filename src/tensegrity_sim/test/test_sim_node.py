@@ -156,9 +156,9 @@ def test_bad_requests_are_refused_with_the_reason(probe):
                         ([0.2] * 8 + [math.nan], 'must be finite')):
         response = p.call(p.rest_client, SetRestLengths.Request(rest_lengths=rest))
         assert not response.success and words in response.message
-    refused = p.sim.set_parameters([Parameter('psi_deg', value=90.0), Parameter('real_time_factor', value=0.0)])
+    refused = p.sim.set_parameters([Parameter('psi', value=math.pi / 2), Parameter('real_time_factor', value=0.0)])
     assert [r.successful for r in refused] == [False, False]
-    assert refused[0].reason == 'parameter psi_deg = 90.0: allowed range is (0.0, 90.0)'
+    assert refused[0].reason == f'parameter psi = {math.pi / 2}: allowed range is (0.0, {math.pi / 2})'
     assert p.wait_states(5), 'the node keeps running after refusing requests'
 
 

@@ -3,6 +3,7 @@ bridge, planner), each in its own process, through real rclpy and a real pseudo-
 planners, the closed loop from a 90° start to a 0° goal around the thesis's obstacles (SYS-01), obstacles set at
 run time, refusals, a module command by hand, a best-effort motion capture driving the controller and the planner,
 and the ESP32 vanishing mid-path."""
+import array
 import math
 
 import numpy as np
@@ -10,7 +11,8 @@ import pytest
 import rclpy
 from action_msgs.msg import GoalStatus
 from geometry_msgs.msg import PoseStamped
-from nav_msgs.msg import Path
+from nav_msgs.msg import OccupancyGrid, Path
+from rclpy.qos import DurabilityPolicy, QoSProfile
 from sensor_msgs.msg import JointState
 from soro_interfaces.action import PlanAndTrack, PlanPath, TrackPath
 from soro_interfaces.msg import CircleObstacle, LinkStatus, ModuleCommand, ObstacleScene
@@ -28,6 +30,7 @@ START, GOAL = (0.35, 0.3, math.pi / 2), (2.15, 1.55, 0.0)          # config/sala
 LINK, POSE = '/salamander_controller/link_status', '/mocap/salamander/pose'
 JOINTS, LOS = '/joint_states', '/salamander_controller/los_debug'
 TRAIL = '/salamander_controller/trail'
+LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 TOPICS = {LINK: LinkStatus, POSE: PoseStamped, JOINTS: JointState, LOS: MarkerArray, TRAIL: Path}
 
 
@@ -133,6 +136,102 @@ def test_a_module_command_by_hand_bends_the_module(robot):
     assert poll(lambda: abs(sum(robot.joints[-1].position)) < 0.02, 5.0)
 
 
+def _bad_maps():
+    """Each OccupancyGrid that once ended the planner or was taken silently, with the field its refusal names."""
+    def grid(width, height, resolution=0.05, origin=(0.0, 0.0), data=None):
+        msg = OccupancyGrid(header=Header(frame_id='map'))
+        msg.info.width, msg.info.height, msg.info.resolution = width, height, resolution
+        msg.info.origin.position.x, msg.info.origin.position.y = origin
+        msg.data = array.array('b', bytes(width * height if data is None else data))
+        return msg
+    return [(grid(40, 40, 0.0), 'info.resolution'), (grid(40, 40, math.nan), 'info.resolution'),
+            (grid(40, 40, -0.05), 'info.resolution'), (grid(40, 40, origin=(math.inf, 0.0)), 'info.origin'),
+            (grid(40, 1), 'info.width'), (grid(40, 40, data=1599), 'data carries'),
+            (grid(6000, 6000, 0.001), 'at most')]
+
+
+def test_bad_maps_are_refused_and_the_planner_keeps_planning(robot):
+    """Issue 26 item 1: each bad /map (latched, as map servers publish) is refused with one line naming its field;
+    the planner keeps its world and answers the next plan."""
+    maps = robot.probe.node.create_publisher(OccupancyGrid, '/map', LATCHED)
+    planner = next(p for p in robot.processes if p.name == 'salamander_planner')
+    try:
+        for grid, field in _bad_maps():
+            before = planner.log.read_text().count(field)
+            maps.publish(grid)
+            assert poll(lambda: planner.log.read_text().count(field) > before, 10.0), \
+                f'no refusal naming {field}; see {planner.log}'
+            planner.check_running()
+    finally:
+        robot.probe.node.destroy_publisher(maps)
+    assert 'Traceback' not in planner.log.read_text()
+    status, result, _ = robot.plan(START, GOAL)
+    assert status == GoalStatus.STATUS_SUCCEEDED, result.message
+
+
+def _send(client, goal):
+    """Send ``goal`` without waiting; the future of its goal response."""
+    assert client.wait_for_server(timeout_sec=5.0)
+    return client.send_goal_async(goal)
+
+
+def test_one_navigation_at_a_time_and_plans_still_answered(robot):
+    """Issue 26 item 2: four navigations at once deadlocked the planner (each held an executor thread waiting for
+    the controller's reply, which only those threads could deliver). One is accepted, three rejected at once, and a
+    plan is answered meanwhile."""
+    header = Header(frame_id='map')
+    sent = [_send(robot.navigate, PlanAndTrack.Goal(goal=stamped((1.25, 0.45, math.pi), header))) for _ in range(4)]
+    assert poll(lambda: all(f.done() for f in sent), 5.0), 'goal responses did not come'
+    accepted = [f.result() for f in sent if f.result().accepted]
+    assert len(accepted) == 1
+    try:        # refused as busy while the navigation plans, then planned while it follows
+        assert poll(lambda: robot.plan(START, GOAL)[0] == GoalStatus.STATUS_SUCCEEDED, 10.0, poll_s=0.2)
+    finally:
+        ended = accepted[0].get_result_async()
+        accepted[0].cancel_goal_async()
+        assert poll(ended.done, 10.0), 'the navigation did not end on cancel'
+
+
+def test_plans_while_busy_are_refused_at_once_none_dropped(robot):
+    """Issue 26 item 4: ten plans at once are each answered, planned or refused as busy, and the next is answered."""
+    header = Header(frame_id='map')
+    goal = PlanPath.Goal(goal=stamped(GOAL, header), start=stamped(START, header), use_start=True,
+                         planner_id='lattice_astar')
+    sent = [_send(robot.compute, goal) for _ in range(10)]
+    assert poll(lambda: all(f.done() for f in sent), 5.0), 'goal responses did not come'
+    results = [f.result().get_result_async() for f in sent]
+    assert poll(lambda: all(r.done() for r in results), 30.0), \
+        f'{sum(not r.done() for r in results)} of 10 plans unanswered'
+    messages = [r.result().result.message for r in results]
+    assert any(m.startswith('busy') for m in messages), messages
+    assert all(r.result().result.success or m.startswith('busy') for r, m in zip(results, messages)), messages
+    status, result, _ = robot.plan(START, GOAL)
+    assert status == GoalStatus.STATUS_SUCCEEDED, result.message
+
+
+def test_stopping_the_planner_mid_navigation_stops_the_robot(robot, tmp_path):
+    """Issue 26 item 3: Ctrl-C on a navigating planner left the robot driving and its client without a result. The
+    planner cancels the path it had the controller follow and answers its client before it exits."""
+    planner = runner.Process('stop_planner', [runner.executable('salamander_nav', 'salamander_planner'),
+                                              '--ros-args', '-r', '__node:=stop_planner'], tmp_path)
+    try:
+        planner.wait_for_output('planner on')
+        client = ActionClient(robot.probe.node, PlanAndTrack, '/stop_planner/plan_and_track')
+        here = robot.pose()
+        there = GOAL if math.dist(here[:2], GOAL[:2]) > 1.0 else START          # far from where the robot is
+        sent = _send(client, PlanAndTrack.Goal(goal=stamped(there, Header(frame_id='map')), planner_id='lattice_astar'))
+        assert poll(sent.done, 5.0) and sent.result().accepted
+        ended = sent.result().get_result_async()
+        assert poll(lambda: math.dist(robot.pose()[:2], here[:2]) > 0.01, 10.0), 'the robot never drove'
+    finally:
+        code = planner.stop()
+    assert code == 0
+    assert poll(ended.done, 2.0), 'the navigation client got no result'
+    assert ended.result().status in (GoalStatus.STATUS_ABORTED, GoalStatus.STATUS_CANCELED)
+    stopped_at = robot.pose()
+    assert not poll(lambda: math.dist(robot.pose()[:2], stopped_at[:2]) > 0.01, 1.5), 'the robot drove on'
+
+
 def test_a_best_effort_motion_capture_drives_the_controller(robot):
     """vrpn_mocap and mocap4r2 publish best effort: the controller tracks such a pose (its trail reaches it)."""
     far = stamped((2.5, 0.2, 0.0), Header(frame_id='map'))
@@ -147,11 +246,11 @@ def test_a_best_effort_motion_capture_gives_the_planner_its_start(robot, tmp_pat
                              tmp_path)
     try:
         planner.wait_for_output('planner on')
-        client = ActionClient(robot.probe.node, ComputePathToPose, '/qos_planner/compute_path_to_pose')
+        client = ActionClient(robot.probe.node, PlanPath, '/qos_planner/plan_path')
         header = Header(frame_id='map')
         with robot.probe.best_effort_stream('/qos/pose', stamped(START, header)):
-            status, result, _ = robot.run(client, ComputePathToPose.Goal(goal=stamped(GOAL, header),
-                                                                         planner_id='lattice_astar'), 30.0)
+            status, result, _ = robot.run(client, PlanPath.Goal(goal=stamped(GOAL, header),
+                                                                planner_id='lattice_astar'), 30.0)
     finally:
         assert planner.stop() == 0
     assert status == GoalStatus.STATUS_SUCCEEDED, result.message

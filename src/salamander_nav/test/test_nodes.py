@@ -5,11 +5,13 @@ run time, refusals, a module command by hand, a best-effort motion capture drivi
 and the ESP32 vanishing mid-path."""
 import array
 import math
+import time
 
 import numpy as np
 import pytest
 import rclpy
 from action_msgs.msg import GoalStatus
+from action_msgs.srv import CancelGoal
 from geometry_msgs.msg import PoseStamped
 from nav_msgs.msg import OccupancyGrid, Path
 from rclpy.qos import DurabilityPolicy, QoSProfile
@@ -190,6 +192,28 @@ def test_one_navigation_at_a_time_and_plans_still_answered(robot):
         ended = accepted[0].get_result_async()
         accepted[0].cancel_goal_async()
         assert poll(ended.done, 10.0), 'the navigation did not end on cancel'
+
+
+def test_a_stream_of_goal_poses_navigates_once_and_drops_the_rest(robot):
+    """Issue 26 item 2: goal_pose at 100/s queued a navigation per message until the planner deadlocked. The goals
+    that come while navigating are dropped with a log line, and plans are still answered."""
+    planner = next(p for p in robot.processes if p.name == 'salamander_planner')
+    dropped = planner.log.read_text().count('dropped: navigating')
+    goals = robot.probe.node.create_publisher(PoseStamped, '/goal_pose', 10)
+    cancel = robot.probe.node.create_client(CancelGoal, '/salamander_planner/plan_and_track/_action/cancel_goal')
+    try:
+        for _ in range(100):
+            goals.publish(stamped((1.25, 0.45, math.pi), Header(frame_id='map')))
+            time.sleep(0.01)
+        assert poll(lambda: planner.log.read_text().count('dropped: navigating') > dropped, 5.0)
+        assert poll(lambda: robot.plan(START, GOAL)[0] == GoalStatus.STATUS_SUCCEEDED, 10.0, poll_s=0.2)
+    finally:
+        assert cancel.wait_for_service(timeout_sec=5.0)
+        cancelled = cancel.call_async(CancelGoal.Request())          # no goal id: every goal
+        assert poll(cancelled.done, 5.0)
+        robot.probe.node.destroy_client(cancel)
+        robot.probe.node.destroy_publisher(goals)
+    assert 'Traceback' not in planner.log.read_text()
 
 
 def test_plans_while_busy_are_refused_at_once_none_dropped(robot):

@@ -62,6 +62,9 @@ STOP_WAIT_S = 5.0           # on Ctrl-C, how long the running navigation gets to
 REQUESTS = QoSProfile(depth=50, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
                       durability=DurabilityPolicy.VOLATILE)
 FEEDBACK = QoSProfile(depth=10)
+# How long an ended goal's result is kept for a client that asks late (rclpy's default is 900 s: goal_pose at
+# 100/s then kept every failed plan's path, and the planner grew by megabytes a minute).
+RESULT_KEEP_S = 30
 BUSY = 'busy: planning another path'
 
 
@@ -85,7 +88,8 @@ class SalamanderPlanner(Node):
                                  callback_group=group)     # only the latest pose counts
         self.create_subscription(PoseStamped, 'goal_pose', self._on_goal_pose, 1, callback_group=group)
         queues = dict(goal_service_qos_profile=REQUESTS, result_service_qos_profile=REQUESTS,
-                      cancel_service_qos_profile=REQUESTS, feedback_pub_qos_profile=FEEDBACK)
+                      cancel_service_qos_profile=REQUESTS, feedback_pub_qos_profile=FEEDBACK,
+                      result_timeout=RESULT_KEEP_S)
         ActionServer(self, PlanPath, '~/plan_path', self._compute, callback_group=group, **queues)
         ActionServer(self, PlanAndTrack, '~/plan_and_track', self._navigate, callback_group=group,
                      goal_callback=self._accept_navigation, cancel_callback=lambda _goal: CancelResponse.ACCEPT,

@@ -18,6 +18,7 @@ message that cannot be planned on is refused with one line naming the field; the
 """
 from __future__ import annotations
 
+import array
 import logging
 import sys
 import threading
@@ -133,7 +134,8 @@ class SalamanderPlanner(Node):
         with self._lock:
             field, scene = self.world.field(), self.world.scene
         header = Header(stamp=self.get_clock().now().to_msg(), frame_id=self.get_parameter('frame_id').value)
-        grid = OccupancyGrid(header=header, data=np.where(field.occupied, 100, 0).astype(np.int8).ravel().tolist())
+        grid = OccupancyGrid(header=header, data=array.array('b', np.where(field.occupied, 100, 0).astype(np.int8)
+                                                            .tobytes()))     # not a list: 25 M ints took 190 MB
         grid.info.resolution, (grid.info.height, grid.info.width) = field.resolution, field.shape
         grid.info.origin.position.x, grid.info.origin.position.y = (float(v) for v in field.origin)
         grid.info.origin.orientation.w = 1.0

@@ -14,6 +14,7 @@ from action_msgs.msg import GoalStatus
 from action_msgs.srv import CancelGoal
 from geometry_msgs.msg import PoseStamped
 from nav_msgs.msg import OccupancyGrid, Path
+from rclpy.action import ActionServer
 from rclpy.qos import DurabilityPolicy, QoSProfile
 from sensor_msgs.msg import JointState
 from soro_interfaces.action import PlanAndTrack, PlanPath, TrackPath
@@ -177,6 +178,16 @@ def _send(client, goal):
     return client.send_goal_async(goal)
 
 
+def _fresh_client(node, kind, name: str) -> ActionClient:
+    """A client of a server that has just started. The server matches our reply reader some time after we matched
+    its request reader (what wait_for_server sees); Fast DDS drops a reply sent before ("failed to send response
+    (timeout)"), so we give discovery a second."""
+    client = ActionClient(node, kind, name)
+    assert client.wait_for_server(timeout_sec=10.0)
+    time.sleep(1.0)
+    return client
+
+
 def test_one_navigation_at_a_time_and_plans_still_answered(robot):
     """Issue 26 item 2: four navigations at once deadlocked the planner (each held an executor thread waiting for
     the controller's reply, which only those threads could deliver). One is accepted, three rejected at once, and a
@@ -240,7 +251,7 @@ def test_stopping_the_planner_mid_navigation_stops_the_robot(robot, tmp_path):
                                               '--ros-args', '-r', '__node:=stop_planner'], tmp_path)
     try:
         planner.wait_for_output('planner on')
-        client = ActionClient(robot.probe.node, PlanAndTrack, '/stop_planner/plan_and_track')
+        client = _fresh_client(robot.probe.node, PlanAndTrack, '/stop_planner/plan_and_track')
         here = robot.pose()
         there = GOAL if math.dist(here[:2], GOAL[:2]) > 1.0 else START          # far from where the robot is
         sent = _send(client, PlanAndTrack.Goal(goal=stamped(there, Header(frame_id='map')), planner_id='lattice_astar'))
@@ -255,6 +266,34 @@ def test_stopping_the_planner_mid_navigation_stops_the_robot(robot, tmp_path):
     time.sleep(0.5)                     # the poses already on their way (at 0.25 m/s, 12 mm in 50 ms)
     stopped_at = robot.pose()
     assert not poll(lambda: math.dist(robot.pose()[:2], stopped_at[:2]) > 0.02, 1.5), 'the robot drove on'
+
+
+def test_a_navigation_waits_for_a_controller_that_comes_up_late(robot, tmp_path):
+    """Issue 26 item 11: the controller's track_path, not yet discovered when a navigation starts, is waited for
+    (as the planner waits for its first pose) instead of failing at once: here it comes 3 s after the plan."""
+    planner = runner.Process('late_planner', [
+        runner.executable('salamander_nav', 'salamander_planner'), '--ros-args', '-r', '__node:=late_planner',
+        '-r', 'mocap/salamander/pose:=/late/pose', '-r', 'salamander_controller/track_path:=/late/track_path'],
+        tmp_path)
+    node, header = robot.probe.node, Header(frame_id='map')
+    server = None
+    try:
+        planner.wait_for_output('planner on')
+        client = _fresh_client(node, PlanAndTrack, '/late_planner/plan_and_track')
+        with robot.probe.best_effort_stream('/late/pose', stamped(START, header)):
+            sent = _send(client, PlanAndTrack.Goal(goal=stamped(GOAL, header), planner_id='lattice_astar'))
+            assert poll(sent.done, 5.0) and sent.result().accepted
+            ended = sent.result().get_result_async()
+            planner.wait_for_output('lattice_astar: reached')
+            time.sleep(3.0)
+            server = ActionServer(node, TrackPath, '/late/track_path',
+                                  lambda goal: (goal.succeed(), TrackPath.Result(success=True, message='tracked'))[1])
+            assert poll(ended.done, 10.0), 'the navigation did not end'
+    finally:
+        if server is not None:
+            server.destroy()
+        assert planner.stop() == 0
+    assert ended.result().status == GoalStatus.STATUS_SUCCEEDED, ended.result().result.message
 
 
 def test_a_best_effort_motion_capture_drives_the_controller(robot):

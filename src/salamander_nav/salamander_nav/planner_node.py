@@ -280,16 +280,21 @@ class SalamanderPlanner(Node):
         done, box = threading.Event(), {}
         sent = client.send_goal_async(TrackPath.Goal(path=path), feedback_callback=relay)
         sent.add_done_callback(lambda future: _chain(future, box, done))
-        cancelled_at = None
+        sent_at, ending_at, cancelled = time.monotonic(), None, False
         while not done.wait(0.05):
-            if cancelled_at is None and 'handle' in box and (goal_handle.is_cancel_requested or
-                                                             self._stopping.is_set()):
-                cancelled_at = time.monotonic()
+            now = time.monotonic()
+            if 'handle' not in box and now - sent_at > FOLLOW_SERVER_WAIT_S:       # the reply lost or never sent
+                return TrackPath.Result(message=f'the controller did not answer the path in '
+                                                f'{FOLLOW_SERVER_WAIT_S:.0f} s')
+            if ending_at is None and (goal_handle.is_cancel_requested or self._stopping.is_set()):
+                ending_at = now
+            if ending_at is not None and 'handle' in box and not cancelled:
+                cancelled = True
                 box['handle'].cancel_goal_async()
-            if cancelled_at is not None and time.monotonic() - cancelled_at > CANCEL_WAIT_S:
+            if ending_at is not None and now - ending_at > CANCEL_WAIT_S:
                 return TrackPath.Result(message=f'the controller did not answer the cancel in {CANCEL_WAIT_S:.0f} s')
         result = box.get('result') or TrackPath.Result(message='the controller refused the path')
-        if self._stopping.is_set() and cancelled_at is not None:
+        if self._stopping.is_set() and cancelled:
             result.message = f'aborted: the planner is stopping; the controller: {result.message}'
         return result
 

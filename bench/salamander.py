@@ -8,6 +8,9 @@ them, in the same run, ``grid_dijkstra_p50_ms``: scipy's compiled Dijkstra over 
 the plain algorithm a grid planner is, which also says how many goals are reachable at all (``reachable``).
 ``chomp_60_iter_ms``: CHOMP with n = 100 points and 60 iterations, p50 (target under 30 ms). ``los_pd_step_us``:
 one LOS/PD step (target under 100 µs, 10 kHz).
+``rasterise_1000_circles_s`` (issue 26): 1,000 circles rasterised on a 5 m × 5 m scene at 1 mm (25 M cells), each
+over its bounding box; ``rasterise_1000_circles_full_grid_s`` the former way (every circle tested on every cell),
+timed on 10 circles and scaled to 1,000 (it took 94 s).
 """
 import json
 import statistics
@@ -58,6 +61,22 @@ def grid_dijkstra(field: maps.DistanceField, clearance_m: float) -> float:
     return float(dijkstra(graph, directed=False, indices=cell(START))[cell(GOAL)])
 
 
+def rasterise_figures() -> dict:
+    rng = np.random.default_rng(26)
+    circles = np.column_stack([rng.uniform(0, SIDE, 1000), rng.uniform(0, SIDE, 1000), rng.uniform(0.01, 0.1, 1000)])
+    scene = maps.scene_from_dict({'bounds': [0, 0, SIDE, SIDE], 'resolution': 0.001, 'circles': circles.tolist()})
+    per_box_s, _ = timed(lambda: maps.rasterise(scene))
+    setup_s, centres = timed(lambda: maps.cell_centres(scene.shape, scene.bounds[:2], scene.resolution))
+    occupied = np.zeros(scene.shape, dtype=bool)
+
+    def full_grid(some):
+        for x, y, r in some:
+            occupied[...] |= (centres[..., 0] - x) ** 2 + (centres[..., 1] - y) ** 2 <= r * r
+    full_s = setup_s + 100 * timed(lambda: full_grid(circles[:10]))[0]
+    return {'rasterise_cells': scene.shape[0] * scene.shape[1], 'rasterise_1000_circles_s': round(per_box_s, 3),
+            'rasterise_1000_circles_full_grid_s': round(full_s, 1)}
+
+
 def main() -> None:
     runs = {1.0: ([], [], []), 1.2: ([], [], [])}          # weight -> times, expansions, successes
     grid_s, reachable, chomp_s = [], 0, []
@@ -92,7 +111,7 @@ def main() -> None:
     print(json.dumps({
         **report, 'grid_dijkstra_p50_ms': round(1e3 * p50(grid_s), 1),
         'chomp_60_iter_ms': round(1e3 * p50(chomp_s), 1),
-        'los_pd_step_us': round(1e6 * p50(step_s), 2)}))
+        'los_pd_step_us': round(1e6 * p50(step_s), 2), **rasterise_figures()}))
 
 
 if __name__ == '__main__':

@@ -25,6 +25,7 @@ from rclpy.action import ActionServer, CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.lifecycle import State, TransitionCallbackReturn
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from soro_interfaces.action import TrackPath
 from soro_interfaces.msg import ModuleCommand as ModuleCommandMsg
@@ -46,6 +47,9 @@ from salamander_nav.parameters import CONTROLLER
 
 
 ACK_TIMEOUT_S = 0.5
+# one path at a time: a second is refused at once, so requests queue only as a burst, never behind a path
+REQUESTS = QoSProfile(depth=50, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
+                      durability=DurabilityPolicy.VOLATILE)
 TRAIL_PERIOD_S = 0.5
 
 
@@ -70,7 +74,9 @@ class SalamanderController(BridgeNode):
         self.joint_pub = self.create_lifecycle_publisher(JointState, 'joint_states', 10)
         self.tf = TrackedBase.of(self)
         ActionServer(self, TrackPath, '~/track_path', self._follow_path, callback_group=group,
-                     cancel_callback=lambda _goal: CancelResponse.ACCEPT)
+                     cancel_callback=lambda _goal: CancelResponse.ACCEPT, goal_service_qos_profile=REQUESTS,
+                     result_service_qos_profile=REQUESTS, cancel_service_qos_profile=REQUESTS,
+                     feedback_pub_qos_profile=QoSProfile(depth=10))
 
     def goals_running(self) -> bool:
         return self._busy.locked()
@@ -86,6 +92,10 @@ class SalamanderController(BridgeNode):
     # --- tracking ----------------------------------------------------------------------------------------------
     def _on_pose(self, msg: PoseStamped) -> None:
         pose = planar_pose(msg.pose)
+        if not np.all(np.isfinite(pose)):        # dropped: the last finite pose goes stale and the wheels stop
+            self.get_logger().warning(f'mocap/salamander/pose refused: {pose.tolist()} is not finite',
+                                      throttle_duration_sec=1.0)
+            return
         self._pose = (pose, time.monotonic())
         if self.trail.add(pose) and time.monotonic() - self._trail_sent > TRAIL_PERIOD_S:
             self._trail_sent = time.monotonic()

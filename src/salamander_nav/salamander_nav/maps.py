@@ -133,17 +133,47 @@ def cell_centres(shape: tuple[int, int], origin, resolution: float) -> np.ndarra
 
 def rasterise(scene: Scene, circles=None, polygons=None) -> np.ndarray:
     """Occupancy (rows, cols) of bool: cells whose centre lies in a circle or polygon of ``scene`` (or of the
-    given ``circles``/``polygons``, on the scene's grid)."""
+    given ``circles``/``polygons``, on the scene's grid). Each obstacle is tested only on the cells of its bounding
+    box (a cell's margin around it): 1,000 circles on a 25 M-cell grid took 94 s when each was tested everywhere."""
     circles = scene.circles if circles is None else np.asarray(circles, dtype=float).reshape(-1, 3)
     polygons = scene.polygons if polygons is None else polygons
-    centres = cell_centres(scene.shape, scene.bounds[:2], scene.resolution)
+    xs = scene.bounds[0] + (np.arange(scene.shape[1]) + 0.5) * scene.resolution      # as cell_centres has them
+    ys = scene.bounds[1] + (np.arange(scene.shape[0]) + 0.5) * scene.resolution
     occupied = np.zeros(scene.shape, dtype=bool)
     for x, y, r in circles:
-        occupied |= (centres[..., 0] - x) ** 2 + (centres[..., 1] - y) ** 2 <= r * r
-    flat = centres.reshape(-1, 2)
+        rows, cols = _box(ys, y - r, y + r), _box(xs, x - r, x + r)
+        occupied[rows, cols] |= (xs[None, cols] - x) ** 2 + (ys[rows, None] - y) ** 2 <= r * r
     for polygon in polygons:
-        occupied |= Polygon(polygon).contains_points(flat).reshape(scene.shape)
+        polygon = np.asarray(polygon, dtype=float)
+        rows = _box(ys, polygon[:, 1].min(), polygon[:, 1].max())
+        cols = _box(xs, polygon[:, 0].min(), polygon[:, 0].max())
+        centres = np.stack(np.meshgrid(xs[cols], ys[rows]), -1).reshape(-1, 2)
+        if len(centres):
+            occupied[rows, cols] |= Polygon(polygon).contains_points(centres).reshape(occupied[rows, cols].shape)
     return occupied
+
+
+def _box(centres: np.ndarray, low: float, high: float) -> slice:
+    """The cells whose ``centres`` (ascending) lie in [low, high], and one more on each side (rounding)."""
+    first = max(int(np.searchsorted(centres, low, side='left')) - 1, 0)
+    return slice(first, min(int(np.searchsorted(centres, high, side='right')) + 1, len(centres)))
+
+
+def check_grid(width: int, height: int, resolution: float, origin, values: int) -> None:
+    """SceneError naming the field when an OccupancyGrid's info cannot be planned on: a resolution that is not a
+    finite positive length, an origin that is not finite, fewer than 2 × 2 cells (the field's gradient needs two
+    along each axis), more than MAX_CELLS, or ``values`` data that do not fill width × height."""
+    if not (math.isfinite(resolution) and resolution > 0):
+        raise SceneError(f'info.resolution {resolution}: must be finite and > 0 (m)')
+    if not all(math.isfinite(v) for v in origin):
+        raise SceneError(f'info.origin {list(origin)}: must be finite (m)')
+    if width < 2 or height < 2:
+        raise SceneError(f'info.width × info.height {width} × {height}: at least 2 × 2 cells')
+    if width * height > MAX_CELLS:
+        raise SceneError(f'info.width × info.height {width} × {height} = {width * height} cells: at most '
+                         f'{MAX_CELLS}')
+    if values != width * height:
+        raise SceneError(f'data carries {values} values for {width} × {height} cells')
 
 
 def grid_occupancy(data, width: int, height: int, unknown_is_occupied: bool = True) -> np.ndarray:

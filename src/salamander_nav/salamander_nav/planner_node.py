@@ -8,23 +8,32 @@ is called a success; the result carries planning time, iterations or expansions,
 the end heading errors. ``~/plan_and_track`` (PlanAndTrack) plans from the tracked pose and has the controller
 follow the plan (its ``~/track_path``), relaying its feedback; ``goal_pose`` (rviz's 2D Goal Pose) does the same.
 Out: ``plan`` (nav_msgs/Path), ``~/costmap`` (the occupancy planned on), ``~/obstacle_markers``.
+
+One plan at a time: a plan asked for while another runs is refused at once ("busy: planning another path"). One
+navigation at a time: further PlanAndTrack goals are rejected at once, and a ``goal_pose`` that comes while
+navigating is dropped with a log line. The controller's TrackPath is waited on through a node and executor of its
+own, so the threads that serve this node's requests are never the ones its reply needs. On Ctrl-C the planner
+cancels the path it had the controller follow and answers its navigation client before it exits. A map or obstacle
+message that cannot be planned on is refused with one line naming the field; the previous world stays.
 """
 from __future__ import annotations
 
+import array
 import logging
 import sys
 import threading
+import time
 
 import numpy as np
 from builtin_interfaces.msg import Duration
 from geometry_msgs.msg import Point, PoseStamped
 from nav_msgs.msg import OccupancyGrid, Path
 import rclpy
-from rclpy.action import ActionServer, CancelResponse
+from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
-from rclpy.executors import MultiThreadedExecutor
+from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor, SingleThreadedExecutor
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, QoSProfile
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from soro_interfaces.action import PlanAndTrack, PlanPath, TrackPath
 from soro_interfaces.msg import ObstacleScene
 from std_msgs.msg import ColorRGBA, Header
@@ -32,8 +41,10 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 from soro_geometry.pose_msgs import planar_pose, stamped
 from soro_link.bridge_node import log_at
-from soro_node.base_node import ActionClient, declare_parameters, read_parameters, run_node, sensor_data_qos
+from soro_node.base_node import (ActionClient, StartRefused, declare_parameters, init_ros, read_parameters,
+                                 refuse_start, sensor_data_qos, shut_down)
 from soro_node.params import ParameterError
+from soro_node.stop import StopRequest
 from salamander_nav import maps, planners, planning
 from salamander_nav.maps import SceneError
 from salamander_nav.parameters import PLANNER
@@ -44,6 +55,18 @@ FOLLOW_ACTION = 'salamander_controller/track_path'
 POSE_MAX_AGE_S = 0.5
 FIRST_POSE_WAIT_S = 5.0     # a goal sent just after start-up waits this long for motion capture's first pose (a
                             # busy machine's discovery took over 2 s)
+FOLLOW_SERVER_WAIT_S = 5.0  # a navigation sent just after start-up waits this long for the controller's TrackPath
+CANCEL_WAIT_S = 3.0         # the controller answers a cancel within one command period; this bounds a silent one
+STOP_WAIT_S = 5.0           # on Ctrl-C, how long the running navigation gets to cancel its path and answer
+# Requests queue at most this deep: every request is answered or refused at once, so the queue only holds a burst
+# (the default depth 10 with slow plans queued behind each other dropped 9 of 20 requests unanswered).
+REQUESTS = QoSProfile(depth=50, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
+                      durability=DurabilityPolicy.VOLATILE)
+FEEDBACK = QoSProfile(depth=10)
+# How long an ended goal's result is kept for a client that asks late (rclpy's default is 900 s: goal_pose at
+# 100/s then kept every failed plan's path, and the planner grew by megabytes a minute).
+RESULT_KEEP_S = 30
+BUSY = 'busy: planning another path'
 
 
 class SalamanderPlanner(Node):
@@ -55,6 +78,7 @@ class SalamanderPlanner(Node):
         self._lock = threading.Lock()
         self._pose: tuple[np.ndarray, float] | None = None
         self._first_pose = threading.Event()
+        self._planning, self._navigating, self._stopping = threading.Lock(), threading.Lock(), threading.Event()
         group = ReentrantCallbackGroup()
         self.plan_pub = self.create_publisher(Path, 'plan', LATCHED)
         self.costmap_pub = self.create_publisher(OccupancyGrid, '~/costmap', LATCHED)
@@ -63,11 +87,15 @@ class SalamanderPlanner(Node):
         self.create_subscription(OccupancyGrid, 'map', self._on_map, LATCHED, callback_group=group)
         self.create_subscription(PoseStamped, 'mocap/salamander/pose', self._on_pose, sensor_data_qos(5),
                                  callback_group=group)     # only the latest pose counts
-        self.create_subscription(PoseStamped, 'goal_pose', self._on_goal_pose, 10, callback_group=group)
-        ActionServer(self, PlanPath, '~/plan_path', self._compute, callback_group=group)
+        self.create_subscription(PoseStamped, 'goal_pose', self._on_goal_pose, 1, callback_group=group)
+        queues = dict(goal_service_qos_profile=REQUESTS, result_service_qos_profile=REQUESTS,
+                      cancel_service_qos_profile=REQUESTS, feedback_pub_qos_profile=FEEDBACK,
+                      result_timeout=RESULT_KEEP_S)
+        ActionServer(self, PlanPath, '~/plan_path', self._compute, callback_group=group, **queues)
         ActionServer(self, PlanAndTrack, '~/plan_and_track', self._navigate, callback_group=group,
-                     cancel_callback=lambda _goal: CancelResponse.ACCEPT)
-        self.follow = ActionClient(self, TrackPath, FOLLOW_ACTION, callback_group=group)
+                     goal_callback=self._accept_navigation, cancel_callback=lambda _goal: CancelResponse.ACCEPT,
+                     **queues)
+        self.tracker = Tracker(self.get_name(), self.get_namespace(), self.resolve_service_name(FOLLOW_ACTION))
         self.navigator = ActionClient(self, PlanAndTrack, '~/plan_and_track', callback_group=group)
         self._publish_world()
         self.get_logger().info(f'{p["planner"]} planner on a {self.world.scene.shape[1]} × '
@@ -81,10 +109,15 @@ class SalamanderPlanner(Node):
                            f'{len(circles)} circle(s) and {len(polygons)} polygon(s)')
 
     def _on_map(self, msg: OccupancyGrid) -> None:
-        info = msg.info
+        info, origin = msg.info, (msg.info.origin.position.x, msg.info.origin.position.y)
+        try:        # before any array is made: a resolution of 0 or a 36 M-cell grid must cost nothing
+            maps.check_grid(info.width, info.height, info.resolution, origin, len(msg.data))
+        except SceneError as error:
+            self.get_logger().warning(f'map refused: {error}; planning on the previous world')
+            return
         self._update_world(lambda: self.world.set_map(
-            maps.grid_occupancy(msg.data, info.width, info.height), (info.origin.position.x, info.origin.position.y),
-            info.resolution), f'map of {info.width} × {info.height} cells at {info.resolution} m')
+            maps.grid_occupancy(msg.data, info.width, info.height), origin, info.resolution),
+            f'map of {info.width} × {info.height} cells at {info.resolution} m')
 
     def _update_world(self, change, what: str) -> None:
         with self._lock:
@@ -101,7 +134,8 @@ class SalamanderPlanner(Node):
         with self._lock:
             field, scene = self.world.field(), self.world.scene
         header = Header(stamp=self.get_clock().now().to_msg(), frame_id=self.get_parameter('frame_id').value)
-        grid = OccupancyGrid(header=header, data=np.where(field.occupied, 100, 0).astype(np.int8).ravel().tolist())
+        grid = OccupancyGrid(header=header, data=array.array('b', np.where(field.occupied, 100, 0).astype(np.int8)
+                                                            .tobytes()))     # not a list: 25 M ints took 190 MB
         grid.info.resolution, (grid.info.height, grid.info.width) = field.resolution, field.shape
         grid.info.origin.position.x, grid.info.origin.position.y = (float(v) for v in field.origin)
         grid.info.origin.orientation.w = 1.0
@@ -142,11 +176,23 @@ class SalamanderPlanner(Node):
             return None, f'the tracked pose is {age:.1f} s old: is motion capture running?'
         return pose, ''
 
+    def _plan_one_at_a_time(self, start_of, goal, planner_id: str):
+        """(start, plan): the plan from ``start_of()`` (a pose and why not) to ``goal``; a refusal at once while
+        another plan runs, so no request waits behind a slow one."""
+        if not self._planning.acquire(blocking=False):
+            self.get_logger().warning(f'plan refused: {BUSY}', throttle_duration_sec=1.0)
+            return None, _refusal(planner_id, BUSY)
+        try:
+            start, why = start_of()
+            return start, (_refusal(planner_id, why) if start is None else self._plan(start, goal, planner_id))
+        finally:
+            self._planning.release()
+
     def _compute(self, goal_handle) -> PlanPath.Result:
         request = goal_handle.request
-        start, why = (planar_pose(request.start.pose), '') if request.use_start else self._start_pose()
-        plan = _refusal(request.planner_id or '', why) if start is None else \
-            self._plan(start, planar_pose(request.goal.pose), request.planner_id)
+        start, plan = self._plan_one_at_a_time(
+            lambda: (planar_pose(request.start.pose), '') if request.use_start else self._start_pose(),
+            planar_pose(request.goal.pose), request.planner_id or '')
         result = PlanPath.Result(success=plan.success, message=plan.reason, path=self._path_msg(plan),
                                           effort_name=plan.effort_name, effort=int(plan.effort),
                                           length_m=plan.length_m if len(plan.path) > 1 else 0.0,
@@ -171,18 +217,39 @@ class SalamanderPlanner(Node):
 
     # --- navigating: plan, then follow ---------------------------------------------------------------------------
     def _on_goal_pose(self, msg: PoseStamped) -> None:
-        self.get_logger().info(f'goal_pose {np.round(planar_pose(msg.pose), 3).tolist()}: navigating')
+        goal = np.round(planar_pose(msg.pose), 3).tolist()
+        if self._navigating.locked():           # dropped, not queued: a stream of goals must not pile up
+            self.get_logger().warning(f'goal_pose {goal} dropped: navigating (cancel that goal first)',
+                                      throttle_duration_sec=1.0)
+            return
+        self.get_logger().info(f'goal_pose {goal}: navigating')
         self.navigator.send_goal_async(PlanAndTrack.Goal(goal=msg))
 
+    def _accept_navigation(self, _request) -> GoalResponse:
+        """One navigation at a time (the robot follows one path): others are rejected at once, with a log line."""
+        if self._stopping.is_set():
+            self.get_logger().warning('plan_and_track goal rejected: the planner is stopping')
+            return GoalResponse.REJECT
+        if not self._navigating.acquire(blocking=False):
+            self.get_logger().warning('plan_and_track goal rejected: navigating already (cancel that goal first)',
+                                      throttle_duration_sec=1.0)
+            return GoalResponse.REJECT
+        return GoalResponse.ACCEPT      # the slot is the goal's until _navigate ends
+
     def _navigate(self, goal_handle) -> PlanAndTrack.Result:
+        try:
+            return self._navigation(goal_handle)
+        finally:
+            self._navigating.release()
+
+    def _navigation(self, goal_handle) -> PlanAndTrack.Result:
         request, result = goal_handle.request, PlanAndTrack.Result()
         goal_handle.publish_feedback(PlanAndTrack.Feedback(phase='planning'))
-        start, why = self._start_pose()
-        plan = _refusal(request.planner_id, why) if start is None else \
-            self._plan(start, planar_pose(request.goal.pose), request.planner_id)
+        _start, plan = self._plan_one_at_a_time(self._start_pose, planar_pose(request.goal.pose),
+                                                request.planner_id)
         result.planning_time_s, result.path = plan.planning_s, self._path_msg(plan)
-        if not plan.success:
-            result.message = f'no plan: {plan.reason}'
+        if not plan.success or self._stopping.is_set():
+            result.message = f'no plan: {plan.reason}' if not plan.success else 'aborted: the planner is stopping'
             goal_handle.abort()
             return result
         follow = self._follow(goal_handle, result.path)
@@ -197,9 +264,12 @@ class SalamanderPlanner(Node):
         return result
 
     def _follow(self, goal_handle, path: Path) -> TrackPath.Result:
-        """Have the controller follow ``path``, relaying its feedback and our client's cancel; its result."""
-        if not self.follow.wait_for_server(timeout_sec=2.0):
-            return TrackPath.Result(message=f'no controller: {FOLLOW_ACTION} is not available')
+        """Have the controller follow ``path``, relaying its feedback and our client's cancel (or our stopping);
+        its result. The wait holds this thread only: the controller's replies come in on the tracker's own."""
+        client = self.tracker.client
+        if not client.wait_for_server(timeout_sec=FOLLOW_SERVER_WAIT_S):
+            return TrackPath.Result(message=f'no controller: {self.tracker.action} is not available in '
+                                            f'{FOLLOW_SERVER_WAIT_S:.0f} s')
 
         def relay(feedback) -> None:
             f = feedback.feedback
@@ -208,15 +278,69 @@ class SalamanderPlanner(Node):
                 heading_error=f.heading_error, waypoint=f.waypoint))
 
         done, box = threading.Event(), {}
-        sent = self.follow.send_goal_async(TrackPath.Goal(path=path), feedback_callback=relay)
+        sent = client.send_goal_async(TrackPath.Goal(path=path), feedback_callback=relay)
         sent.add_done_callback(lambda future: _chain(future, box, done))
+        sent_at, ending_at, cancelled = time.monotonic(), None, False
         while not done.wait(0.05):
-            if not rclpy.ok():                 # shutting down: the reply may never come, and this thread must end
-                return TrackPath.Result(message='the planner is shutting down')
-            if goal_handle.is_cancel_requested and 'handle' in box and not box.get('cancelling'):
-                box['cancelling'] = True
+            now = time.monotonic()
+            if 'handle' not in box and now - sent_at > FOLLOW_SERVER_WAIT_S:       # the reply lost or never sent
+                return TrackPath.Result(message=f'the controller did not answer the path in '
+                                                f'{FOLLOW_SERVER_WAIT_S:.0f} s')
+            if ending_at is None and (goal_handle.is_cancel_requested or self._stopping.is_set()):
+                ending_at = now
+            if ending_at is not None and 'handle' in box and not cancelled:
+                cancelled = True
                 box['handle'].cancel_goal_async()
-        return box.get('result') or TrackPath.Result(message='the controller refused the path')
+            if ending_at is not None and now - ending_at > CANCEL_WAIT_S:
+                return TrackPath.Result(message=f'the controller did not answer the cancel in {CANCEL_WAIT_S:.0f} s')
+        result = box.get('result') or TrackPath.Result(message='the controller refused the path')
+        if self._stopping.is_set() and cancelled:
+            result.message = f'aborted: the planner is stopping; the controller: {result.message}'
+        return result
+
+    def stop_navigating(self, executor, stop: StopRequest) -> None:
+        """Ctrl-C: refuse new navigations, have the running one cancel its path, and spin until it has answered its
+        client (at most STOP_WAIT_S; a second Ctrl-C cuts it short)."""
+        self._stopping.set()
+        if self._navigating.locked():
+            self.get_logger().warning('stopping: cancelling the running navigation (its path and its goal)')
+        deadline = time.monotonic() + STOP_WAIT_S
+        while self._navigating.locked() and time.monotonic() < deadline and stop.count < 2 and rclpy.ok():
+            executor.spin_once(timeout_sec=0.05)
+        for _ in range(5):              # the result goes out to a client waiting for it as the goal ends
+            executor.spin_once(timeout_sec=0.05)
+
+    def destroy_node(self) -> None:
+        self.tracker.close()
+        super().destroy_node()
+
+
+class Tracker:
+    """The controller's TrackPath client on a node and a thread-spun executor of its own. A navigation waits for
+    the controller with one of the planner's executor threads; were the replies delivered by the same executor,
+    four navigations at once held every thread and none could deliver (issue 26). The node takes no command-line
+    remapping (it would take the planner's own name), so it is given the planner's namespace and the action's
+    name as the planner resolved it."""
+
+    def __init__(self, planner_name: str, namespace: str, action: str):
+        self.node = Node(f'{planner_name}_tracker', namespace=namespace, use_global_arguments=False,
+                         start_parameter_services=False)
+        self.action, self.client = action, ActionClient(self.node, TrackPath, action)
+        self.executor = SingleThreadedExecutor()
+        self.executor.add_node(self.node)
+        self._thread = threading.Thread(target=self._spin, daemon=True)
+        self._thread.start()
+
+    def _spin(self) -> None:
+        try:
+            self.executor.spin()
+        except ExternalShutdownException:
+            pass
+
+    def close(self) -> None:
+        self.executor.shutdown()
+        self._thread.join(timeout=2.0)
+        self.node.destroy_node()
 
 
 def _chain(future, box: dict, done: threading.Event) -> None:
@@ -253,8 +377,26 @@ def obstacle_markers(scene: maps.Scene, header: Header) -> MarkerArray:
 
 
 def main(args=None) -> int:
-    return run_node(SalamanderPlanner, 'salamander_planner', lambda: MultiThreadedExecutor(num_threads=4), args,
-                    refused=(ParameterError, SceneError))
+    """Spin until Ctrl-C (a flag, not rclpy's handler, so that the context lives on while the running navigation
+    cancels its path and answers), then stop navigating and clean up."""
+    stop = StopRequest()
+    try:
+        init_ros(args, stop)
+        node = SalamanderPlanner()
+    except (StartRefused, ParameterError, SceneError) as error:
+        return refuse_start('salamander_planner', error)
+    executor = MultiThreadedExecutor(num_threads=4)
+    executor.add_node(node)
+    try:
+        while rclpy.ok() and not stop.requested:
+            executor.spin_once(timeout_sec=0.1)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        node.stop_navigating(executor, stop)
+        node.destroy_node()
+        shut_down()
+    return 0
 
 
 if __name__ == '__main__':

@@ -4,6 +4,7 @@ import math
 import numpy as np
 import pytest
 import yaml
+from matplotlib.path import Path as Polygon
 
 from salamander_nav import maps
 from salamander_nav.maps import DistanceField, SceneError
@@ -78,3 +79,33 @@ def test_a_map_with_no_free_cell_is_refused(tmp_path):
         maps.load_scene(tmp_path / 'bad.yaml')
     with pytest.raises(SceneError, match='No such file'):
         maps.load_scene(tmp_path / 'missing.yaml')
+
+
+def test_rasterising_each_obstacle_over_its_box_gives_the_full_grid_result():
+    """Issue 26 item 12: the per-box rasterisation equals testing every cell against every obstacle, obstacles
+    crossing the grid's edge and lying wholly outside it included."""
+    rng = np.random.default_rng(26)
+    circles = np.column_stack([rng.uniform(-0.3, 2.3, 60), rng.uniform(-0.3, 1.3, 60), rng.uniform(0.003, 0.3, 60)])
+    polygons = [np.array([[-0.2, -0.1], [0.5, 0.3], [0.1, 0.6]]), np.array([[1.5, 0.5], [2.4, 0.4], [2.1, 1.3]]),
+                np.array([[3.0, 3.0], [3.5, 3.0], [3.2, 3.4]])]
+    scene = maps.scene_from_dict({'bounds': [0, 0, 2, 1], 'resolution': 0.013, 'circles': circles.tolist(),
+                                  'polygons': [p.tolist() for p in polygons]})
+    centres = maps.cell_centres(scene.shape, scene.bounds[:2], scene.resolution)
+    everywhere = np.zeros(scene.shape, bool)
+    for x, y, r in circles:
+        everywhere |= (centres[..., 0] - x) ** 2 + (centres[..., 1] - y) ** 2 <= r * r
+    for polygon in polygons:
+        everywhere |= Polygon(polygon).contains_points(centres.reshape(-1, 2)).reshape(scene.shape)
+    assert everywhere.any() and not everywhere.all()
+    np.testing.assert_array_equal(maps.rasterise(scene), everywhere)
+
+
+@pytest.mark.parametrize('info, field', [
+    ((10, 10, 0.0, (0, 0), 100), 'info.resolution'), ((10, 10, float('nan'), (0, 0), 100), 'info.resolution'),
+    ((10, 10, -0.05, (0, 0), 100), 'info.resolution'), ((10, 10, 0.05, (float('inf'), 0), 100), 'info.origin'),
+    ((10, 1, 0.05, (0, 0), 10), 'info.width × info.height'), ((0, 0, 0.05, (0, 0), 0), 'info.width × info.height'),
+    ((6000, 6000, 0.001, (0, 0), 36_000_000), 'at most'), ((10, 10, 0.05, (0, 0), 99), 'data carries')])
+def test_occupancy_grid_infos_that_cannot_be_planned_on_are_refused(info, field):
+    with pytest.raises(SceneError, match=field):
+        maps.check_grid(*info)
+    maps.check_grid(10, 10, 0.05, (0, 0), 100)

@@ -3,14 +3,19 @@ bridge, planner), each in its own process, through real rclpy and a real pseudo-
 planners, the closed loop from a 90° start to a 0° goal around the thesis's obstacles (SYS-01), obstacles set at
 run time, refusals, a module command by hand, a best-effort motion capture driving the controller and the planner,
 and the ESP32 vanishing mid-path."""
+import array
 import math
+import time
 
 import numpy as np
 import pytest
 import rclpy
 from action_msgs.msg import GoalStatus
+from action_msgs.srv import CancelGoal
 from geometry_msgs.msg import PoseStamped
-from nav_msgs.msg import Path
+from nav_msgs.msg import OccupancyGrid, Path
+from rclpy.action import ActionServer
+from rclpy.qos import DurabilityPolicy, QoSProfile
 from sensor_msgs.msg import JointState
 from soro_interfaces.action import PlanAndTrack, PlanPath, TrackPath
 from soro_interfaces.msg import CircleObstacle, LinkStatus, ModuleCommand, ObstacleScene
@@ -28,6 +33,7 @@ START, GOAL = (0.35, 0.3, math.pi / 2), (2.15, 1.55, 0.0)          # config/sala
 LINK, POSE = '/salamander_controller/link_status', '/mocap/salamander/pose'
 JOINTS, LOS = '/joint_states', '/salamander_controller/los_debug'
 TRAIL = '/salamander_controller/trail'
+LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 TOPICS = {LINK: LinkStatus, POSE: PoseStamped, JOINTS: JointState, LOS: MarkerArray, TRAIL: Path}
 
 
@@ -131,6 +137,163 @@ def test_a_module_command_by_hand_bends_the_module(robot):
     assert poll(lambda: robot.joints and sum(robot.joints[-1].position) == pytest.approx(0.8, abs=0.02), 5.0)
     robot.module.publish(ModuleCommand(module_id=1, s=0.148, theta=0.0, phi=0.0, wheel_speeds=[0.0] * 3))
     assert poll(lambda: abs(sum(robot.joints[-1].position)) < 0.02, 5.0)
+
+
+def _bad_maps():
+    """Each OccupancyGrid that once ended the planner or was taken silently, with the field its refusal names."""
+    def grid(width, height, resolution=0.05, origin=(0.0, 0.0), data=None):
+        msg = OccupancyGrid(header=Header(frame_id='map'))
+        msg.info.width, msg.info.height, msg.info.resolution = width, height, resolution
+        msg.info.origin.position.x, msg.info.origin.position.y = origin
+        msg.data = array.array('b', bytes(width * height if data is None else data))
+        return msg
+    return [(grid(40, 40, 0.0), 'info.resolution'), (grid(40, 40, math.nan), 'info.resolution'),
+            (grid(40, 40, -0.05), 'info.resolution'), (grid(40, 40, origin=(math.inf, 0.0)), 'info.origin'),
+            (grid(40, 1), 'info.width'), (grid(40, 40, data=1599), 'data carries'),
+            (grid(6000, 6000, 0.001), 'at most')]
+
+
+def test_bad_maps_are_refused_and_the_planner_keeps_planning(robot):
+    """Issue 26 item 1: each bad /map (latched, as map servers publish) is refused with one line naming its field;
+    the planner keeps its world and answers the next plan."""
+    maps = robot.probe.node.create_publisher(OccupancyGrid, '/map', LATCHED)
+    planner = next(p for p in robot.processes if p.name == 'salamander_planner')
+    try:
+        for grid, field in _bad_maps():
+            before = planner.log.read_text().count(field)
+            maps.publish(grid)
+            assert poll(lambda: planner.log.read_text().count(field) > before, 10.0), \
+                f'no refusal naming {field}; see {planner.log}'
+            planner.check_running()
+    finally:
+        robot.probe.node.destroy_publisher(maps)
+    assert 'Traceback' not in planner.log.read_text()
+    status, result, _ = robot.plan(START, GOAL)
+    assert status == GoalStatus.STATUS_SUCCEEDED, result.message
+
+
+def _send(client, goal):
+    """Send ``goal`` without waiting; the future of its goal response."""
+    assert client.wait_for_server(timeout_sec=5.0)
+    return client.send_goal_async(goal)
+
+
+def _fresh_client(node, kind, name: str) -> ActionClient:
+    """A client of a server that has just started. The server matches our reply reader some time after we matched
+    its request reader (what wait_for_server sees); Fast DDS drops a reply sent before ("failed to send response
+    (timeout)"), so we give discovery a second."""
+    client = ActionClient(node, kind, name)
+    assert client.wait_for_server(timeout_sec=10.0)
+    time.sleep(1.0)
+    return client
+
+
+def test_one_navigation_at_a_time_and_plans_still_answered(robot):
+    """Issue 26 item 2: four navigations at once deadlocked the planner (each held an executor thread waiting for
+    the controller's reply, which only those threads could deliver). One is accepted, three rejected at once, and a
+    plan is answered meanwhile."""
+    header = Header(frame_id='map')
+    sent = [_send(robot.navigate, PlanAndTrack.Goal(goal=stamped((1.25, 0.45, math.pi), header))) for _ in range(4)]
+    assert poll(lambda: all(f.done() for f in sent), 5.0), 'goal responses did not come'
+    accepted = [f.result() for f in sent if f.result().accepted]
+    assert len(accepted) == 1
+    try:        # refused as busy while the navigation plans, then planned while it follows
+        assert poll(lambda: robot.plan(START, GOAL)[0] == GoalStatus.STATUS_SUCCEEDED, 10.0, poll_s=0.2)
+    finally:
+        ended = accepted[0].get_result_async()
+        accepted[0].cancel_goal_async()
+        assert poll(ended.done, 10.0), 'the navigation did not end on cancel'
+
+
+def test_a_stream_of_goal_poses_navigates_once_and_drops_the_rest(robot):
+    """Issue 26 item 2: goal_pose at 100/s queued a navigation per message until the planner deadlocked. The goals
+    that come while navigating are dropped with a log line, and plans are still answered."""
+    planner = next(p for p in robot.processes if p.name == 'salamander_planner')
+    dropped = planner.log.read_text().count('dropped: navigating')
+    goals = robot.probe.node.create_publisher(PoseStamped, '/goal_pose', 10)
+    cancel = robot.probe.node.create_client(CancelGoal, '/salamander_planner/plan_and_track/_action/cancel_goal')
+    try:
+        for _ in range(100):
+            goals.publish(stamped((1.25, 0.45, math.pi), Header(frame_id='map')))
+            time.sleep(0.01)
+        assert poll(lambda: planner.log.read_text().count('dropped: navigating') > dropped, 5.0)
+        assert poll(lambda: robot.plan(START, GOAL)[0] == GoalStatus.STATUS_SUCCEEDED, 10.0, poll_s=0.2)
+    finally:
+        assert cancel.wait_for_service(timeout_sec=5.0)
+        cancelled = cancel.call_async(CancelGoal.Request())          # no goal id: every goal
+        assert poll(cancelled.done, 5.0)
+        robot.probe.node.destroy_client(cancel)
+        robot.probe.node.destroy_publisher(goals)
+    assert 'Traceback' not in planner.log.read_text()
+
+
+def test_plans_while_busy_are_refused_at_once_none_dropped(robot):
+    """Issue 26 item 4: ten plans at once are each answered, planned or refused as busy, and the next is answered."""
+    header = Header(frame_id='map')
+    goal = PlanPath.Goal(goal=stamped(GOAL, header), start=stamped(START, header), use_start=True,
+                         planner_id='lattice_astar')
+    sent = [_send(robot.compute, goal) for _ in range(10)]
+    assert poll(lambda: all(f.done() for f in sent), 5.0), 'goal responses did not come'
+    results = [f.result().get_result_async() for f in sent]
+    assert poll(lambda: all(r.done() for r in results), 30.0), \
+        f'{sum(not r.done() for r in results)} of 10 plans unanswered'
+    messages = [r.result().result.message for r in results]
+    assert any(m.startswith('busy') for m in messages), messages
+    assert all(r.result().result.success or m.startswith('busy') for r, m in zip(results, messages)), messages
+    status, result, _ = robot.plan(START, GOAL)
+    assert status == GoalStatus.STATUS_SUCCEEDED, result.message
+
+
+def test_stopping_the_planner_mid_navigation_stops_the_robot(robot, tmp_path):
+    """Issue 26 item 3: Ctrl-C on a navigating planner left the robot driving and its client without a result. The
+    planner cancels the path it had the controller follow and answers its client before it exits."""
+    planner = runner.Process('stop_planner', [runner.executable('salamander_nav', 'salamander_planner'),
+                                              '--ros-args', '-r', '__node:=stop_planner'], tmp_path)
+    try:
+        planner.wait_for_output('planner on')
+        client = _fresh_client(robot.probe.node, PlanAndTrack, '/stop_planner/plan_and_track')
+        here = robot.pose()
+        there = GOAL if math.dist(here[:2], GOAL[:2]) > 1.0 else START          # far from where the robot is
+        sent = _send(client, PlanAndTrack.Goal(goal=stamped(there, Header(frame_id='map')), planner_id='lattice_astar'))
+        assert poll(sent.done, 5.0) and sent.result().accepted
+        ended = sent.result().get_result_async()
+        assert poll(lambda: math.dist(robot.pose()[:2], here[:2]) > 0.01, 10.0), 'the robot never drove'
+    finally:
+        code = planner.stop()
+    assert code == 0
+    assert poll(ended.done, 2.0), 'the navigation client got no result'
+    assert ended.result().status in (GoalStatus.STATUS_ABORTED, GoalStatus.STATUS_CANCELED)
+    time.sleep(0.5)                     # the poses already on their way (at 0.25 m/s, 12 mm in 50 ms)
+    stopped_at = robot.pose()
+    assert not poll(lambda: math.dist(robot.pose()[:2], stopped_at[:2]) > 0.02, 1.5), 'the robot drove on'
+
+
+def test_a_navigation_waits_for_a_controller_that_comes_up_late(robot, tmp_path):
+    """Issue 26 item 11: the controller's track_path, not yet discovered when a navigation starts, is waited for
+    (as the planner waits for its first pose) instead of failing at once: here it comes 3 s after the plan."""
+    planner = runner.Process('late_planner', [
+        runner.executable('salamander_nav', 'salamander_planner'), '--ros-args', '-r', '__node:=late_planner',
+        '-r', 'mocap/salamander/pose:=/late/pose', '-r', 'salamander_controller/track_path:=/late/track_path'],
+        tmp_path)
+    node, header = robot.probe.node, Header(frame_id='map')
+    server = None
+    try:
+        planner.wait_for_output('planner on')
+        client = _fresh_client(node, PlanAndTrack, '/late_planner/plan_and_track')
+        with robot.probe.best_effort_stream('/late/pose', stamped(START, header)):
+            sent = _send(client, PlanAndTrack.Goal(goal=stamped(GOAL, header), planner_id='lattice_astar'))
+            assert poll(sent.done, 5.0) and sent.result().accepted
+            ended = sent.result().get_result_async()
+            planner.wait_for_output('lattice_astar: reached')
+            time.sleep(3.0)
+            server = ActionServer(node, TrackPath, '/late/track_path',
+                                  lambda goal: (goal.succeed(), TrackPath.Result(success=True, message='tracked'))[1])
+            assert poll(ended.done, 10.0), 'the navigation did not end'
+    finally:
+        if server is not None:
+            server.destroy()
+        assert planner.stop() == 0
+    assert ended.result().status == GoalStatus.STATUS_SUCCEEDED, ended.result().result.message
 
 
 def test_a_best_effort_motion_capture_drives_the_controller(robot):

@@ -24,9 +24,11 @@ from ament_index_python.packages import get_package_share_directory
 from mcap.exceptions import McapError
 from mcap.records import Channel, Message, Schema
 from mcap.stream_reader import StreamReader
+from ruamel.yaml.error import YAMLError
 from rosbags.interfaces import Qos
 from rosbags.rosbag2 import Reader, ReaderError, StoragePlugin, Writer
 from rosbags.rosbag2.metadata import parse_qos
+from rosbags.serde import SerdeError
 from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 from rosbags.typesys.store import Typestore
 
@@ -120,6 +122,29 @@ class UnreadableBag(ValueError):
     """Not a bag this module can read; the message says why in one line."""
 
 
+# What reading a malformed bag raises below us (rosbags, the MCAP reader, ruamel's YAML, the file system): turned
+# into UnreadableBag at the edge of this module, so every tool says it in one line.
+_MALFORMED = (ReaderError, McapError, YAMLError, OSError, EOFError, KeyError, ValueError, struct.error)
+
+
+@contextlib.contextmanager
+def _reading(path: Path):
+    try:
+        yield
+    except UnreadableBag:
+        raise
+    except _MALFORMED as error:
+        reason = (str(error).strip().splitlines() or [type(error).__name__])[0]   # YAML errors span lines
+        raise UnreadableBag(f'{path}: not a readable bag ({reason})') from None
+
+
+def _check_path(path: Path) -> None:
+    if path.is_symlink() and not path.exists():
+        raise UnreadableBag(f'{path}: a symbolic link that leads nowhere (dangling, or a loop)')
+    if not path.exists():
+        raise UnreadableBag(f'{path}: no such file or directory')
+
+
 def read_raw(path: str | Path, topics: Iterable[str] | None = None,
              report: Callable[[str], None] | None = None) -> Iterator[RawMessage]:
     """The messages of a bag, serialized, as recorded: a rosbag2 directory (MCAP or sqlite3, written by our
@@ -130,16 +155,16 @@ def read_raw(path: str | Path, topics: Iterable[str] | None = None,
     then gets one line saying how much was read."""
     path, wanted = Path(path), set(topics) if topics is not None else None
     report = report or (lambda _line: None)
-    if not path.exists():
-        raise UnreadableBag(f'{path}: no such file or directory')
-    if path.is_dir() and (path / 'metadata.yaml').exists():
-        yield from _rosbag2(path, wanted)
-        return
-    path = _storage_file(path)
-    if path.suffix == '.mcap':
-        yield from _mcap(path, wanted, report)
-    else:
-        yield from _sqlite3(path, wanted)
+    _check_path(path)
+    with _reading(path):
+        if path.is_dir() and (path / 'metadata.yaml').exists():
+            yield from _rosbag2(path, wanted)
+            return
+        path = _storage_file(path)
+        if path.suffix == '.mcap':
+            yield from _mcap(path, wanted, report)
+        else:
+            yield from _sqlite3(path, wanted)
 
 
 def offered_qos(path: str | Path) -> dict[str, list[Qos]]:
@@ -147,15 +172,14 @@ def offered_qos(path: str | Path) -> dict[str, list[Qos]]:
     and our recorder: metadata.yaml, each MCAP channel's metadata, the sqlite3 topics table); a topic recorded
     without them (by older tools) is absent."""
     path = Path(path)
-    if not path.exists():
-        raise UnreadableBag(f'{path}: no such file or directory')
+    _check_path(path)
     if path.is_dir() and (path / 'metadata.yaml').exists():
-        with Reader(path) as reader:
+        with _reading(path), Reader(path) as reader:
             return {c.topic: list(c.ext.offered_qos_profiles) for c in reader.connections
                     if getattr(c.ext, 'offered_qos_profiles', None)}
     path = _storage_file(path)
     if path.suffix == '.mcap':
-        with path.open('rb') as stream:
+        with _reading(path), path.open('rb') as stream:
             stored = {r.topic: r.metadata.get('offered_qos_profiles', '') for r in _CompleteRecords(stream)
                       if isinstance(r, Channel)}
     else:
@@ -192,9 +216,19 @@ def read_messages(path: str | Path, topics: Iterable[str] | None = None, typesto
     the workspace's)."""
     store = typestore or workspace_typestore()
     for message in read_raw(path, topics, report):
-        if message.msgtype not in store.types:
-            raise UnreadableBag(f'{path}: {message.topic} carries {message.msgtype}, which is not in the typestore')
-        yield message.topic, message.stamp_ns, store.deserialize_cdr(message.data, message.msgtype)
+        yield message.topic, message.stamp_ns, decode(store, message, path)
+
+
+def decode(store: Typestore, message: RawMessage, path: str | Path) -> object:
+    """``message`` deserialized; UnreadableBag naming the bag, the topic and the type when the type is unknown
+    or the CDR does not parse as one."""
+    if message.msgtype not in store.types:
+        raise UnreadableBag(f'{path}: {message.topic} carries {message.msgtype}, which is not in the typestore')
+    try:
+        return store.deserialize_cdr(message.data, message.msgtype)
+    except (SerdeError, struct.error, IndexError, ValueError, UnicodeDecodeError) as error:
+        raise UnreadableBag(f'{path}: a message on {message.topic} is not valid CDR for {message.msgtype} '
+                            f'({error})') from None
 
 
 def _rosbag2(path: Path, wanted: set[str] | None) -> Iterator[RawMessage]:
@@ -205,23 +239,29 @@ def _rosbag2(path: Path, wanted: set[str] | None) -> Iterator[RawMessage]:
 
 
 def _mcap(path: Path, wanted: set[str] | None, report: Callable[[str], None]) -> Iterator[RawMessage]:
-    types, topics, stamps = {}, {}, []
+    types, topics = {}, {}
+    read, first_ns, last_ns = 0, None, None      # counted, not kept: a bag may hold millions
     with path.open('rb') as stream:
         records = _CompleteRecords(stream)
         for record in records:
             if isinstance(record, Schema):
                 types[record.id] = record.name
             elif isinstance(record, Channel):
+                if record.schema_id not in types:     # 0: a schema-less channel, which no ROS 2 bag has
+                    raise UnreadableBag(f'{path}: channel {record.topic} has no schema (schema id '
+                                        f'{record.schema_id}), so its type is unknown')
                 topics[record.id] = (record.topic, types[record.schema_id])
             elif isinstance(record, Message) and record.channel_id in topics:
                 topic, msgtype = topics[record.channel_id]
-                stamps.append(record.log_time)
+                read += 1
+                first_ns = record.log_time if first_ns is None else min(first_ns, record.log_time)
+                last_ns = record.log_time if last_ns is None else max(last_ns, record.log_time)
                 if wanted is None or topic in wanted:
                     yield RawMessage(topic, msgtype, record.log_time, record.data)
     if not records.complete:
-        span = (max(stamps) - min(stamps)) * 1e-9 if stamps else 0.0
+        span = (last_ns - first_ns) * 1e-9 if read else 0.0
         report(f'{path}: unfinished bag (the file ends without its summary: its writer was killed); read '
-               f'{len(stamps)} messages over {span:.3f} s on {len(topics)} topic(s) from its {path.stat().st_size} '
+               f'{read} messages over {span:.3f} s on {len(topics)} topic(s) from its {path.stat().st_size} '
                'bytes, up to the last complete record')
 
 

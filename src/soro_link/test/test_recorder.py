@@ -267,11 +267,11 @@ def test_topic_selection_and_type_import():
     assert select_topics(discovered, ['/a/_hidden', '/nowhere'], []) == [('/a/_hidden', ['std_msgs/msg/String'])]
     assert select_topics(discovered, [], ['/chatter']) == [('/link_status', ['soro_interfaces/msg/LinkStatus'])]
     assert import_message_class('soro_interfaces/msg/LinkStatus') is LinkStatus
-    for bad in ('std_msgs/msg/NoSuch', 'no_such_pkg/msg/X'):
-        with pytest.raises(ImportError):
+    with pytest.raises(ImportError):
+        import_message_class('std_msgs/msg/NoSuch')
+    for bad in ('std_msgs/String', 'no_such_pkg/msg/X'):     # no ROS type name; no installed interface package
+        with pytest.raises(ValueError):
             import_message_class(bad)
-    with pytest.raises(ValueError):
-        import_message_class('std_msgs/String')
     with pytest.raises(ValueError, match='2 types'):
         recordable_type(['std_msgs/msg/String', 'std_msgs/msg/Int32'], {'std_msgs/msg/String'})
     with pytest.raises(ValueError, match='typestore'):

@@ -38,7 +38,6 @@ from rosbags.rosbag2.storage_mcap import PendingChunk
 from rosbags.serde import SerdeError
 from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 from rosbags.typesys.store import Typestore
-from ruamel.yaml.error import YAMLError
 
 INTERFACE_PACKAGES = ('soro_interfaces',)
 
@@ -232,9 +231,9 @@ class UnreadableBag(ValueError):
     """Not a bag this module can read; the message says why in one line."""
 
 
-# What reading a malformed bag raises below us (rosbags, the MCAP reader, ruamel's YAML, the file system): turned
+# What reading a malformed bag raises below us (rosbags, also for bad YAML; the MCAP reader; the file system): turned
 # into UnreadableBag at the edge of this module, so every tool says it in one line.
-_MALFORMED = (ReaderError, McapError, YAMLError, OSError, EOFError, KeyError, ValueError, struct.error)
+_MALFORMED = (ReaderError, McapError, OSError, EOFError, KeyError, ValueError, struct.error)
 
 
 @contextlib.contextmanager

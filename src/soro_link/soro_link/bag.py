@@ -150,11 +150,14 @@ class BagWriter:
         return {topic: self._writer.counts[c.id] for topic, c in self._connections.items()}
 
     def close(self) -> None:
-        """Write the summary and metadata.yaml; idempotent."""
-        if not self._closed:
-            self._closed = True
+        """Write the summary and metadata.yaml; idempotent. Raises DiskFull when even that finds the disk full
+        (the bag is then finished with what was on disk at the last flush)."""
+        if self._closed:
+            return
+        with self._guard():
             self._writer.close()
-            self._reserve.unlink(missing_ok=True)
+        self._closed = True
+        self._reserve.unlink(missing_ok=True)
 
     # -- a full disk
 

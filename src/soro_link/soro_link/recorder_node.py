@@ -17,6 +17,7 @@ Parameters (read once at start-up; ``recording.RECORDER``):
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import sys
 import time
@@ -134,12 +135,19 @@ class RecorderNode(Node):
         self._bag.write_cdr(topic, stamp_ns, data)
         self.total += 1
 
+    @property
+    def disk_full(self) -> bool:
+        return self._bag.full
+
     def stop_discovery(self) -> None:
         self._timer.cancel()
 
     def close(self) -> None:
         """Finish the bag (writes metadata.yaml) and report what it holds."""
-        self._bag.close()
+        with contextlib.suppress(DiskFull):       # the bag is finished all the same; said below
+            self._bag.close()
+        if self._bag.full:
+            self.get_logger().error(f'disk full: {self._bag.path}')
         kept = self._bag.message_counts()      # after a full disk, fewer than were received
         for topic, count in kept.items():
             self.get_logger().info(f'wrote {count} messages on {topic} ({self._types[topic]})')
@@ -172,13 +180,12 @@ def record(node: RecorderNode, stop: StopRequest) -> int:
             executor.spin_once(timeout_sec=0.1)
         node.stop_discovery()
         drain(executor, node, stop)
-    except DiskFull as full:        # raised by a write or a flush, out of the callback that met it
-        node.get_logger().error(str(full))
-        return EXIT_DISK_FULL
+    except DiskFull:        # raised by a write or a flush, out of the callback that met it: the bag is finished
+        pass
     finally:
-        node.close()  # also after an error in a callback, so what was written stays readable
+        node.close()  # also after an error in a callback, so what was written stays readable; says "disk full"
         executor.shutdown()
-    return 0
+    return EXIT_DISK_FULL if node.disk_full else 0
 
 
 def main(args: list[str] | None = None) -> int:

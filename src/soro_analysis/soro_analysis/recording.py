@@ -10,14 +10,15 @@ one). ``align`` carries one series' values to another's instants, nearest or int
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 from rosbags.typesys.store import Typestore
 
-from soro_link.bag import read_raw, workspace_typestore
+from soro_link.bag import RawMessage, decode, read_raw, workspace_typestore
 
 Progress = Callable[[int], None]      # messages read so far
 
@@ -47,13 +48,60 @@ class Series:
         return np.where(np.isfinite(self.stamp_s), self.stamp_s, self.receive_s)
 
 
-class Recording:
-    """Every message of a bag, kept serialized by topic; decoded (and cached) when a topic is asked for."""
+class _Topic:
+    """One topic's serialized messages, packed: every CDR blob end to end in one buffer, with its end offsets and
+    receive stamps in typed arrays (a Python bytes object per message would cost ~2x a bag of small messages)."""
 
-    def __init__(self, raw: dict[str, tuple[str, list[int], list[bytes]]], typestore: Typestore, path: Path,
-                 warnings: list[str]):
+    def __init__(self, msgtype: str):
+        self.msgtype = msgtype
+        self.stamps_ns = array('q')
+        self.ends = array('Q')
+        self.blob = bytearray()
+
+    def add(self, stamp_ns: int, data: bytes) -> None:
+        self.blob += data
+        self.stamps_ns.append(stamp_ns)
+        self.ends.append(len(self.blob))
+
+    def __len__(self) -> int:
+        return len(self.ends)
+
+    def data(self, k: int) -> bytes:
+        return bytes(self.blob[self.ends[k - 1] if k else 0:self.ends[k]])
+
+
+class Messages(Sequence):
+    """A topic's messages, decoded one at a time when iterated or indexed and never kept: a topic of millions of
+    messages costs its serialized size, not millions of message objects."""
+
+    def __init__(self, recording: Recording, topic: str):
+        self._recording, self._topic = recording, topic
+        self._entry = recording._raw.get(topic) or _Topic('')
+
+    def __len__(self) -> int:
+        return len(self._entry)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self)))]
+        if not -len(self) <= k < len(self):
+            raise IndexError(f'{self._topic}: message {k} of {len(self)}')
+        return self._decode(k % len(self))
+
+    def __iter__(self) -> Iterator:
+        return (self._decode(k) for k in range(len(self)))
+
+    def _decode(self, k: int):
+        entry = self._entry
+        return decode(self._recording.typestore, RawMessage(self._topic, entry.msgtype, entry.stamps_ns[k],
+                                                            entry.data(k)), self._recording.path)
+
+
+class Recording:
+    """Every message of a bag, kept serialized by topic; decoded one at a time when a topic is asked for."""
+
+    def __init__(self, raw: dict[str, _Topic], typestore: Typestore, path: Path, warnings: list[str]):
         self._raw, self.typestore, self.path, self.warnings = raw, typestore, path, warnings
-        self._decoded: dict[str, list] = {}
 
     @classmethod
     def open(cls, path: str | Path, progress: Progress | None = None, typestore: Typestore | None = None,
@@ -61,11 +109,12 @@ class Recording:
         """Read the bag at ``path`` (see ``soro_link.bag.read_raw``); a bag cut short is read up to the cut and
         ``warnings`` says how much was readable."""
         warnings: list[str] = []
-        raw: dict[str, tuple[str, list[int], list[bytes]]] = {}
+        raw: dict[str, _Topic] = {}
         for count, message in enumerate(read_raw(path, topics, warnings.append), 1):
-            entry = raw.setdefault(message.topic, (message.msgtype, [], []))
-            entry[1].append(message.stamp_ns)
-            entry[2].append(message.data)
+            entry = raw.get(message.topic)
+            if entry is None:
+                entry = raw[message.topic] = _Topic(message.msgtype)
+            entry.add(message.stamp_ns, message.data)
             if progress and count % 10_000 == 0:
                 progress(count)
         return cls(raw, typestore or workspace_typestore(), Path(path), warnings)
@@ -73,10 +122,10 @@ class Recording:
     @property
     def topics(self) -> dict[str, str]:
         """Topic -> its type (pkg/msg/Name)."""
-        return {topic: entry[0] for topic, entry in self._raw.items()}
+        return {topic: entry.msgtype for topic, entry in self._raw.items()}
 
     def count(self, topic: str) -> int:
-        return len(self._raw[topic][1]) if topic in self._raw else 0
+        return len(self._raw[topic]) if topic in self._raw else 0
 
     def require(self, *topics: str) -> None:
         missing = [t for t in topics if t not in self._raw]
@@ -84,25 +133,41 @@ class Recording:
             raise MissingTopics(f'{self.path}: no {", ".join(missing)} in this bag (it has '
                                 f'{", ".join(sorted(self._raw)) or "no messages"})')
 
-    def messages(self, topic: str) -> list:
-        """The decoded messages of ``topic`` in recorded order ([] when the bag has none)."""
-        if topic not in self._decoded:
-            msgtype, _, data = self._raw.get(topic, ('', [], []))
-            if data and msgtype not in self.typestore.types:
-                raise MissingTopics(f'{self.path}: {topic} carries {msgtype}, a type this workspace does not know')
-            self._decoded[topic] = [self.typestore.deserialize_cdr(d, msgtype) for d in data]
-        return self._decoded[topic]
+    def messages(self, topic: str) -> Messages:
+        """The messages of ``topic`` in recorded order (empty when the bag has none), decoded as they are read:
+        iterate once where a topic may be long; an index decodes that one message."""
+        msgtype = self._raw[topic].msgtype if topic in self._raw else ''
+        if msgtype and msgtype not in self.typestore.types:
+            raise MissingTopics(f'{self.path}: {topic} carries {msgtype}, a type this workspace does not know')
+        return Messages(self, topic)
 
     def receive_s(self, topic: str) -> np.ndarray:
-        return np.array(self._raw[topic][1] if topic in self._raw else [], dtype=np.int64) * 1e-9
+        return np.array(self._raw[topic].stamps_ns if topic in self._raw else [], dtype=np.int64) * 1e-9
 
     def series(self, topic: str, **fields: Callable[[object], object]) -> Series:
         """``topic`` as a Series whose values are ``fields`` (name -> function of a message), e.g.
-        ``x=lambda m: m.pose.position.x``; the header stamp is taken when the messages have one."""
-        messages = self.messages(topic)
-        stamp = np.array([_stamp_s(m) for m in messages], dtype=float)
-        values = {name: np.array([get(m) for m in messages], dtype=float) for name, get in fields.items()}
-        return Series(topic, self.receive_s(topic), stamp, values)
+        ``x=lambda m: m.pose.position.x``; the header stamp is taken when the messages have one. The messages
+        are decoded one at a time and only the extracted numbers kept."""
+        columns = {'stamp': _stamp_s, **fields}
+        blocks, pending = {name: [] for name in columns}, {name: [] for name in columns}
+        for k, message in enumerate(self.messages(topic), 1):
+            for name, get in columns.items():
+                pending[name].append(get(message))
+            if k % SERIES_BLOCK == 0:       # Python floats cost 32 bytes each, an array's 8: pack as we go
+                _pack(blocks, pending)
+        _pack(blocks, pending)
+        values = {name: np.concatenate(parts) if parts else np.zeros(0) for name, parts in blocks.items()}
+        return Series(topic, self.receive_s(topic), values.pop('stamp'), values)
+
+
+SERIES_BLOCK = 65_536
+
+
+def _pack(blocks: dict[str, list], pending: dict[str, list]) -> None:
+    for name, values in pending.items():
+        if values:
+            blocks[name].append(np.array(values, dtype=float))
+            values.clear()
 
 
 def _stamp_s(message) -> float:

@@ -13,6 +13,7 @@ import rclpy
 from rclpy.duration import Duration
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.serialization import deserialize_message
 from rosgraph_msgs.msg import Clock
 
 from soro_analysis import replay
@@ -59,6 +60,26 @@ class ReplayNode(Node):
         self.clock_pub.publish(clock)
 
 
+def message_class(bag: str, topic: str, msgtype: str) -> type:
+    """The class ``topic`` is published as; a bag's type names are data, so only installed interface types are
+    imported (``import_message_class``) and anything else is refused naming the topic and the type."""
+    try:
+        return import_message_class(msgtype)
+    except (ImportError, ValueError) as error:
+        raise UnreadableBag(f'{bag}: topic {topic} has type {msgtype!r}, which is not replayed ({error})') from None
+
+
+def check_messages(bag: str, messages, classes: dict[str, type]) -> None:
+    """Every message deserializes as its topic's type, as each subscriber will deserialize it: a corrupt one is
+    refused here, before anything is published."""
+    for k, message in enumerate(messages):
+        try:
+            deserialize_message(message.data, classes[message.topic])
+        except RuntimeError as error:      # rclpy's RMWError: what a subscriber would meet
+            raise UnreadableBag(f'{bag}: message {k} on {message.topic} is not valid CDR for {message.msgtype} '
+                                f'({str(error).split(", at ")[0]})') from None
+
+
 def _parser() -> CommandParser:
     parser = CommandParser(prog='soro-replay', description=__doc__.split('\n\n')[0])
     parser.add_argument('bag', help='a rosbag2 directory, or a single .mcap or .db3 file')
@@ -80,9 +101,8 @@ def main(argv: list[str] | None = None) -> int:
                                                                               file=sys.stderr)))
         types = {m.topic: m.msgtype for m in messages}
         offers = {topic: replay.offer(profiles) for topic, profiles in offered_qos(args.bag).items()}
-        for msgtype in set(types.values()):
-            import_message_class(msgtype)
-    except (UnreadableBag, ImportError, ValueError) as error:
+        check_messages(args.bag, messages, {topic: message_class(args.bag, topic, t) for topic, t in types.items()})
+    except UnreadableBag as error:
         print(f'soro-replay: {error}', file=sys.stderr)
         return EXIT_REFUSED
     missing = sorted(set(args.topics or ()) - set(types))

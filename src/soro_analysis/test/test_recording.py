@@ -1,6 +1,7 @@
 """Reading recorded experiments back (pure, no ROS graph): every bag format rosbag2 writes, a bag cut short in the
 middle of a chunk, typed series and their alignment in time, and choosing the analysis from a bag's topics. The
 robots' own analyses are tested in their packages (e.g. tensegrity_sim/test/test_bag_analysis.py)."""
+import gc
 import sqlite3
 
 import numpy as np
@@ -147,3 +148,28 @@ def test_alignment_nearest_and_linear_with_a_maximum_gap():
     assert align(np.array([1.5]), source, 'xy', 'linear', max_gap_s=1.0) == pytest.approx(np.array([[1.5, 3.0]]))
     with pytest.raises(ValueError, match="how = 'cubic'"):
         align(at, source, 'v', 'cubic')
+
+
+def test_a_series_decodes_one_message_at_a_time(tmp_path):
+    """Issue 26 item 7 (soro-analyze peaked at 4.9 GB on a 327 MB bag): a Series keeps the numbers it extracts,
+    not the decoded messages. While it is made, at most the message in hand is alive (counted four times
+    among the interpreter's objects); before, all N were decoded first and kept."""
+    n = 20_000
+    poses = [data for _, data in pose_messages()]
+    path = write_bag(tmp_path / 'bag', POSE, 'geometry_msgs/msg/PoseStamped',
+                     [(T0_NS + k * 1_000_000, poses[k % COUNT]) for k in range(n)], 'ours', STORE)
+    recording = Recording.open(path)
+    pose_type = STORE.types['geometry_msgs/msg/PoseStamped']
+    alive = []
+
+    def x(message):
+        if round(message.pose.position.x * 1e3) == 7 and len(alive) < 4:        # k = 7, 207, 407, 607
+            alive.append(sum(isinstance(o, pose_type) for o in gc.get_objects()))
+        return message.pose.position.x
+
+    pose = recording.series(POSE, x=x, y=lambda m: m.pose.position.y)
+    assert len(pose) == n and pose['x'][COUNT + 3] == pytest.approx(3e-3)
+    assert alive == [1, 1, 1, 1]
+    assert sum(isinstance(o, pose_type) for o in gc.get_objects()) == 0
+    assert [m.pose.position.x for m in recording.messages(POSE)[-2:]] == pytest.approx([1e-3 * (COUNT - 2),
+                                                                                      1e-3 * (COUNT - 1)])

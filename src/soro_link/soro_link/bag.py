@@ -4,6 +4,10 @@ Machines without ``ros2 bag`` write and read bags here; what is written is a sta
 (``metadata.yaml`` plus an ``.mcap`` file) that ``ros2 bag info`` and the MCAP tools read. What is read is any
 rosbag2 bag, ours or ``ros2 bag record``'s: a directory (MCAP or sqlite3) or a single ``.mcap`` or ``.db3`` file.
 
+A bag survives a full disk: when the file system refuses a write (ENOSPC), ``BagWriter`` drops what it had not yet
+put on disk, frees a reserve it keeps beside the bag for this moment, finishes the bag as ``close`` does with what
+was on disk at its last flush, and raises ``DiskFull``.
+
 A bag survives its writer: ``BagWriter`` puts what it holds on disk at least every ``flush_interval_s`` (a
 complete MCAP chunk, synced), so a recorder killed by SIGKILL or a power cut loses at most that much. Such a bag
 has no ``metadata.yaml`` and its ``.mcap`` no summary; ``read_messages`` reads it up to its last complete chunk and
@@ -12,12 +16,15 @@ says so (on a ROS machine ``ros2 bag reindex`` rebuilds its metadata).
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sqlite3
 import struct
 import time
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from io import BytesIO
 from pathlib import Path
 
 from ament_index_python.packages import get_package_share_directory
@@ -27,6 +34,8 @@ from mcap.stream_reader import StreamReader
 from rosbags.interfaces import Qos
 from rosbags.rosbag2 import Reader, ReaderError, StoragePlugin, Writer
 from rosbags.rosbag2.metadata import parse_qos
+from rosbags.rosbag2.storage_mcap import PendingChunk
+from rosbags.serde import SerdeError
 from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 from rosbags.typesys.store import Typestore
 
@@ -50,6 +59,30 @@ def workspace_typestore(packages: Iterable[str] = INTERFACE_PACKAGES) -> Typesto
     return store
 
 
+class DiskFull(OSError):
+    """The file system of a bag is full; the bag was finished with what was on disk at its last flush. The
+    message is one line: ``disk full: <bag path>``."""
+
+
+# Room kept beside a bag being written (a preallocated file, deleted at close), so that a bag whose disk filled up
+# can still be finished: the MCAP summary (schemas, channels, an index entry per chunk) and metadata.yaml. It grows
+# with the chunk index.
+RESERVE_BASE_BYTES = 256 * 1024
+RESERVE_PER_CHUNK_BYTES = 128
+RESERVE_NAME = '.disk_reserve'
+
+
+@dataclass
+class _OnDisk:
+    """What the writers had counted at the last flush: restored when later writes are lost to a full disk."""
+    offset: int
+    chunks: int
+    channel_stats: dict
+    message_times: tuple[int, int]
+    counts: dict
+    timestamps: tuple[int, int]
+
+
 class BagWriter:
     """A rosbag2 MCAP writer that accepts serialized CDR (as rclpy raw subscriptions deliver it) or messages.
 
@@ -61,22 +94,33 @@ class BagWriter:
     def __init__(self, path: str | Path, typestore: Typestore | None = None, flush_interval_s: float = 0.5):
         self.typestore = typestore or workspace_typestore()
         self.flush_interval_s = flush_interval_s
-        self._writer = Writer(Path(path), version=9, storage_plugin=StoragePlugin.MCAP)
+        self.path = Path(path)
+        self._writer = Writer(self.path, version=9, storage_plugin=StoragePlugin.MCAP)
         self._writer.open()
         self._connections = {}
         self._flushed_at = time.monotonic()
+        self._closed, self.full = False, False
+        self._reserve = self.path / RESERVE_NAME
+        self._on_disk = self._checkpoint()
+        with self._guard():
+            self._writer.storage.bio.flush()      # the MCAP header, before any offset is taken as on disk
+            self._grow_reserve()
+            self._on_disk = self._checkpoint()
 
     def add_topic(self, topic: str, msgtype: str, offered_qos: Sequence[Qos] = ()) -> None:
         """Declare ``topic`` of ROS type ``msgtype`` (``pkg/msg/Name``), with the QoS profiles its publishers
         offered (stored as rosbag2 does: in metadata.yaml and in the MCAP channel); idempotent."""
         if topic not in self._connections:
-            self._connections[topic] = self._writer.add_connection(topic, msgtype, typestore=self.typestore,
-                                                                   offered_qos_profiles=list(offered_qos))
+            with self._guard():
+                self._connections[topic] = self._writer.add_connection(topic, msgtype, typestore=self.typestore,
+                                                                       offered_qos_profiles=list(offered_qos))
 
     def write_cdr(self, topic: str, stamp_ns: int, data: bytes) -> None:
-        """Append one serialized message received at ``stamp_ns`` (ns since the epoch)."""
-        self._writer.write(self._connections[topic], stamp_ns, data)
-        self.flush_if_due()
+        """Append one serialized message received at ``stamp_ns`` (ns since the epoch). Raises DiskFull when the
+        file system is full (the bag is then finished; later calls raise it again)."""
+        with self._guard():
+            self._writer.write(self._connections[topic], stamp_ns, data)
+            self.flush_if_due()
 
     def write(self, topic: str, stamp_ns: int, message: object) -> None:
         """Append one rosbags message object."""
@@ -89,17 +133,87 @@ class BagWriter:
 
     def flush(self) -> None:
         """Write the messages gathered so far as a complete chunk and sync the file: what a kill cannot take."""
-        # rosbags (pinned) gathers a chunk in storage.chunk and writes it at 1 MiB or at close; closing it early
-        # is its own step, and leaves the summary that close() writes complete
-        storage = self._writer.storage
-        if storage.chunk.bio.tell():
-            storage.close_chunk()
-        storage.bio.flush()
-        os.fsync(storage.bio.fileno())
-        self._flushed_at = time.monotonic()
+        with self._guard():
+            # rosbags (pinned) gathers a chunk in storage.chunk and writes it at 1 MiB or at close; closing it
+            # early is its own step, and leaves the summary that close() writes complete
+            storage = self._writer.storage
+            if storage.chunk.bio.tell():
+                storage.close_chunk()
+            storage.bio.flush()
+            os.fsync(storage.bio.fileno())
+            self._grow_reserve()
+            self._on_disk = self._checkpoint()
+            self._flushed_at = time.monotonic()
+
+    def message_counts(self) -> dict[str, int]:
+        """Messages in the bag by topic (after a full disk: those it kept)."""
+        return {topic: self._writer.counts[c.id] for topic, c in self._connections.items()}
 
     def close(self) -> None:
-        self._writer.close()
+        """Write the summary and metadata.yaml; idempotent. Raises DiskFull when even that finds the disk full
+        (the bag is then finished with what was on disk at the last flush)."""
+        if self._closed:
+            return
+        with self._guard():
+            self._writer.close()
+        self._closed = True
+        self._reserve.unlink(missing_ok=True)
+
+    # -- a full disk
+
+    @contextlib.contextmanager
+    def _guard(self):
+        if self.full:
+            raise DiskFull(f'disk full: {self.path}')
+        try:
+            yield
+        except DiskFull:        # from a nested guard (write_cdr -> flush): the bag is finished already
+            raise
+        except OSError as error:
+            if error.errno not in (errno.ENOSPC, errno.EDQUOT):
+                raise
+            self._finish_on_full_disk()
+            raise DiskFull(f'disk full: {self.path}') from None
+
+    def _grow_reserve(self) -> None:
+        size = RESERVE_BASE_BYTES + RESERVE_PER_CHUNK_BYTES * len(self._writer.storage.chunks)
+        fd = os.open(self._reserve, os.O_WRONLY | os.O_CREAT, 0o644)
+        try:
+            os.posix_fallocate(fd, 0, size)     # real blocks (a sparse file would free nothing)
+        finally:
+            os.close(fd)
+
+    def _checkpoint(self) -> _OnDisk:
+        storage, writer = self._writer.storage, self._writer
+        return _OnDisk(storage.bio.tell(), len(storage.chunks), dict(storage.channel_stats),
+                       (storage.message_start_time, storage.message_end_time), dict(writer.counts),
+                       (writer.min_timestamp, writer.max_timestamp))
+
+    def _finish_on_full_disk(self) -> None:
+        """Forget what came after the last flush, cut the file back to it, free the reserve and finish the bag as
+        close() does; if even that finds no room, the file stays cut at the last flush (readable as a killed
+        writer's bag)."""
+        self.full, self._closed = True, True
+        storage, writer, kept = self._writer.storage, self._writer, self._on_disk
+        del storage.chunks[kept.chunks:]
+        storage.channel_stats = {cid: kept.channel_stats.get(cid, 0) for cid in storage.channel_stats}
+        storage.message_start_time, storage.message_end_time = kept.message_times
+        writer.counts = {cid: kept.counts.get(cid, 0) for cid in writer.counts}
+        writer.min_timestamp, writer.max_timestamp = kept.timestamps
+        storage.chunk = PendingChunk(2**63 - 1, 0, BytesIO(), defaultdict(list))    # as rosbags starts one
+        with contextlib.suppress(OSError):      # its buffer cannot be written: the disk is full
+            storage.bio.close()
+        self._reserve.unlink(missing_ok=True)
+        storage.bio = storage.path.open('r+b')
+        storage.bio.truncate(kept.offset)
+        storage.bio.seek(kept.offset)
+        try:
+            writer.close()
+        except OSError:
+            with contextlib.suppress(OSError):
+                storage.bio.close()
+            with storage.path.open('r+b') as stream:
+                stream.truncate(kept.offset)
 
     def __enter__(self) -> BagWriter:
         return self
@@ -120,6 +234,29 @@ class UnreadableBag(ValueError):
     """Not a bag this module can read; the message says why in one line."""
 
 
+# What reading a malformed bag raises below us (rosbags, also for bad YAML; the MCAP reader; the file system): turned
+# into UnreadableBag at the edge of this module, so every tool says it in one line.
+_MALFORMED = (ReaderError, McapError, OSError, EOFError, KeyError, ValueError, struct.error)
+
+
+@contextlib.contextmanager
+def _reading(path: Path):
+    try:
+        yield
+    except UnreadableBag:
+        raise
+    except _MALFORMED as error:
+        reason = (str(error).strip().splitlines() or [type(error).__name__])[0]   # YAML errors span lines
+        raise UnreadableBag(f'{path}: not a readable bag ({reason})') from None
+
+
+def _check_path(path: Path) -> None:
+    if path.is_symlink() and not path.exists():
+        raise UnreadableBag(f'{path}: a symbolic link that leads nowhere (dangling, or a loop)')
+    if not path.exists():
+        raise UnreadableBag(f'{path}: no such file or directory')
+
+
 def read_raw(path: str | Path, topics: Iterable[str] | None = None,
              report: Callable[[str], None] | None = None) -> Iterator[RawMessage]:
     """The messages of a bag, serialized, as recorded: a rosbag2 directory (MCAP or sqlite3, written by our
@@ -130,16 +267,16 @@ def read_raw(path: str | Path, topics: Iterable[str] | None = None,
     then gets one line saying how much was read."""
     path, wanted = Path(path), set(topics) if topics is not None else None
     report = report or (lambda _line: None)
-    if not path.exists():
-        raise UnreadableBag(f'{path}: no such file or directory')
-    if path.is_dir() and (path / 'metadata.yaml').exists():
-        yield from _rosbag2(path, wanted)
-        return
-    path = _storage_file(path)
-    if path.suffix == '.mcap':
-        yield from _mcap(path, wanted, report)
-    else:
-        yield from _sqlite3(path, wanted)
+    _check_path(path)
+    with _reading(path):
+        if path.is_dir() and (path / 'metadata.yaml').exists():
+            yield from _rosbag2(path, wanted)
+            return
+        path = _storage_file(path)
+        if path.suffix == '.mcap':
+            yield from _mcap(path, wanted, report)
+        else:
+            yield from _sqlite3(path, wanted)
 
 
 def offered_qos(path: str | Path) -> dict[str, list[Qos]]:
@@ -147,15 +284,14 @@ def offered_qos(path: str | Path) -> dict[str, list[Qos]]:
     and our recorder: metadata.yaml, each MCAP channel's metadata, the sqlite3 topics table); a topic recorded
     without them (by older tools) is absent."""
     path = Path(path)
-    if not path.exists():
-        raise UnreadableBag(f'{path}: no such file or directory')
+    _check_path(path)
     if path.is_dir() and (path / 'metadata.yaml').exists():
-        with Reader(path) as reader:
+        with _reading(path), Reader(path) as reader:
             return {c.topic: list(c.ext.offered_qos_profiles) for c in reader.connections
                     if getattr(c.ext, 'offered_qos_profiles', None)}
     path = _storage_file(path)
     if path.suffix == '.mcap':
-        with path.open('rb') as stream:
+        with _reading(path), path.open('rb') as stream:
             stored = {r.topic: r.metadata.get('offered_qos_profiles', '') for r in _CompleteRecords(stream)
                       if isinstance(r, Channel)}
     else:
@@ -192,9 +328,19 @@ def read_messages(path: str | Path, topics: Iterable[str] | None = None, typesto
     the workspace's)."""
     store = typestore or workspace_typestore()
     for message in read_raw(path, topics, report):
-        if message.msgtype not in store.types:
-            raise UnreadableBag(f'{path}: {message.topic} carries {message.msgtype}, which is not in the typestore')
-        yield message.topic, message.stamp_ns, store.deserialize_cdr(message.data, message.msgtype)
+        yield message.topic, message.stamp_ns, decode(store, message, path)
+
+
+def decode(store: Typestore, message: RawMessage, path: str | Path) -> object:
+    """``message`` deserialized; UnreadableBag naming the bag, the topic and the type when the type is unknown
+    or the CDR does not parse as one."""
+    if message.msgtype not in store.types:
+        raise UnreadableBag(f'{path}: {message.topic} carries {message.msgtype}, which is not in the typestore')
+    try:
+        return store.deserialize_cdr(message.data, message.msgtype)
+    except (SerdeError, struct.error, IndexError, ValueError, UnicodeDecodeError) as error:
+        raise UnreadableBag(f'{path}: a message on {message.topic} is not valid CDR for {message.msgtype} '
+                            f'({error})') from None
 
 
 def _rosbag2(path: Path, wanted: set[str] | None) -> Iterator[RawMessage]:
@@ -205,23 +351,29 @@ def _rosbag2(path: Path, wanted: set[str] | None) -> Iterator[RawMessage]:
 
 
 def _mcap(path: Path, wanted: set[str] | None, report: Callable[[str], None]) -> Iterator[RawMessage]:
-    types, topics, stamps = {}, {}, []
+    types, topics = {}, {}
+    read, first_ns, last_ns = 0, None, None      # counted, not kept: a bag may hold millions
     with path.open('rb') as stream:
         records = _CompleteRecords(stream)
         for record in records:
             if isinstance(record, Schema):
                 types[record.id] = record.name
             elif isinstance(record, Channel):
+                if record.schema_id not in types:     # 0: a schema-less channel, which no ROS 2 bag has
+                    raise UnreadableBag(f'{path}: channel {record.topic} has no schema (schema id '
+                                        f'{record.schema_id}), so its type is unknown')
                 topics[record.id] = (record.topic, types[record.schema_id])
             elif isinstance(record, Message) and record.channel_id in topics:
                 topic, msgtype = topics[record.channel_id]
-                stamps.append(record.log_time)
+                read += 1
+                first_ns = record.log_time if first_ns is None else min(first_ns, record.log_time)
+                last_ns = record.log_time if last_ns is None else max(last_ns, record.log_time)
                 if wanted is None or topic in wanted:
                     yield RawMessage(topic, msgtype, record.log_time, record.data)
     if not records.complete:
-        span = (max(stamps) - min(stamps)) * 1e-9 if stamps else 0.0
+        span = (last_ns - first_ns) * 1e-9 if read else 0.0
         report(f'{path}: unfinished bag (the file ends without its summary: its writer was killed); read '
-               f'{len(stamps)} messages over {span:.3f} s on {len(topics)} topic(s) from its {path.stat().st_size} '
+               f'{read} messages over {span:.3f} s on {len(topics)} topic(s) from its {path.stat().st_size} '
                'bytes, up to the last complete record')
 
 

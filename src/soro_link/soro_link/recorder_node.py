@@ -4,7 +4,8 @@ Messages arrive through raw subscriptions (serialized CDR, never deserialized he
 through :class:`soro_link.bag.BagWriter`, stamped with their receive time; what was recorded is on disk within
 ``flush_period_s``, so a SIGKILL or a power cut loses at most that much. SIGINT or SIGTERM ends the recording: the
 recorder takes the messages published before the signal that are still on their way, then closes the bag so
-``metadata.yaml`` is written.
+``metadata.yaml`` is written. On a full disk it stops at once, finishes the bag with what was on disk at the last
+flush, logs ``disk full: <bag>`` and exits with status 1.
 
     python -m soro_link.recorder_node --ros-args -p output:=/tmp/run1 -p "topics:=[/chatter,/link_status]"
 
@@ -16,6 +17,7 @@ Parameters (read once at start-up; ``recording.RECORDER``):
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import sys
 import time
@@ -27,7 +29,7 @@ from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
-from soro_link.bag import BagWriter
+from soro_link.bag import BagWriter, DiskFull
 from soro_link.recording import (RECORDER, ParameterRefused, check_output, import_message_class, offered_profile,
                                  recordable_type, recording_policies, select_topics)
 from soro_node.base_node import StartRefused, declare_parameters, init_ros, read_parameters, refuse_start, shut_down
@@ -69,7 +71,6 @@ class RecorderNode(Node):
         except OSError as exc:  # e.g. a parent that is a file, or no permission
             raise ParameterRefused('output', str(output), 'a path where a directory can be created', str(exc)) from None
         self._types: dict[str, str] = {}      # recorded topic -> its type
-        self._counts: dict[str, int] = {}     # recorded topic -> messages written
         self._skipped: set[str] = set()       # topics warned about once and never recorded
         self.total = 0
         self.get_logger().info(f'recording into {output.resolve()} '
@@ -121,7 +122,6 @@ class RecorderNode(Node):
         offered = [offered_profile(p.qos_profile) for p in publishers]
         self._bag.add_topic(topic, msgtype, offered)      # stored in the bag, for replay, as rosbag2 does
         self._types[topic] = msgtype
-        self._counts[topic] = 0
         reliable, latched = recording_policies(offered)
         self.create_subscription(cls, topic, functools.partial(self._on_message, topic),
                                  subscription_qos(reliable, latched), raw=True)
@@ -133,21 +133,28 @@ class RecorderNode(Node):
         if self._stop.after(info['source_timestamp'] or info['received_timestamp']):
             return
         self._bag.write_cdr(topic, stamp_ns, data)
-        self._counts[topic] += 1
         self.total += 1
+
+    @property
+    def disk_full(self) -> bool:
+        return self._bag.full
 
     def stop_discovery(self) -> None:
         self._timer.cancel()
 
     def close(self) -> None:
         """Finish the bag (writes metadata.yaml) and report what it holds."""
-        self._bag.close()
-        for topic, count in self._counts.items():
+        with contextlib.suppress(DiskFull):       # the bag is finished all the same; said below
+            self._bag.close()
+        if self._bag.full:
+            self.get_logger().error(f'disk full: {self._bag.path}')
+        kept = self._bag.message_counts()      # after a full disk, fewer than were received
+        for topic, count in kept.items():
             self.get_logger().info(f'wrote {count} messages on {topic} ({self._types[topic]})')
         missing = [t for t in self._wanted if t not in self._types and t not in self._skipped]
         if missing:
             self.get_logger().warning(f'never saw requested topics: {", ".join(missing)}')
-        self.get_logger().info(f'bag closed: {self.total} messages on {len(self._counts)} topics')
+        self.get_logger().info(f'bag closed: {sum(kept.values())} messages on {len(kept)} topics')
 
 
 def drain(executor: SingleThreadedExecutor, node: RecorderNode, stop: StopRequest) -> None:
@@ -161,7 +168,11 @@ def drain(executor: SingleThreadedExecutor, node: RecorderNode, stop: StopReques
             quiet_until = time.monotonic() + DRAIN_QUIET_S
 
 
-def record(node: RecorderNode, stop: StopRequest) -> None:
+EXIT_DISK_FULL = 1
+
+
+def record(node: RecorderNode, stop: StopRequest) -> int:
+    """Record until a stop request (0) or a full disk (EXIT_DISK_FULL; the bag is finished by then)."""
     executor = SingleThreadedExecutor()
     executor.add_node(node)
     try:
@@ -169,9 +180,12 @@ def record(node: RecorderNode, stop: StopRequest) -> None:
             executor.spin_once(timeout_sec=0.1)
         node.stop_discovery()
         drain(executor, node, stop)
+    except DiskFull:        # raised by a write or a flush, out of the callback that met it: the bag is finished
+        pass
     finally:
-        node.close()  # also after an error in a callback, so what was written stays readable
+        node.close()  # also after an error in a callback, so what was written stays readable; says "disk full"
         executor.shutdown()
+    return EXIT_DISK_FULL if node.disk_full else 0
 
 
 def main(args: list[str] | None = None) -> int:
@@ -188,12 +202,11 @@ def main(args: list[str] | None = None) -> int:
         except (ParameterRefused, ParameterError) as exc:
             return refuse_start(NODE_NAME, exc)
         try:
-            record(node, stop)
+            return record(node, stop)
         finally:
             node.destroy_node()
     finally:
         shut_down()
-    return 0
 
 
 if __name__ == '__main__':

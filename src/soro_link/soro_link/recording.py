@@ -5,9 +5,11 @@ The recorder node (``recorder_node.py``) turns these decisions into raw subscrip
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from ament_index_python import get_resource
 from rosbags.interfaces import Qos, QosDurability, QosHistory, QosLiveliness, QosReliability, QosTime
 
 from soro_node.params import ParamSpec
@@ -41,21 +43,37 @@ def check_output(value: str) -> Path:
     return path
 
 
+# What a ROS interface type name looks like (rosidl: a package name, the kind, a CamelCase type). A bag's schema
+# names are data: nothing else is ever handed to importlib.
+TYPE_NAME = re.compile(r'[a-z][a-z0-9_]*/(msg|srv|action)/[A-Z][A-Za-z0-9]*')
+
+
 def import_message_class(msgtype: str) -> type:
     """The rclpy message class of a ROS type string ``pkg/msg/Name`` (also ``pkg/srv/...``, ``pkg/action/...``).
 
-    Raises ImportError (a subclass: ModuleNotFoundError) when the package or the name is not installed, ValueError
-    when the string is not a ROS type name.
+    Only names of that form whose package is an installed ROS interface package (registered in the ament index
+    under ``rosidl_interfaces``) are imported, so a bag's type names cannot run arbitrary modules. Raises
+    ValueError when the string is not a ROS type name or names no installed interface package, ImportError when
+    the package lacks the type.
     """
-    parts = msgtype.split('/')
-    if len(parts) != 3 or not all(parts):
+    if not TYPE_NAME.fullmatch(msgtype):
         raise ValueError(f'{msgtype!r} is not a ROS type name of the form pkg/msg/Name')
-    package, kind, name = parts
+    package, kind, name = msgtype.split('/')
+    if not _is_interface_package(package):
+        raise ValueError(f'{msgtype!r}: {package!r} is not an installed ROS interface package')
     module = importlib.import_module(f'{package}.{kind}')
     try:
         return getattr(module, name)
     except AttributeError:
         raise ImportError(f'module {package}.{kind} has no {name}') from None
+
+
+def _is_interface_package(package: str) -> bool:
+    try:
+        get_resource('rosidl_interfaces', package)
+    except LookupError:
+        return False
+    return True
 
 
 def is_hidden(topic: str) -> bool:

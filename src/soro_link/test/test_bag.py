@@ -1,8 +1,11 @@
 """Foundation test 6b: an MCAP bag of our own messages reads back identically, with rosidl's type hash."""
 import json
 import math
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 import yaml
 from ament_index_python.packages import get_package_share_directory
 from rclpy.serialization import deserialize_message, serialize_message
@@ -69,3 +72,53 @@ def test_typestore_and_rclpy_read_each_others_bytes():
     assert (back.header.stamp.sec, back.header.frame_id, back.device.port) == (103, 'base_link', '/dev/ttyACM0')
     assert (back.rtt_last_s, back.frames_tx, back.crc_errors, back.device_safe) == (3e-3, 33, 3, True)
     assert STORE.hash_rihs01('soro_interfaces/msg/DeviceIdentity') == rosidl_hash('DeviceIdentity')
+
+
+FULL_AT_CLOSE = '''
+import json, sys
+from pathlib import Path
+from soro_link.bag import BagWriter, DiskFull, read_messages, workspace_typestore
+store = workspace_typestore()
+String = store.types['std_msgs/msg/String']
+small = Path(sys.argv[1])
+bag = BagWriter(small / 'bag', store, flush_interval_s=3600.0)
+bag.add_topic('/chatter', 'std_msgs/msg/String')
+for i in range(100):
+    bag.write('/chatter', 1_000_000_000 + i, String(data=f'{i} ' + 'x' * 1000))
+bag.flush()
+try:                                    # something else takes the rest of the disk
+    with (small / 'filler').open('wb') as filler:
+        while True:
+            filler.write(b'f' * 65536)
+            filler.flush()
+except OSError:
+    pass
+for i in range(100, 200):               # gathered in memory: no write fails until the bag is closed
+    bag.write('/chatter', 1_000_000_000 + i, String(data=f'{i} ' + 'x' * 1000))
+try:
+    bag.close()
+    said = 'closed'
+except DiskFull as error:
+    said = str(error)
+reports = []
+kept = [int(m.data.split()[0]) for _, _, m in read_messages(small / 'bag', report=reports.append)]
+print(json.dumps({'said': said, 'kept': kept, 'reports': reports,
+                  'files': sorted(p.name for p in (small / 'bag').iterdir())}))
+'''
+
+
+def test_a_disk_that_fills_up_before_close_leaves_a_finished_bag(tmp_path):
+    """Issue 26 item 6, the writer alone: the disk fills up (another file takes it) between a flush and close. The
+    bag is finished with what the flush put on disk, metadata.yaml included, and close says "disk full"."""
+    small = tmp_path / 'small'
+    small.mkdir()
+    script = f'mount -t tmpfs -o size=1m tmpfs {small} || exit 99; exec "$@"'
+    run = subprocess.run(['unshare', '--mount', 'bash', '-c', script, 'small_disk', sys.executable, '-c',
+                          FULL_AT_CLOSE, str(small)], capture_output=True, text=True, timeout=60)
+    if run.returncode == 99:
+        pytest.skip('cannot mount a tmpfs here (needs root)')
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout)
+    assert result['said'] == f'disk full: {small / "bag"}'
+    assert result['kept'] == list(range(100)) and result['reports'] == []
+    assert result['files'] == ['bag.mcap', 'metadata.yaml']

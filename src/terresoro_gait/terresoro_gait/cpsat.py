@@ -19,6 +19,7 @@ the iteration limit raises ``CannotVerify`` and the caller solves with HiGHS ins
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -30,7 +31,17 @@ from terresoro_gait.digraph import LimbDigraph, canonical
 INTEGER_LIMIT = 2 ** 30      # largest |scaled coefficient|: sums over a cycle stay far inside int64
 FIRST_LOOK_S = 0.8           # first_look: time for the search among the edges the LP relaxation likes best
 FIRST_LOOK_SHARE = 0.15      # ... the share of the edges it searches: the lowest J_LP + r_e
-WORKERS = 2                  # CP-SAT's portfolio: 2 measured best on 2 cores, 4 and 8 slower (bench/terresoro.py)
+WORKERS = 2                  # CP-SAT's portfolio: 2 measured best on 2 idle cores, 4 and 8 slower (bench/terresoro.py)
+
+
+def portfolio_workers(usable_cores: int | None = None, load: float | None = None) -> int:
+    """CP-SAT's portfolio size for the cores free now: WORKERS on an idle machine, fewer when other work holds the
+    cores (``usable_cores`` this process may run on, less the 1-minute ``load`` average; both read when not given).
+    Two portfolio threads that share the cores with other processes wait on each other: five limbs at load 2.7 on 2
+    cores took up to 3.0 s with 2 workers and 1.5 s with 1."""
+    usable = len(os.sched_getaffinity(0)) if usable_cores is None else usable_cores
+    load = os.getloadavg()[0] if load is None else load
+    return max(1, min(WORKERS, round(usable - load)))
 
 
 class CannotVerify(RuntimeError):
@@ -161,7 +172,7 @@ class CircuitModel:
         """The model's best cycle (optimal unless ``time_limit_s`` > 0 cut the search short), None if it has none;
         with a time limit also None when nothing was found in time."""
         solver = cp_model.CpSolver()
-        solver.parameters.num_workers = WORKERS
+        solver.parameters.num_workers = portfolio_workers()
         if time_limit_s > 0:
             solver.parameters.max_time_in_seconds = time_limit_s
         status = solver.solve(self.model)

@@ -3,6 +3,7 @@ cycle (n = 4 and n = 8), k-best order, infeasible tolerances, and synthesis on a
 import numpy as np
 import pytest
 
+from terresoro_gait import cpsat
 from terresoro_gait.digraph import LimbDigraph, state_bits
 from terresoro_gait.kinematics import simple_cycles
 from terresoro_gait.sweep import lhs_sweep
@@ -243,3 +244,9 @@ def test_cpsat_loss_of_limb_synthesis_equals_highs(random_weights, lost):
         highs = GaitProblem(weights, graph, 'highs').solve(objective)
         cpsat = GaitProblem(weights, graph, 'cpsat').solve(objective)
         assert cpsat.cycle == highs.cycle and cpsat.cost == pytest.approx(highs.cost, abs=1e-9)
+
+
+@pytest.mark.parametrize('usable, load, workers', [(2, 0.1, 2), (2, 0.8, 1), (2, 4.5, 1), (8, 3.0, 2), (1, 0.0, 1)])
+def test_the_cpsat_portfolio_takes_the_cores_other_work_leaves_free(usable, load, workers):
+    """Idle 2 cores: both portfolio threads; a loaded machine (other work on the cores): one, never none."""
+    assert cpsat.portfolio_workers(usable, load) == workers

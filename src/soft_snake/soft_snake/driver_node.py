@@ -5,7 +5,8 @@ duty at ``tick_hz`` from Eq. 2.1, Eq. 2.2 or the step-climb table 2.3, for a dur
 and vents every chamber at the end, on cancel and on Ctrl-C; its feedback carries the cycle and, when motion
 capture publishes ``mocap/soft_snake/com``, the centre of mass's speed. ``~/step_climb_advance`` (std_srvs/Trigger)
 moves the climb to the next wheel (the robot cannot feel a wheel land); ``step_climb_row_s`` does it on a timer.
-Every request is answered, a burst included (``soro_node.base_node.REQUEST_DEPTH``); a gait sent while one runs is
+Every request is answered, a burst of a thousand included (``soro_node.base_node.REQUEST_DEPTH``), when the client's
+own queues are as deep (``SoftSnakeCommander``'s are; rclpy's default client keeps 10); a gait sent while one runs is
 rejected at once.
 From the head's telemetry: ``joint_states`` (the bends the pressures call for, urdf/soft_snake.urdf.xacro),
 ``~/chambers`` (visualization_msgs/MarkerArray, chambers coloured by pressure) and ``~/chamber_pressure``

@@ -19,7 +19,7 @@ class PomCommander(Commander):
     def __init__(self, controller: str = '/pom_controller', **kwargs):
         super().__init__('pom_commander', **kwargs)
         self.gait_client = ActionClient(self, ExecuteVoxelGait, f'{controller}/execute_gait')
-        self.ik_client = self.create_client(ComputeVoxelIK, f'{controller}/inverse_kinematics')
+        self.ik_client = self.service_client(ComputeVoxelIK, f'{controller}/inverse_kinematics')
 
     def execute_gait(self, gait: str = 'tripod', cycles: int = 1, step_period_s: float = 0.0, reverse: bool = False,
                      timeout_s: float = 3600.0, on_feedback=None) -> ExecuteVoxelGait.Result:

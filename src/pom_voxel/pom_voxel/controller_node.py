@@ -2,7 +2,10 @@
 
 A soro_link lifecycle bridge to the board of four linear actuators. Action ``~/execute_gait`` (ExecuteVoxelGait)
 walks a key-pose gait: each key pose's strokes by POM inverse kinematics, cosine-interpolated between key poses and
-commanded at ``command_rate_hz``; the robot returns to its rest pose at the end, on cancel and on Ctrl-C. Service
+commanded at ``command_rate_hz``; the robot returns to its rest pose at the end and on cancel. On Ctrl-C (and on a
+link fault) it holds where it is instead: that is the board's safe state (firmware/pom_board.c: a lattice under load
+must not spring back), and the goal ends aborted with a result that says the actuators are held. A goal sent while
+one runs is rejected at once. Service
 ``~/inverse_kinematics`` (ComputeVoxelIK) answers foot targets with strokes and every node's predicted
 displacement. From the board's stroke telemetry it publishes the POM forward kinematics of the markers a camera
 sees (``~/predicted_markers``, geometry_msgs/PoseArray, the paper's Fig. 7 path) and the deformed lattice
@@ -18,7 +21,7 @@ import threading
 
 import numpy as np
 from geometry_msgs.msg import Point, Pose, PoseArray, Vector3
-from rclpy.action import ActionServer, CancelResponse
+from rclpy.action import CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.lifecycle import State, TransitionCallbackReturn
@@ -30,7 +33,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 from soro_link.bridge_node import BridgeNode, run_bridge
 from soro_link.supervisor import CommandRefused, LinkDown
-from soro_node.base_node import GoalCancelled, read_parameters, run_goal
+from soro_node.base_node import GoalCancelled, action_server, answering_service, read_parameters, run_goal
 from soro_node.frames import StaticTransforms, frame_values, tracked_base_of
 from soro_node.params import ParameterError
 from soro_node.sequence import SequencePlayer
@@ -61,9 +64,10 @@ class PomController(BridgeNode):
         # no odometry: the structure stands at the world's origin for rviz (world -> odom -> base_link, identities)
         self.tf = StaticTransforms(self, tracked_base_of(frame_values(self)))
         group = ReentrantCallbackGroup()
-        self.create_service(ComputeVoxelIK, '~/inverse_kinematics', self._inverse_kinematics, callback_group=group)
-        ActionServer(self, ExecuteVoxelGait, '~/execute_gait', self._execute_gait, callback_group=group,
-                     cancel_callback=lambda _goal: CancelResponse.ACCEPT)
+        answering_service(self, ComputeVoxelIK, '~/inverse_kinematics', self._inverse_kinematics,
+                          callback_group=group)
+        action_server(self, ExecuteVoxelGait, '~/execute_gait', self._execute_gait, one_at_a_time=self._busy,
+                      callback_group=group, cancel_callback=lambda _goal: CancelResponse.ACCEPT)
 
     def goals_running(self) -> bool:
         return self._busy.locked()
@@ -84,6 +88,8 @@ class PomController(BridgeNode):
         try:
             if self.pom is None:
                 raise LatticeError('not configured yet (lifecycle: configure)')
+            if not request.effectors:
+                raise LatticeError('no effectors given: name one effector DOF in every actuator\'s plane')
             if not len(request.effectors) == len(request.axes) == len(request.targets_m):
                 raise LatticeError('effectors, axes and targets_m need one entry each per DOF')
             effectors = self.pom.structure.effectors
@@ -93,6 +99,7 @@ class PomController(BridgeNode):
             dofs = [(effectors[name], axis) for name, axis in zip(request.effectors, request.axes)]
             strokes = self.pom.inverse(dofs, 1000.0 * np.asarray(request.targets_m, dtype=float))
         except LatticeError as error:
+            self.get_logger().warning(f'inverse kinematics refused: {error}')
             response.success, response.message = False, str(error)
             return response
         names = [a.name for a in self.pom.structure.actuators]
@@ -104,16 +111,9 @@ class PomController(BridgeNode):
 
     # --- gaits ---------------------------------------------------------------------------------------------------
     def _execute_gait(self, goal_handle) -> ExecuteVoxelGait.Result:
-        result = ExecuteVoxelGait.Result()
-        if not self._busy.acquire(blocking=False):
-            goal_handle.abort()
-            result.message = 'refused: running another goal'
-            return result
-        try:
-            return run_goal(goal_handle, result, lambda: self._walk(goal_handle, result),
-                            (Refused, LatticeError), self.get_logger(), cancelled='cancelled; back at rest')
-        finally:
-            self._busy.release()
+        result = ExecuteVoxelGait.Result()       # one goal at a time: action_server holds self._busy meanwhile
+        return run_goal(goal_handle, result, lambda: self._walk(goal_handle, result),
+                        (Refused, LatticeError), self.get_logger(), cancelled='cancelled; back at rest')
 
     def _walk(self, goal_handle, result) -> str:
         goal, rate = goal_handle.request, self.settings['command_rate_hz']
@@ -148,7 +148,7 @@ class PomController(BridgeNode):
         link = self.link
         try:
             if not self.commands_enabled or link is None:
-                raise LinkDown('the bridge was deactivated')
+                raise LinkDown('commands are off (the controller was deactivated or is stopping)')
             link.send('set_strokes', wait_ack=True, timeout_s=ACK_TIMEOUT_S, resend=True, target_um=to_um(q_mm))
         except (LinkDown, CommandRefused) as error:
             safe = self.force_safe_state('gait aborted') if self.link else False

@@ -79,6 +79,13 @@ def test_inverse_kinematics_gives_the_papers_strokes_and_every_node(robot):
     assert not wrong.success and wrong.message.startswith('no effector nose; the structure has')
 
 
+def test_an_empty_request_is_answered_and_the_controller_lives_on(robot):
+    empty = robot.call_ik(effectors=[], axes=[], targets_m=[])     # once ended the controller (np.vstack of nothing)
+    assert not empty.success and empty.message.startswith('no effectors given')
+    again = robot.call_ik(**TRIPOD, targets_m=[0.005, -0.005, 0.005, -0.005])
+    assert again.success and robot.processes[-1].popen.poll() is None
+
+
 def test_a_tripod_cycle_walks_its_key_poses_and_the_markers_follow(robot):
     before = len(robot.markers)
     handle, feedback = robot.send(ExecuteVoxelGait.Goal(gait='tripod', cycles=1, step_period_s=0.25))

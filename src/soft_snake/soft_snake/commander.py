@@ -20,7 +20,7 @@ class SoftSnakeCommander(Commander):
     def __init__(self, driver: str = '/soft_snake_driver', **kwargs):
         super().__init__('soft_snake_commander', **kwargs)
         self.gait_client = ActionClient(self, RunGait, f'{driver}/run_gait')
-        self.advance_client = self.create_client(Trigger, f'{driver}/step_climb_advance')
+        self.advance_client = self.service_client(Trigger, f'{driver}/step_climb_advance')
 
     def run_gait(self, gait: str, frequency_hz: float = 0.0, beta_rad: float = 0.0, phi: float = 0.0,
                  segments: int = 0, duration_s: float = 0.0, cycles: int = 0, timeout_s: float | None = None,

@@ -5,6 +5,9 @@ duty at ``tick_hz`` from Eq. 2.1, Eq. 2.2 or the step-climb table 2.3, for a dur
 and vents every chamber at the end, on cancel and on Ctrl-C; its feedback carries the cycle and, when motion
 capture publishes ``mocap/soft_snake/com``, the centre of mass's speed. ``~/step_climb_advance`` (std_srvs/Trigger)
 moves the climb to the next wheel (the robot cannot feel a wheel land); ``step_climb_row_s`` does it on a timer.
+Every request is answered, a burst of a thousand included (``soro_node.base_node.REQUEST_DEPTH``), when the client's
+own queues are as deep (``SoftSnakeCommander``'s are; rclpy's default client keeps 10); a gait sent while one runs is
+rejected at once.
 From the head's telemetry: ``joint_states`` (the bends the pressures call for, urdf/soft_snake.urdf.xacro),
 ``~/chambers`` (visualization_msgs/MarkerArray, chambers coloured by pressure) and ``~/chamber_pressure``
 (std_msgs/Float64MultiArray, N × 3 gauge pressures in Pa, NaN where the head measures none: then the drawing
@@ -23,7 +26,7 @@ from collections import deque
 import numpy as np
 from geometry_msgs.msg import PoseStamped
 from nav_msgs.msg import Path
-from rclpy.action import ActionServer, CancelResponse
+from rclpy.action import CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import MultiThreadedExecutor
 from sensor_msgs.msg import JointState
@@ -34,7 +37,8 @@ from visualization_msgs.msg import MarkerArray
 
 from soro_link.bridge_node import BridgeNode, run_bridge
 from soro_link.supervisor import CommandRefused, LinkDown
-from soro_node.base_node import GoalCancelled, read_parameters, run_goal, sensor_data_qos
+from soro_node.base_node import (GoalCancelled, action_server, answering_service, read_parameters, run_goal,
+                                 sensor_data_qos)
 from soro_node.frames import TrackedBase
 from soro_node.sequence import SequencePlayer
 from soft_snake import calibration, drawing, pneumatics
@@ -77,26 +81,21 @@ class SoftSnakeDriver(BridgeNode):
                                  callback_group=group)   # every pose: the speed fit and the trail
         self.create_subscription(PoseStamped, 'mocap/soft_snake/head', self.tf.send, sensor_data_qos(5),
                                  callback_group=group)
-        self.create_service(Trigger, '~/step_climb_advance', self._advance, callback_group=group)
-        ActionServer(self, RunGait, '~/run_gait', self._run_gait, callback_group=group,
-                     cancel_callback=lambda _goal: CancelResponse.ACCEPT)
+        answering_service(self, Trigger, '~/step_climb_advance', self._advance, callback_group=group)
+        action_server(self, RunGait, '~/run_gait', self._run_gait, one_at_a_time=self._busy, callback_group=group,
+                      cancel_callback=lambda _goal: CancelResponse.ACCEPT)
 
     def goals_running(self) -> bool:
         return self._busy.locked()
 
     # --- running a gait --------------------------------------------------------------------------------------------
     def _run_gait(self, goal_handle) -> RunGait.Result:
-        result = RunGait.Result(distance_m=math.nan, speed_m_s=math.nan)
-        if not self._busy.acquire(blocking=False):
-            goal_handle.abort()
-            result.message = 'refused: running another gait'
-            return result
+        result = RunGait.Result(distance_m=math.nan, speed_m_s=math.nan)  # action_server holds self._busy meanwhile
         try:
             return run_goal(goal_handle, result, lambda: self._play(goal_handle, result), (Refused, GaitError),
                             self.get_logger(), cancelled='cancelled; every chamber vented')
         finally:
             self._run = self._tracker = None
-            self._busy.release()
 
     def _play(self, goal_handle, result) -> str:
         g = goal_handle.request

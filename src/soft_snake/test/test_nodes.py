@@ -4,14 +4,17 @@ with its tracked speed, what rviz is sent, refusals by name, the step-climb row 
 capture, and the head controller vanishing mid-gait."""
 import math
 import threading
+import time
 
 import pytest
 import rclpy
 from geometry_msgs.msg import PoseStamped
 from nav_msgs.msg import Path
+from rclpy.qos import QoSProfile
 from sensor_msgs.msg import JointState
 from soro_interfaces.msg import LinkStatus
 from std_msgs.msg import Float64MultiArray
+from std_srvs.srv import Trigger
 from visualization_msgs.msg import MarkerArray
 
 from softbots_bringup import runner
@@ -101,6 +104,20 @@ def test_bad_goals_are_refused_by_name(snake, goal, reason):
 def test_the_row_service_needs_a_climb(snake):
     with pytest.raises(CommanderError, match='no step climb is running'):
         snake.commander.advance_row()
+
+
+def test_a_burst_of_row_requests_is_answered_every_one(snake):
+    calls = 500                                    # the issue's probe: 1,000 calls, 989 never answered
+    client = snake.probe.node.create_client(Trigger, '/soft_snake_driver/step_climb_advance',
+                                            qos_profile=QoSProfile(depth=calls))   # the probe loses nothing itself
+    assert client.wait_for_service(timeout_sec=5.0)
+    start = time.monotonic()
+    futures = [client.call_async(Trigger.Request()) for _ in range(calls)]
+    everyone = poll(lambda: all(f.done() for f in futures), 15.0)
+    answered = [f.result() for f in futures if f.done()]
+    print(f'\nstep_climb_advance: {len(answered)}/{calls} answered in {time.monotonic() - start:.2f} s')
+    assert everyone, f'{calls - len(answered)} of {calls} calls never answered'
+    assert {(a.success, a.message) for a in answered} == {(False, 'no step climb is running')}
 
 
 def test_a_best_effort_motion_capture_drives_the_driver(snake):

@@ -38,8 +38,8 @@ from soro_link.device import GenericOutputs
 from soro_link.protocol import BodyError, BodySchema, LogCode, LogLevel, Message, link_protocol
 from soro_link.supervisor import CommandRefused, LinkConfig, LinkDown, LinkSupervisor, snapshot
 from soro_link.supervisor import log as supervisor_log
-from soro_node.base_node import (EXIT_REFUSED, StartRefused, declare_parameters, init_ros, read_parameters, refuse_start,
-                                 shut_down)
+from soro_node.base_node import (EXIT_REFUSED, StartRefused, answering_service, declare_parameters, init_ros,
+                                 read_parameters, refuse_start, shut_down, spin_once)
 from soro_node.params import ParameterError, ParamSpec
 from soro_node.stop import StopRequest
 
@@ -90,7 +90,7 @@ class BridgeNode(LifecycleNode):
         self.commands_enabled = False
         self.diagnostics_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self.status_pub = self.create_publisher(LinkStatus, '~/link_status', 10)
-        self.create_service(Trigger, '~/safe_state', self._safe_state_service)
+        answering_service(self, Trigger, '~/safe_state', self._safe_state_service)
         self.create_timer(1.0, self.publish_diagnostics)
         self._link_log = _ToRosLog(self.get_logger())
         supervisor_log.addHandler(self._link_log)
@@ -282,7 +282,7 @@ def spin_bridge(node: BridgeNode, executor: rclpy.executors.Executor, stop: Stop
         if node.get_parameter('autostart').value and not _autostart(node):
             return EXIT_REFUSED
         while rclpy.ok() and not stop.requested:
-            executor.spin_once(timeout_sec=0.1)
+            spin_once(executor, node.get_logger(), 0.1)    # a callback that raises is logged; the bridge goes on
     except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
         pass
     finally:
@@ -308,7 +308,7 @@ def _let_goals_end(node: BridgeNode, executor: rclpy.executors.Executor, stop: S
         return
     deadline, answered = time.monotonic() + GOALS_END_S, None     # a result goes out after its callback returns
     while rclpy.ok() and stop.count < 2 and time.monotonic() < min(deadline, (answered or deadline) + RESULTS_SENT_S):
-        executor.spin_once(timeout_sec=0.02)
+        spin_once(executor, node.get_logger(), 0.02)
         if answered is None and not node.goals_running():
             answered = time.monotonic()
 

@@ -4,7 +4,11 @@
   descriptors carry the range, and refuse a bad value at start-up and on every later ``ros2 param set``.
 - ``init_ros`` is rclpy.init that refuses malformed ROS arguments (``-p port:=``) in one line.
 - ``run_node`` is a node's whole main(): init, build, spin until SIGINT, clean up, one line for a start-up refusal;
-  ``shut_down`` ends rclpy whoever else is ending it.
+  ``shut_down`` ends rclpy whoever else is ending it. ``spin_once`` is the spin of every node's loop: a callback
+  that raises is logged as an error naming it, and the node spins on (one bad message must not end a node).
+- ``answering_service`` and ``action_server`` create services and action servers that answer every request: a
+  handler that raises answers failure with the reason, request queues are ``REQUEST_DEPTH`` deep, and a busy
+  action server rejects a new goal at once.
 - ``run_goal`` ends an action goal by what its work did: succeeded, cancelled (``GoalCancelled`` from a
   ``progress_reporter``) or aborted with the refusal's one-line reason.
 - ``ActionClient`` is rclpy's, safe to send from one thread while an executor spins on another.
@@ -14,14 +18,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import math
 import signal
 import sys
 import threading
+import time
+import traceback
 
 import rclpy
 import rclpy.action
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
-from rclpy.qos import QoSProfile, qos_profile_sensor_data
+from rclpy.action import GoalResponse
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from rclpy.signals import SignalHandlerOptions
 
 from soro_node.params import ParamSpec, check_all
@@ -61,6 +69,126 @@ def sensor_data_qos(depth: int) -> QoSProfile:
     publishers alike."""
     return QoSProfile(history=qos_profile_sensor_data.history, depth=depth,
                       reliability=qos_profile_sensor_data.reliability, durability=qos_profile_sensor_data.durability)
+
+
+# Requests a service or an action server's goal, result and cancel services keep until the executor takes them.
+# rclpy's default, 10, drops the rest of a burst unanswered (100 goals/s to a server with one thread at work lost a
+# fifth of them); a request is a few hundred bytes, so a thousand cost little.
+REQUEST_DEPTH = 1000
+
+
+def request_qos(depth: int = REQUEST_DEPTH) -> QoSProfile:
+    """rclpy's services profile (reliable, volatile, keep last) ``depth`` deep, for servers and their clients."""
+    return QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=depth, reliability=ReliabilityPolicy.RELIABLE,
+                      durability=DurabilityPolicy.VOLATILE)
+
+
+def failure_reason(error: BaseException) -> str:
+    """One line for an exception a callback raised: its type, message and the callback it came from (the
+    outermost frame outside rclpy and this toolkit, i.e. the node's own callback), e.g.
+    ``ValueError: need at least one array to concatenate (in PomController._inverse_kinematics)``."""
+    where = [frame.f_code.co_qualname for frame, _line in traceback.walk_tb(error.__traceback__)
+             if '/rclpy/' not in frame.f_code.co_filename and frame.f_code.co_filename != __file__]
+    text = str(error).splitlines()[0] if str(error) else ''
+    return f'{type(error).__name__}: {text}' + (f' (in {where[0]})' if where else '')
+
+
+def spin_once(executor: rclpy.executors.Executor, logger, timeout_sec: float) -> None:
+    """``executor.spin_once``, except that an exception raised by a callback (a subscription's, a timer's, a
+    service's, an action's) is logged as an error with the callback's name and the node goes on: rclpy raises it out
+    of spin_once, which would end the node's main() on one malformed message."""
+    try:
+        executor.spin_once(timeout_sec=timeout_sec)
+    except (rclpy.executors.ExternalShutdownException, rclpy.executors.ShutdownException):
+        raise
+    except Exception as error:       # noqa: BLE001 - whatever a callback raises, the node outlives it
+        logger.error(f'callback failed, node goes on: {failure_reason(error)}')
+
+
+def answering_service(node: rclpy.node.Node, srv_type, name: str, handler, depth: int = REQUEST_DEPTH, **kwargs):
+    """``node.create_service`` whose every request is answered: when ``handler`` raises, the client gets a fresh
+    response with ``success`` false and ``message`` the reason (a raising service otherwise sends nothing and leaves
+    its client waiting forever), and the node logs it. Requests queue ``depth`` deep."""
+    logger = node.get_logger()
+
+    def answer(request, response):
+        try:
+            return handler(request, response)
+        except Exception as error:     # noqa: BLE001 - the client gets the reason instead of silence
+            reason = failure_reason(error)
+            logger.error(f'{name}: request failed: {reason}')
+            failed = srv_type.Response()
+            if hasattr(failed, 'success'):
+                failed.success = False
+            if hasattr(failed, 'message'):
+                failed.message = f'failed: {reason}'
+            return failed
+
+    return node.create_service(srv_type, name, answer, qos_profile=request_qos(depth), **kwargs)
+
+
+ACCEPTED_TO_RUNNING_S = 1.0   # an accepted goal holds its claim this long for its execution to start (rclpy may
+                              # drop an accepted goal whose answer could not be sent: its claim must not last)
+
+
+class _OneGoal:
+    """One goal at a time, decided when the goal arrives: a goal is accepted only while no goal runs and none was
+    just accepted (rclpy starts an accepted goal's execution a little later, on any executor thread)."""
+
+    def __init__(self, running: threading.Lock):
+        self.running = running
+        self._deciding = threading.Lock()
+        self._accepted_at: float | None = None
+
+    def accept(self) -> bool:
+        with self._deciding:
+            since = time.monotonic() - (self._accepted_at or -math.inf)
+            if self.running.locked() or since < ACCEPTED_TO_RUNNING_S:
+                return False
+            self._accepted_at = time.monotonic()
+            return True
+
+    def start(self) -> bool:
+        """True, with ``running`` held, when this goal may run (the caller releases it)."""
+        if not self.running.acquire(blocking=False):
+            return False
+        with self._deciding:
+            self._accepted_at = None
+        return True
+
+
+def action_server(node: rclpy.node.Node, action_type, name: str, execute, one_at_a_time: threading.Lock | None = None,
+                  depth: int = REQUEST_DEPTH, **kwargs) -> rclpy.action.ActionServer:
+    """An rclpy ActionServer whose goal, result and cancel requests queue ``depth`` deep. With ``one_at_a_time`` (a
+    lock, held while a goal runs: the node's ``goals_running``), a goal that arrives while another runs or has just
+    been accepted is rejected at once in the goal callback, so its client has its answer immediately instead of an
+    accepted goal aborted later."""
+    logger = node.get_logger()
+    one = _OneGoal(one_at_a_time) if one_at_a_time is not None else None
+
+    def on_goal(_request) -> GoalResponse:
+        if one is not None and not one.accept():
+            logger.warning(f'{name}: goal rejected: busy with another goal', throttle_duration_sec=1.0)
+            return GoalResponse.REJECT
+        return GoalResponse.ACCEPT
+
+    def run(goal_handle):
+        if one is None:
+            return execute(goal_handle)
+        if not one.start():         # not reached while goals are decided on arrival; a guard all the same
+            goal_handle.abort()
+            result = action_type.Result()
+            result.message = 'refused: running another goal'
+            return result
+        try:
+            return execute(goal_handle)
+        finally:
+            one.running.release()
+
+    queue = request_qos(depth)
+    return rclpy.action.ActionServer(node, action_type, name, run, goal_callback=on_goal,
+                                     goal_service_qos_profile=queue, result_service_qos_profile=queue,
+                                     cancel_service_qos_profile=queue, **kwargs)
 
 
 EXIT_REFUSED = 2     # a start-up refusal: bad arguments or parameters, said in one line
@@ -129,7 +257,7 @@ def run_node(make_node: Callable[[], rclpy.node.Node], name: str, make_executor=
     executor.add_node(node)
     try:
         while rclpy.ok() and not (until and until(node)):
-            executor.spin_once(timeout_sec=0.1)
+            spin_once(executor, node.get_logger(), 0.1)
     except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
         pass
     finally:
@@ -185,6 +313,8 @@ class ActionClient(rclpy.action.ActionClient):
 
     def __init__(self, *args, **kwargs):
         self._filing = threading.RLock()       # before rclpy registers the client with a spinning executor
+        for service in ('goal', 'result', 'cancel'):     # as deep as the server's queues: a burst is not dropped
+            kwargs.setdefault(f'{service}_service_qos_profile', request_qos())
         super().__init__(*args, **kwargs)
 
     def send_goal_async(self, *args, **kwargs):

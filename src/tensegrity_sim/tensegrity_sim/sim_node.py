@@ -27,7 +27,8 @@ from soro_interfaces.srv import ResetTensegrity, SetRestLengths
 from std_msgs.msg import ColorRGBA, Header
 from visualization_msgs.msg import Marker, MarkerArray
 
-from soro_node.base_node import declare_parameters, progress_reporter, read_parameters, run_goal, run_node
+from soro_node.base_node import (answering_service, declare_parameters, progress_reporter, read_parameters, run_goal,
+                                 run_node)
 from soro_node.frames import TrackedBase
 from soro_node.params import ParameterError
 from tensegrity_sim.integrate import SimulationDiverged
@@ -59,8 +60,8 @@ class TensegritySimNode(Node):
         self.poses_pub = self.create_publisher(PoseArray, '~/rod_poses', 10)
         self.markers_pub = self.create_publisher(MarkerArray, '~/markers', 10)
         self.tf = TrackedBase.of(self)    # world -> odom -> base_link at the centre of mass: rviz's world exists
-        self.create_service(ResetTensegrity, '~/reset', self._reset)
-        self.create_service(SetRestLengths, '~/set_rest_lengths', self._set_rest_lengths)
+        answering_service(self, ResetTensegrity, '~/reset', self._reset)
+        answering_service(self, SetRestLengths, '~/set_rest_lengths', self._set_rest_lengths)
         self.sweep_server = ActionServer(self, PsiSweep, '~/sweep', self._sweep,
                                          callback_group=ReentrantCallbackGroup(),   # beside the clock
                                          cancel_callback=lambda _goal: CancelResponse.ACCEPT)

@@ -24,7 +24,7 @@ class TerreSoroCommander(Commander):
         super().__init__('terresoro_commander', **kwargs)
         self.learn_client = ActionClient(self, LearnEdges, f'{learner}/learn_edges')
         self.gait_client = ActionClient(self, ExecuteGait, f'{executor}/execute_gait')
-        self.synthesis_client = self.create_client(SynthesizeGait, f'{synthesis}/synthesize')
+        self.synthesis_client = self.service_client(SynthesizeGait, f'{synthesis}/synthesize')
         self.sweep_client = ActionClient(self, SweepGaits, f'{synthesis}/sweep')
 
     def learn_edges(self, rounds: int = 5, seed: int = -1, weights_file: str = '', timeout_s: float = 3600.0,

@@ -19,7 +19,8 @@ from rclpy.node import Node
 from soro_interfaces.action import SweepGaits
 from soro_interfaces.srv import SynthesizeGait
 
-from soro_node.base_node import declare_parameters, progress_reporter, read_parameters, run_goal, run_node
+from soro_node.base_node import (answering_service, declare_parameters, progress_reporter, read_parameters, run_goal,
+                                 run_node)
 from terresoro_gait import messages
 from terresoro_gait.digraph import GaitError, LimbDigraph
 from terresoro_gait.kinematics import cycle_motion
@@ -37,7 +38,7 @@ class TerreSoroSynthesis(Node):
         super().__init__('terresoro_synthesis', **kwargs)
         declare_parameters(self, SYNTHESIS)
         self.params = read_parameters(self, SYNTHESIS)
-        self.create_service(SynthesizeGait, '~/synthesize', self._synthesize)
+        answering_service(self, SynthesizeGait, '~/synthesize', self._synthesize)
         self.sweep_server = ActionServer(self, SweepGaits, '~/sweep', self._sweep,
                                          callback_group=ReentrantCallbackGroup(),    # beside ~/synthesize
                                          cancel_callback=lambda _goal: CancelResponse.ACCEPT)

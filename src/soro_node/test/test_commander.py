@@ -1,0 +1,62 @@
+"""soro_node.commander: every call ends within its timeout, and a goal whose caller stopped waiting does not go on
+running on the robot: it is cancelled."""
+import threading
+
+import pytest
+import rclpy
+import rclpy.action
+from rclpy.action import CancelResponse
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.executors import MultiThreadedExecutor
+from soro_interfaces.action import ExecuteWalk
+
+from soro_node.base_node import ActionClient
+from soro_node.commander import Commander, CommanderError
+from soro_node.waiting import poll
+
+pytestmark = pytest.mark.ros
+
+
+@pytest.fixture
+def endless_walk():
+    """A server, in a context of its own, whose walks go on until cancelled; the list of how each ended."""
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    node = rclpy.create_node('endless_walker', context=context)
+    ended, closing = [], threading.Event()
+
+    def walk(goal_handle):
+        while not goal_handle.is_cancel_requested and not closing.wait(0.02):
+            pass
+        if closing.is_set():
+            goal_handle.abort()
+            ended.append('still running at the end')
+        else:
+            goal_handle.canceled()
+            ended.append('cancelled')
+        return ExecuteWalk.Result()
+
+    rclpy.action.ActionServer(node, ExecuteWalk, '/endless/walk', walk, callback_group=ReentrantCallbackGroup(),
+                              cancel_callback=lambda _goal: CancelResponse.ACCEPT)
+    executor = MultiThreadedExecutor(num_threads=2, context=context)
+    executor.add_node(node)
+    thread = threading.Thread(target=executor.spin, daemon=True)
+    thread.start()
+    yield ended
+    closing.set()
+    executor.shutdown()
+    node.destroy_node()
+    rclpy.try_shutdown(context=context)
+
+
+def test_a_goal_that_outlives_its_timeout_is_cancelled(endless_walk):
+    rclpy.init()
+    commander = Commander('walk_commander')
+    try:
+        client = ActionClient(commander, ExecuteWalk, '/endless/walk')
+        with pytest.raises(CommanderError, match='no answer within 0.5 s'):
+            commander.run_action(client, ExecuteWalk.Goal(), timeout_s=0.5)
+        assert poll(lambda: endless_walk == ['cancelled'], 5.0), 'the goal went on after the caller gave up'
+    finally:
+        commander.close()
+        rclpy.try_shutdown()

@@ -17,7 +17,7 @@ from dataclasses import replace
 
 import numpy as np
 from geometry_msgs.msg import Point, Pose, PoseArray, PoseStamped, Twist
-from rclpy.action import ActionServer, CancelResponse
+from rclpy.action import CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
@@ -27,8 +27,8 @@ from soro_interfaces.srv import ResetTensegrity, SetRestLengths
 from std_msgs.msg import ColorRGBA, Header
 from visualization_msgs.msg import Marker, MarkerArray
 
-from soro_node.base_node import (answering_service, declare_parameters, progress_reporter, read_parameters, run_goal,
-                                 run_node)
+from soro_node.base_node import (action_server, answering_service, declare_parameters, progress_reporter,
+                                 read_parameters, run_goal, run_node)
 from soro_node.frames import TrackedBase
 from soro_node.params import ParameterError
 from tensegrity_sim.integrate import SimulationDiverged
@@ -62,9 +62,9 @@ class TensegritySimNode(Node):
         self.tf = TrackedBase.of(self)    # world -> odom -> base_link at the centre of mass: rviz's world exists
         answering_service(self, ResetTensegrity, '~/reset', self._reset)
         answering_service(self, SetRestLengths, '~/set_rest_lengths', self._set_rest_lengths)
-        self.sweep_server = ActionServer(self, PsiSweep, '~/sweep', self._sweep,
-                                         callback_group=ReentrantCallbackGroup(),   # beside the clock
-                                         cancel_callback=lambda _goal: CancelResponse.ACCEPT)
+        self.sweep_server = action_server(self, PsiSweep, '~/sweep', self._sweep,
+                                          callback_group=ReentrantCallbackGroup(),   # beside the clock
+                                          cancel_callback=lambda _goal: CancelResponse.ACCEPT)
         self.create_timer(1.0 / run['publish_rate_hz'], self._tick)
 
     def _build_simulation(self) -> LiveSimulation:

@@ -18,7 +18,7 @@ from collections import deque
 
 from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
 from nav_msgs.msg import Path
-from rclpy.action import ActionServer, CancelResponse
+from rclpy.action import CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.duration import Duration
 from rclpy.executors import MultiThreadedExecutor
@@ -30,7 +30,7 @@ from std_msgs.msg import Header
 
 from soro_link.bridge_node import BridgeNode, run_bridge
 from soro_link.supervisor import CommandRefused, LinkDown
-from soro_node.base_node import read_parameters, sensor_data_qos
+from soro_node.base_node import action_server, read_parameters, sensor_data_qos
 from soro_node.frames import TrackedBase
 from soro_node.params import ParameterError
 from soro_node.sequence import SequencePlayer
@@ -72,8 +72,8 @@ class TerreSoroExecutor(BridgeNode):
         self.create_timer(TRAIL_PERIOD_S, self._publish_trail)
         for action, name, run in ((ExecuteGait, '~/execute_gait', self._execute_gait),
                                   (ExecuteWalk, '~/execute_walk', self._execute_walk)):
-            ActionServer(self, action, name, run, callback_group=group,
-                         cancel_callback=lambda _goal: CancelResponse.ACCEPT)
+            action_server(self, action, name, run, callback_group=group,
+                          cancel_callback=lambda _goal: CancelResponse.ACCEPT)
 
     def goals_running(self) -> bool:
         return self._busy.locked()

@@ -12,15 +12,15 @@ from __future__ import annotations
 import os
 import sys
 
-from rclpy.action import ActionServer, CancelResponse
+from rclpy.action import CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
 from soro_interfaces.action import SweepGaits
 from soro_interfaces.srv import SynthesizeGait
 
-from soro_node.base_node import (answering_service, declare_parameters, progress_reporter, read_parameters, run_goal,
-                                 run_node)
+from soro_node.base_node import (action_server, answering_service, declare_parameters, progress_reporter,
+                                 read_parameters, run_goal, run_node)
 from terresoro_gait import messages
 from terresoro_gait.digraph import GaitError, LimbDigraph
 from terresoro_gait.kinematics import cycle_motion
@@ -39,9 +39,9 @@ class TerreSoroSynthesis(Node):
         declare_parameters(self, SYNTHESIS)
         self.params = read_parameters(self, SYNTHESIS)
         answering_service(self, SynthesizeGait, '~/synthesize', self._synthesize)
-        self.sweep_server = ActionServer(self, SweepGaits, '~/sweep', self._sweep,
-                                         callback_group=ReentrantCallbackGroup(),    # beside ~/synthesize
-                                         cancel_callback=lambda _goal: CancelResponse.ACCEPT)
+        self.sweep_server = action_server(self, SweepGaits, '~/sweep', self._sweep,
+                                          callback_group=ReentrantCallbackGroup(),    # beside ~/synthesize
+                                          cancel_callback=lambda _goal: CancelResponse.ACCEPT)
 
     def _synthesize(self, request, response):
         try:

@@ -2,7 +2,6 @@
 configured but not activated it publishes none of its data while the actuator board streams telemetry, and its
 diagnostics go on; once active its data flows."""
 import pytest
-import rclpy
 from rclpy.parameter import Parameter
 from geometry_msgs.msg import PoseArray
 from sensor_msgs.msg import JointState
@@ -15,14 +14,7 @@ from soro_link.bridge_probe_node import inactive_bridge_check
 pytestmark = pytest.mark.ros
 
 
-@pytest.fixture
-def ros():
-    rclpy.init()
-    yield
-    rclpy.try_shutdown()
-
-
-def test_inactive_controller_publishes_no_data_and_active_does(ros):
+def test_inactive_controller_publishes_no_data_and_active_does():
     bridge = lambda port: PomController(parameter_overrides=[Parameter('port', value=port)])  # noqa: E731
     assert inactive_bridge_check(bridge, PomBoardFirmware(), {
         '/joint_states': JointState,

@@ -2,7 +2,6 @@
 but not activated it publishes none of its data while the head streams telemetry, and its diagnostics go on; once
 active its data flows."""
 import pytest
-import rclpy
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -15,14 +14,7 @@ from soro_link.bridge_probe_node import inactive_bridge_check
 pytestmark = pytest.mark.ros
 
 
-@pytest.fixture
-def ros():
-    rclpy.init()
-    yield
-    rclpy.try_shutdown()
-
-
-def test_inactive_driver_publishes_no_data_and_active_does(ros):
+def test_inactive_driver_publishes_no_data_and_active_does():
     bridge = lambda port: SoftSnakeDriver(parameter_overrides=[Parameter('port', value=port)])  # noqa: E731
     assert inactive_bridge_check(bridge, SnakeHeadFirmware(), {
         '/joint_states': JointState,

@@ -54,9 +54,10 @@ def test_the_robot_description_expands_for_the_robot(robot_arg, limbs):
 
 
 def test_override_values_are_typed_as_launch_ros_types_them():
-    node = by_name(description.resolve(robot('tensegrity.launch.py'), {'psi_deg': '50'}, share_dir()))
-    assert node['tensegrity_sim'].overrides == {'preset': 'savin2020_reproduce', 'psi_deg': 50,
-                                                'real_time_factor': 1.0}
+    node = by_name(description.resolve(robot('tensegrity.launch.py'), {'psi': '1', 'real_time_factor': '2'},
+                                       share_dir()))
+    assert node['tensegrity_sim'].overrides == {'preset': 'savin2020_reproduce', 'psi': 1, 'real_time_factor': 2}
+    assert [type(v) for v in node['tensegrity_sim'].overrides.values()] == [str, int, int]
 
 
 @pytest.mark.parametrize('given, problem', [

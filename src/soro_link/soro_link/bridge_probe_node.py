@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
+import rclpy
 from diagnostic_msgs.msg import DiagnosticArray
 from lifecycle_msgs.msg import Transition
 from rclpy.executors import MultiThreadedExecutor
@@ -24,13 +25,21 @@ def inactive_bridge_check(make_bridge: Callable[[str], BridgeNode], model: Devic
                           timeout_s: float = 10.0) -> dict[str, str]:
     """The bridge that ``make_bridge(port)`` builds (rclpy initialised, autostart off), on ``model`` behind a
     pseudo-terminal, driven through configure, then activate, while the probe watches its ``data`` topics
-    ({topic: type}). Returns what went wrong, by step; empty when the bridge is a well-behaved managed node."""
-    with SimulatedDevice(model) as device:
-        bridge = make_bridge(str(device.port))
-        try:
-            return _check(bridge, data, timeout_s)
-        finally:
-            bridge.destroy_node()
+    ({topic: type}). Returns what went wrong, by step; empty when the bridge is a well-behaved managed node.
+    Initialises rclpy for the check (and shuts it down after) unless the caller already did."""
+    owns_rclpy = not rclpy.ok()
+    if owns_rclpy:
+        rclpy.init()
+    try:
+        with SimulatedDevice(model) as device:
+            bridge = make_bridge(str(device.port))
+            try:
+                return _check(bridge, data, timeout_s)
+            finally:
+                bridge.destroy_node()
+    finally:
+        if owns_rclpy:
+            rclpy.try_shutdown()
 
 
 def _check(bridge: BridgeNode, data: dict, timeout_s: float) -> dict[str, str]:

@@ -2,7 +2,6 @@
 but not activated it publishes none of its data while the robot streams telemetry, and its diagnostics go on; once
 active its data flows."""
 import pytest
-import rclpy
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 
@@ -14,14 +13,7 @@ from terresoro_gait.substrate import substrate_weights
 pytestmark = pytest.mark.ros
 
 
-@pytest.fixture
-def ros():
-    rclpy.init()
-    yield
-    rclpy.try_shutdown()
-
-
-def test_inactive_executor_publishes_no_data_and_active_does(ros):
+def test_inactive_executor_publishes_no_data_and_active_does():
     bridge = lambda port: TerreSoroExecutor(parameter_overrides=[Parameter('port', value=port)])  # noqa: E731
     robot = TerreSoroFirmware(substrate_weights('rubber_mat', 3, 0), motor_of_limb=(0, 1, 2))
     assert inactive_bridge_check(bridge, robot, {

@@ -62,8 +62,22 @@ def test_every_relative_link_of_the_readme_and_docs_resolves():
     assert [problem for page in PAGES for problem in broken_links(page, ROOT)] == []
 
 
+def paths_outside(page: Path, root: Path) -> list[str]:
+    """The ``../`` paths anywhere in ``page`` (links, code, prose) that lead out of ``root``: the README once sent
+    readers to a design note in a folder beside the repository, which a clone does not have."""
+    return [path for path in re.findall(r'(?:\.\./)+[\w.-]+', page.read_text())
+            if root.resolve() not in (page.parent / path).resolve().parents]
+
+
 def test_nothing_points_into_a_folder_outside_the_repository():
-    assert [page.name for page in PAGES if '../shared' in page.read_text() or 'DESIGN.md' in page.read_text()] == []
+    assert [(page.name, path) for page in PAGES for path in paths_outside(page, ROOT)] == []
+
+
+def test_a_path_out_of_the_repository_is_found(tmp_path):
+    (tmp_path / 'docs').mkdir()
+    page = tmp_path / 'docs' / 'a.md'
+    page.write_text('[back](../README.md), see `../../outside/NOTES.md` and ../../outside/NOTES.md\n')
+    assert paths_outside(page, tmp_path) == ['../../outside', '../../outside']
 
 
 def test_a_broken_link_or_anchor_is_named(tmp_path):
@@ -71,11 +85,11 @@ def test_a_broken_link_or_anchor_is_named(tmp_path):
     (tmp_path / 'docs' / 'a.md').write_text('# A page\n\n## Firmware (`<robot>/firmware/`)\n')
     (tmp_path / 'README.md').write_text(
         '[ok](docs/a.md) [ok](docs/a.md#firmware-robotfirmware) [gone](docs/b.md) [bad](docs/a.md#nowhere)\n'
-        '[out](../shared/DESIGN.md) [web](https://example.org) `[code](docs/c.md)`\n```\n[block](docs/d.md)\n```\n')
+        '[out](../outside/NOTES.md) [web](https://example.org) `[code](docs/c.md)`\n```\n[block](docs/d.md)\n```\n')
     assert broken_links(tmp_path / 'README.md', tmp_path) == [
         'README.md: link (docs/b.md) names no file',
         'README.md: link (docs/a.md#nowhere) names no heading of docs/a.md',
-        'README.md: link (../shared/DESIGN.md) points outside the repository']
+        'README.md: link (../outside/NOTES.md) points outside the repository']
 
 
 def test_anchors_follow_githubs_rule():

@@ -84,7 +84,7 @@ def test_the_step_climb_records_each_wheel_and_stops_at_its_timeout():
     assert result.trajectory.t_s[-1] == pytest.approx(3.0)
     assert result.peak_height_m.shape == (6,) and result.landed_at_s.shape == (6,)
     assert result.peak_height_m[0] > 0.02                     # row 1 raises the head (state 3 on segment 1)
-    assert result.rows_done == 0 and not result.on_top        # what our snake manages: see the README
+    assert result.rows_done == 0 and not result.on_top        # what our snake manages: see docs/soft_snake.md
 
 
 def test_gaits_run_from_the_gait_functions_through_the_valve_commander():

@@ -24,7 +24,7 @@ def _parser() -> CommandParser:
     parser.add_argument('--out', type=output_dir, required=True, help='folder for summary.md, figures.json, PNGs')
     parser.add_argument('--json', action='store_true', help='also print figures.json on stdout')
     parser.add_argument('-p', dest='options', action='append', default=[], metavar='NAME:=VALUE',
-                        help='an option of the analysis (see each robot\'s README section)')
+                        help='an option of the analysis (docs/analysis.md lists each robot\'s)')
     return parser
 
 

@@ -14,7 +14,8 @@ ROBOT = RobotLaunch(
         Argument('preset', 'savin2020_reproduce', "savin2020_reproduce (L = 0.45 m), savin2020_stated (L = 0.3 m) "
                  "or savin2020_code (the authors' integrator)",
                  ('savin2020_reproduce', 'savin2020_stated', 'savin2020_code')),
-        Argument('psi', '0.6283', 'initial rod tilt ψ (rad), in (0, π/2); 0.6283 is the paper\'s 36°'),
+        Argument('psi', '0.6283185307179586', 'initial rod tilt ψ (rad), in (0, π/2); the default: the paper\'s '
+                 '36°'),
         Argument('real_time_factor', '1.0', 'simulated s per wall s'),
         switch('rviz', 'open rviz2 with config/tensegrity.rviz'),
     ),

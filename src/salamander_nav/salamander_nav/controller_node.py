@@ -21,11 +21,11 @@ import time
 import numpy as np
 from geometry_msgs.msg import Point, PoseStamped
 from nav_msgs.msg import Path
-from rclpy.action import ActionServer, CancelResponse
+from rclpy.action import CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.lifecycle import State, TransitionCallbackReturn
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.qos import QoSProfile
 from sensor_msgs.msg import JointState
 from soro_interfaces.action import TrackPath
 from soro_interfaces.msg import ModuleCommand as ModuleCommandMsg
@@ -35,7 +35,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 from soro_geometry.pose_msgs import planar_pose, stamped
 from soro_link.bridge_node import BridgeNode, run_bridge
 from soro_link.supervisor import CommandRefused, LinkDown
-from soro_node.base_node import GoalCancelled, read_parameters, run_goal, sensor_data_qos
+from soro_node.base_node import GoalCancelled, action_server, read_parameters, run_goal, sensor_data_qos
 from soro_node.frames import TrackedBase
 from soro_node.params import ParameterError
 from soro_node.sequence import SequencePlayer
@@ -47,9 +47,6 @@ from salamander_nav.parameters import CONTROLLER
 
 
 ACK_TIMEOUT_S = 0.5
-# one path at a time: a second is refused at once, so requests queue only as a burst, never behind a path
-REQUESTS = QoSProfile(depth=50, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
-                      durability=DurabilityPolicy.VOLATILE)
 TRAIL_PERIOD_S = 0.5
 
 
@@ -73,10 +70,10 @@ class SalamanderController(BridgeNode):
         self.trail_pub = self.create_lifecycle_publisher(Path, '~/trail', 10)
         self.joint_pub = self.create_lifecycle_publisher(JointState, 'joint_states', 10)
         self.tf = TrackedBase.of(self)
-        ActionServer(self, TrackPath, '~/track_path', self._follow_path, callback_group=group,
-                     cancel_callback=lambda _goal: CancelResponse.ACCEPT, goal_service_qos_profile=REQUESTS,
-                     result_service_qos_profile=REQUESTS, cancel_service_qos_profile=REQUESTS,
-                     feedback_pub_qos_profile=QoSProfile(depth=10))
+        # one path at a time: a second is refused at once, so requests queue only as a burst, never behind a path
+        action_server(self, TrackPath, '~/track_path', self._follow_path, callback_group=group,
+                      cancel_callback=lambda _goal: CancelResponse.ACCEPT,
+                      feedback_pub_qos_profile=QoSProfile(depth=10))
 
     def goals_running(self) -> bool:
         return self._busy.locked()

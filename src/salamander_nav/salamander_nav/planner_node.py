@@ -29,11 +29,11 @@ from builtin_interfaces.msg import Duration
 from geometry_msgs.msg import Point, PoseStamped
 from nav_msgs.msg import OccupancyGrid, Path
 import rclpy
-from rclpy.action import ActionServer, CancelResponse, GoalResponse
+from rclpy.action import CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor, SingleThreadedExecutor
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.qos import DurabilityPolicy, QoSProfile
 from soro_interfaces.action import PlanAndTrack, PlanPath, TrackPath
 from soro_interfaces.msg import ObstacleScene
 from std_msgs.msg import ColorRGBA, Header
@@ -41,8 +41,8 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 from soro_geometry.pose_msgs import planar_pose, stamped
 from soro_link.bridge_node import log_at
-from soro_node.base_node import (ActionClient, StartRefused, declare_parameters, init_ros, read_parameters,
-                                 refuse_start, sensor_data_qos, shut_down)
+from soro_node.base_node import (ActionClient, StartRefused, action_server, declare_parameters, init_ros,
+                                 read_parameters, refuse_start, sensor_data_qos, shut_down, spin_once)
 from soro_node.params import ParameterError
 from soro_node.stop import StopRequest
 from salamander_nav import maps, planners, planning
@@ -58,10 +58,9 @@ FIRST_POSE_WAIT_S = 5.0     # a goal sent just after start-up waits this long fo
 FOLLOW_SERVER_WAIT_S = 5.0  # a navigation sent just after start-up waits this long for the controller's TrackPath
 CANCEL_WAIT_S = 3.0         # the controller answers a cancel within one command period; this bounds a silent one
 STOP_WAIT_S = 5.0           # on Ctrl-C, how long the running navigation gets to cancel its path and answer
-# Requests queue at most this deep: every request is answered or refused at once, so the queue only holds a burst
-# (the default depth 10 with slow plans queued behind each other dropped 9 of 20 requests unanswered).
-REQUESTS = QoSProfile(depth=50, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
-                      durability=DurabilityPolicy.VOLATILE)
+CONTROLLER_SILENT_S = 5.0   # a following controller reports every command period (20 Hz), and ends its goal itself
+                            # after tracking_lost_s (3 s) without a pose; silent this long, it died or hangs (DDS
+                            # notices a killed process only when its 20 s lease runs out)
 FEEDBACK = QoSProfile(depth=10)
 # How long an ended goal's result is kept for a client that asks late (rclpy's default is 900 s: goal_pose at
 # 100/s then kept every failed plan's path, and the planner grew by megabytes a minute).
@@ -88,13 +87,12 @@ class SalamanderPlanner(Node):
         self.create_subscription(PoseStamped, 'mocap/salamander/pose', self._on_pose, sensor_data_qos(5),
                                  callback_group=group)     # only the latest pose counts
         self.create_subscription(PoseStamped, 'goal_pose', self._on_goal_pose, 1, callback_group=group)
-        queues = dict(goal_service_qos_profile=REQUESTS, result_service_qos_profile=REQUESTS,
-                      cancel_service_qos_profile=REQUESTS, feedback_pub_qos_profile=FEEDBACK,
-                      result_timeout=RESULT_KEEP_S)
-        ActionServer(self, PlanPath, '~/plan_path', self._compute, callback_group=group, **queues)
-        ActionServer(self, PlanAndTrack, '~/plan_and_track', self._navigate, callback_group=group,
-                     goal_callback=self._accept_navigation, cancel_callback=lambda _goal: CancelResponse.ACCEPT,
-                     **queues)
+        # every request is answered or refused at once (the toolkit's queues hold a burst): one plan and one
+        # navigation at a time, the robot following one path
+        kept = dict(feedback_pub_qos_profile=FEEDBACK, result_timeout=RESULT_KEEP_S)
+        action_server(self, PlanPath, '~/plan_path', self._compute, callback_group=group, **kept)
+        action_server(self, PlanAndTrack, '~/plan_and_track', self._navigation, one_at_a_time=self._navigating,
+                      callback_group=group, cancel_callback=lambda _goal: CancelResponse.ACCEPT, **kept)
         self.tracker = Tracker(self.get_name(), self.get_namespace(), self.resolve_service_name(FOLLOW_ACTION))
         self.navigator = ActionClient(self, PlanAndTrack, '~/plan_and_track', callback_group=group)
         self._publish_world()
@@ -121,10 +119,12 @@ class SalamanderPlanner(Node):
 
     def _update_world(self, change, what: str) -> None:
         with self._lock:
+            before = self.world.snapshot()
             try:
                 change()
                 self.world.field()
             except SceneError as error:
+                self.world.restore(before)      # e.g. obstacles that cover the whole map: keep planning as before
                 self.get_logger().error(f'{what} refused: {error}; planning on the previous world')
                 return
         self.get_logger().info(f'planning around {what}')
@@ -225,25 +225,12 @@ class SalamanderPlanner(Node):
         self.get_logger().info(f'goal_pose {goal}: navigating')
         self.navigator.send_goal_async(PlanAndTrack.Goal(goal=msg))
 
-    def _accept_navigation(self, _request) -> GoalResponse:
-        """One navigation at a time (the robot follows one path): others are rejected at once, with a log line."""
-        if self._stopping.is_set():
-            self.get_logger().warning('plan_and_track goal rejected: the planner is stopping')
-            return GoalResponse.REJECT
-        if not self._navigating.acquire(blocking=False):
-            self.get_logger().warning('plan_and_track goal rejected: navigating already (cancel that goal first)',
-                                      throttle_duration_sec=1.0)
-            return GoalResponse.REJECT
-        return GoalResponse.ACCEPT      # the slot is the goal's until _navigate ends
-
-    def _navigate(self, goal_handle) -> PlanAndTrack.Result:
-        try:
-            return self._navigation(goal_handle)
-        finally:
-            self._navigating.release()
-
     def _navigation(self, goal_handle) -> PlanAndTrack.Result:
         request, result = goal_handle.request, PlanAndTrack.Result()
+        if self._stopping.is_set():
+            result.message = 'aborted: the planner is stopping'
+            goal_handle.abort()
+            return result
         goal_handle.publish_feedback(PlanAndTrack.Feedback(phase='planning'))
         _start, plan = self._plan_one_at_a_time(self._start_pose, planar_pose(request.goal.pose),
                                                 request.planner_id)
@@ -255,6 +242,8 @@ class SalamanderPlanner(Node):
         follow = self._follow(goal_handle, result.path)
         result.success, result.final_distance_m = follow.success, follow.final_distance_m
         result.max_cross_track_m, result.message = follow.max_cross_track_m, follow.message
+        log_at(self.get_logger(), logging.INFO if follow.success else logging.WARNING,
+               f'navigation ended: {follow.message}')
         if goal_handle.is_cancel_requested:
             goal_handle.canceled()
         elif follow.success:
@@ -272,6 +261,7 @@ class SalamanderPlanner(Node):
                                             f'{FOLLOW_SERVER_WAIT_S:.0f} s')
 
         def relay(feedback) -> None:
+            box['heard'] = time.monotonic()
             f = feedback.feedback
             goal_handle.publish_feedback(PlanAndTrack.Feedback(
                 phase='following', distance_left_m=f.distance_left_m, cross_track_m=f.cross_track_m,
@@ -286,6 +276,10 @@ class SalamanderPlanner(Node):
             if 'handle' not in box and now - sent_at > FOLLOW_SERVER_WAIT_S:       # the reply lost or never sent
                 return TrackPath.Result(message=f'the controller did not answer the path in '
                                                 f'{FOLLOW_SERVER_WAIT_S:.0f} s')
+            if 'handle' in box and now - box.setdefault('heard', now) > CONTROLLER_SILENT_S and not cancelled:
+                box['handle'].cancel_goal_async()           # in case it only hangs
+                return TrackPath.Result(message=f'the controller went away (no feedback for '
+                                                f'{CONTROLLER_SILENT_S:.0f} s while following)')
             if ending_at is None and (goal_handle.is_cancel_requested or self._stopping.is_set()):
                 ending_at = now
             if ending_at is not None and 'handle' in box and not cancelled:
@@ -306,9 +300,10 @@ class SalamanderPlanner(Node):
             self.get_logger().warning('stopping: cancelling the running navigation (its path and its goal)')
         deadline = time.monotonic() + STOP_WAIT_S
         while self._navigating.locked() and time.monotonic() < deadline and stop.count < 2 and rclpy.ok():
-            executor.spin_once(timeout_sec=0.05)
+            spin_once(executor, self.get_logger(), 0.05)
         for _ in range(5):              # the result goes out to a client waiting for it as the goal ends
-            executor.spin_once(timeout_sec=0.05)
+            if rclpy.ok():
+                spin_once(executor, self.get_logger(), 0.05)
 
     def destroy_node(self) -> None:
         self.tracker.close()
@@ -389,7 +384,7 @@ def main(args=None) -> int:
     executor.add_node(node)
     try:
         while rclpy.ok() and not stop.requested:
-            executor.spin_once(timeout_sec=0.1)
+            spin_once(executor, node.get_logger(), 0.1)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     finally:

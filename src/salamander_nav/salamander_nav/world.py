@@ -46,6 +46,13 @@ class World:
         DistanceField(occupied, origin, resolution)          # refuses a map with no free cell before it is kept
         self.scene, self._map, self._field = scene, occupied.copy(), None
 
+    def snapshot(self) -> tuple:
+        """What ``restore`` takes back, e.g. when a change leaves no field to plan on."""
+        return self.scene, self._map, self._field
+
+    def restore(self, snapshot: tuple) -> None:
+        self.scene, self._map, self._field = snapshot
+
     def field(self) -> DistanceField:
         if self._field is None:
             self._field = DistanceField.from_scene(self.scene, self._map)

@@ -5,6 +5,7 @@ run time, refusals, a module command by hand, a best-effort motion capture drivi
 and the ESP32 vanishing mid-path."""
 import array
 import math
+import sys
 import time
 
 import numpy as np
@@ -121,6 +122,16 @@ def test_obstacles_set_at_run_time_block_the_goal(robot):
     assert status == GoalStatus.STATUS_ABORTED and 'goal' in result.message
     robot.obstacles.publish(ObstacleScene(header=Header(frame_id='map')))       # empty: no obstacles at all
     assert poll(lambda: robot.plan(START, GOAL)[1].success, 5.0, poll_s=0.5)
+
+
+def test_obstacles_that_leave_no_free_cell_are_refused_and_the_world_stays(robot):
+    planner = next(p for p in robot.processes if p.name == 'salamander_planner')
+    before = planner.log.read_text().count('refused')
+    everything = ObstacleScene(header=Header(frame_id='map'), circles=[CircleObstacle(x=0.0, y=0.0, radius=100.0)])
+    robot.obstacles.publish(everything)
+    assert poll(lambda: planner.log.read_text().count('refused') > before, 10.0), planner.log
+    status, result, _ = robot.plan(START, GOAL)
+    assert status == GoalStatus.STATUS_SUCCEEDED, result.message
 
 
 def test_bad_goals_are_refused_with_a_reason(robot):
@@ -294,6 +305,50 @@ def test_a_navigation_waits_for_a_controller_that_comes_up_late(robot, tmp_path)
             server.destroy()
         assert planner.stop() == 0
     assert ended.result().status == GoalStatus.STATUS_SUCCEEDED, ended.result().result.message
+
+
+# A controller that takes a path and never ends it, in a process of its own that the test can kill
+STUCK_CONTROLLER = '''
+import threading, rclpy
+from rclpy.action import ActionServer
+from rclpy.executors import MultiThreadedExecutor
+from soro_interfaces.action import TrackPath
+rclpy.init()
+node = rclpy.create_node('stuck_controller')
+ActionServer(node, TrackPath, '/stuck/track_path', lambda goal: threading.Event().wait())
+executor = MultiThreadedExecutor(2)
+executor.add_node(node)
+print('stuck controller up', flush=True)
+executor.spin()
+'''
+
+
+def test_a_controller_that_dies_mid_path_ends_the_navigation(robot, tmp_path):
+    """The controller accepted the path and then died: no result will come, so the planner ends the navigation
+    with the reason instead of navigating for ever (and refusing every later goal)."""
+    controller = runner.Process('stuck_controller', [sys.executable, '-c', STUCK_CONTROLLER], tmp_path)
+    planner = runner.Process('orphan_planner', [
+        runner.executable('salamander_nav', 'salamander_planner'), '--ros-args', '-r', '__node:=orphan_planner',
+        '-r', 'mocap/salamander/pose:=/orphan/pose', '-r', 'salamander_controller/track_path:=/stuck/track_path'],
+        tmp_path)
+    node, header = robot.probe.node, Header(frame_id='map')
+    try:
+        controller.wait_for_output('stuck controller up')
+        planner.wait_for_output('planner on')
+        client = _fresh_client(node, PlanAndTrack, '/orphan_planner/plan_and_track')
+        with robot.probe.best_effort_stream('/orphan/pose', stamped(START, header)):
+            sent = _send(client, PlanAndTrack.Goal(goal=stamped(GOAL, header), planner_id='lattice_astar'))
+            assert poll(sent.done, 5.0) and sent.result().accepted
+            ended = sent.result().get_result_async()
+            planner.wait_for_output('lattice_astar: reached')
+            time.sleep(1.0)                              # the path is with the controller by now
+            controller.popen.kill()
+            assert poll(ended.done, 10.0), 'the navigation did not end'
+    finally:
+        controller.stop()
+        assert planner.stop() == 0
+    assert ended.result().status == GoalStatus.STATUS_ABORTED
+    assert 'the controller went away' in ended.result().result.message
 
 
 def test_a_best_effort_motion_capture_drives_the_controller(robot):

@@ -77,8 +77,14 @@ class Process:
             try:
                 self.popen.wait(STOP_TIMEOUT_S)
             except subprocess.TimeoutExpired:
-                self.popen.kill()
-                self.popen.wait()
+                return self.kill()
+        self._log_file.close()
+        return self.popen.returncode
+
+    def kill(self) -> int:
+        """SIGKILL and wait; the exit code."""
+        self.popen.kill()
+        self.popen.wait()
         self._log_file.close()
         return self.popen.returncode
 
@@ -119,11 +125,18 @@ def start_recorded(launch_file: str, log_dir: Path, bag: Path, topics: list[str]
 
 def stop_all(processes: list[Process], at_once: bool = False) -> dict[str, int]:
     """Stop ``processes`` in reverse start order, or ``at_once``: SIGINT to every one together, as ``ros2 launch``
-    and a terminal's Ctrl-C send it, then wait for each. Their exit codes by name."""
+    and a terminal's Ctrl-C send it, then wait for each (a second Ctrl-C kills those still running). Their exit
+    codes by name."""
     if at_once:
         for process in processes:
             process.interrupt()
-    return {p.name: p.stop() for p in reversed(processes)}
+    codes = {}
+    try:
+        for process in reversed(processes):
+            codes[process.name] = process.stop()
+    except KeyboardInterrupt:       # a second Ctrl-C cuts the wait short, but leaves no node orphaned
+        codes.update({p.name: p.kill() for p in processes if p.name not in codes})
+    return codes
 
 
 def run_for(seconds: float, processes: list[Process], until_exit: Process | None = None) -> None:

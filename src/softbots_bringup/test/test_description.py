@@ -1,8 +1,11 @@
 """The launch files' descriptions, resolved through the installed share as ``ros2 launch softbots_bringup`` resolves
 them, and the runner's command lines for the same nodes."""
+import _thread
 import os
 import signal
 import subprocess
+import sys
+import threading
 
 import pytest
 import rclpy
@@ -259,3 +262,22 @@ def test_ctrl_c_in_the_terminal_of_softbots_launch_stops_a_sim_launch_cleanly(tm
     logs = {log.name: log.read_text() for log in tmp_path.glob('*.log')}
     assert len(logs) == 2 and not [name for name, text in logs.items() if 'Traceback' in text], logs
     assert 'device in its safe state (bridge stopping)' in logs[controller.name], logs
+
+
+IGNORES_SIGINT = 'import signal, time; signal.signal(signal.SIGINT, signal.SIG_IGN); print("up", flush=True); ' \
+                 'time.sleep(60)'
+
+
+def test_a_second_ctrl_c_while_stopping_kills_what_still_runs(tmp_path):
+    """Nodes that take their time over the first Ctrl-C: a second one kills them rather than leaving them orphaned
+    (softbots-launch starts them in sessions of their own, out of the terminal's reach)."""
+    stubborn = [runner.Process(f'stubborn{i}', [sys.executable, '-c', IGNORES_SIGINT], tmp_path, own_session=True)
+                for i in range(2)]
+    for process in stubborn:
+        process.wait_for_output('up')
+    second_ctrl_c = threading.Timer(0.5, _thread.interrupt_main)
+    second_ctrl_c.start()
+    codes = runner.stop_all(stubborn, at_once=True)
+    second_ctrl_c.join()
+    assert all(p.popen.poll() is not None for p in stubborn)
+    assert codes == {'stubborn0': -signal.SIGKILL, 'stubborn1': -signal.SIGKILL}

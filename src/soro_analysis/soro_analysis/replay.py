@@ -34,16 +34,18 @@ class Offer:
 
 
 def offer(recorded: Sequence[Qos]) -> Offer:
-    """The QoS a topic is replayed with, from the profiles its publishers offered when recorded: reliability and
-    durability of the first, as rosbag2's player takes them, so a transient-local subscriber that joins during
-    the replay still gets the latched messages (kept as deep as the original publisher kept them). A topic
-    recorded without profiles (other tools, older bags) is replayed reliable and volatile."""
+    """The QoS a topic is replayed with, from the profiles its publishers offered when recorded, as rosbag2's
+    player adapts them: reliable when every publisher was, transient local when every one was, so a
+    transient-local subscriber that joins during the replay still gets the latched messages. A latched topic keeps
+    one message per recorded publisher (each latched its last; /tf_static has several), or as many as a publisher
+    said it kept. A topic recorded without profiles (other tools, older bags) is replayed reliable and volatile."""
     if not recorded:
         return Offer(True, False, REPLAY_DEPTH)
-    first = recorded[0]
-    latched = first.durability == QosDurability.TRANSIENT_LOCAL
-    kept = first.depth if first.history == QosHistory.KEEP_LAST and first.depth > 0 else REPLAY_DEPTH
-    return Offer(first.reliability != QosReliability.BEST_EFFORT, latched, kept if latched else REPLAY_DEPTH)
+    reliable = all(q.reliability != QosReliability.BEST_EFFORT for q in recorded)
+    latched = all(q.durability == QosDurability.TRANSIENT_LOCAL for q in recorded)
+    kept = max([len(recorded)] + [q.depth for q in recorded
+                                  if q.history == QosHistory.KEEP_LAST and isinstance(q.depth, int)])
+    return Offer(reliable, latched, min(kept, REPLAY_DEPTH) if latched else REPLAY_DEPTH)
 
 
 @dataclass(frozen=True)

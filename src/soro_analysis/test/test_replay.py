@@ -142,10 +142,15 @@ def test_a_subscriber_joining_during_the_replay_gets_the_latched_message(tmp_pat
 def test_each_topic_is_offered_as_it_was_recorded():
     best_effort = LATCHED._replace(reliability=QosReliability.BEST_EFFORT, durability=QosDurability.VOLATILE)
     kept_one = LATCHED._replace(history=QosHistory.KEEP_LAST, depth=1)
+    kept_five = LATCHED._replace(history=QosHistory.KEEP_LAST, depth=5)
     assert replay.offer([]) == replay.Offer(True, False, replay.REPLAY_DEPTH)      # bags from other tools
-    assert replay.offer([LATCHED, best_effort]) == replay.Offer(True, True, replay.REPLAY_DEPTH)   # the first
+    # as rosbag2's player adapts: reliable and transient local only when every recorded publisher was
+    assert replay.offer([LATCHED, best_effort]) == replay.Offer(False, False, replay.REPLAY_DEPTH)
     assert replay.offer([best_effort]) == replay.Offer(False, False, replay.REPLAY_DEPTH)
     assert replay.offer([kept_one]) == replay.Offer(True, True, 1)
+    # a latched topic keeps one message per publisher (each latched its last), or what a publisher said it kept
+    assert replay.offer([LATCHED] * 3) == replay.Offer(True, True, 3)
+    assert replay.offer([LATCHED, kept_five]) == replay.Offer(True, True, 5)
 
 
 @pytest.mark.parametrize('options, refusal', [

@@ -306,7 +306,7 @@ def offered_qos(path: str | Path) -> dict[str, list[Qos]]:
 def _parse_qos(text: str) -> list[Qos]:
     try:
         return parse_qos(text)
-    except (ReaderError, KeyError, TypeError):       # unreadable profiles: replayed as if none were stored
+    except (ReaderError, KeyError, TypeError, AttributeError, ValueError):   # unreadable: replayed as if none stored
         return []
 
 

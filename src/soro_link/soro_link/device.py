@@ -151,14 +151,14 @@ class SimulatedDevice:
         """Power off, once the host has finished talking (see LINGER_S); ``unplug`` is the sudden cut."""
         self._linger()
         self.unplug()
+        if self._tmpdir:
+            self._tmpdir.cleanup()
 
     def _linger(self) -> None:
         deadline = time.monotonic() + LINGER_S
         while self._thread and self._running and time.monotonic() < deadline and \
                 getattr(self, '_handshaken', False) and time.monotonic() - self._host_seen < HOST_QUIET_S:
             time.sleep(0.02)
-        if self._tmpdir:
-            self._tmpdir.cleanup()
 
     def __enter__(self) -> SimulatedDevice:
         return self.start()

@@ -125,6 +125,7 @@ class LinkSupervisor:
         self._decoder = StreamDecoder()
         self._seq = 0
         self._pending: dict[int, PendingAck] = {}
+        self._newest: dict[str, int] = {}          # message name -> seq of the last one posted
         self._last_rx = math.nan
         self._next_open = self._next_hello = self._next_heartbeat = self._handshake_start = 0.0
         self._backoff = config.backoff_initial_s
@@ -165,6 +166,7 @@ class LinkSupervisor:
             seq = self._next_seq()
             wire = self.protocol.encode(name, seq, **fields)
             pending = self._pending[seq] = PendingAck(name, seq, time.monotonic(), fields=dict(fields))
+            self._newest[name] = seq
             self._write(wire)
         return pending
 
@@ -174,11 +176,13 @@ class LinkSupervisor:
 
         With ``resend`` (for idempotent set-points only: sent twice, they do what once does), a missing ack sends
         the message once more, with another ``timeout_s`` for its ack, before giving up: one frame lost on a noisy
-        line must not end a gait. The round trip is then the resent message's."""
+        line must not end a gait. The round trip is then the resent message's. Only the newest message of its name
+        is sent again: resending one that a newer set-point followed would undo the newer one."""
         if not pending.done.wait(max(0.0, pending.sent + timeout_s - time.monotonic())):
             with self._lock:
                 self._pending.pop(pending.seq, None)
-            if resend:
+                newest = self._newest.get(pending.name) == pending.seq
+            if resend and newest:
                 self.stats.resent += 1
                 log.warning(f'no ack for {pending.name} within {timeout_s * 1000:.0f} ms: sending it once more')
                 return self.confirm(self.post(pending.name, **pending.fields), timeout_s)

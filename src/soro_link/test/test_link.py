@@ -82,7 +82,7 @@ def test_a_lost_ack_of_a_set_point_is_sent_once_more(link_to):
         link = link_to(device.port)
         assert time_until(lambda: link.state == LinkState.CONNECTED, 2.0) is not None
         device.acks_to_lose = 1
-        assert 0 < link.send('set_outputs', wait_ack=True, timeout_s=0.2, resend=True, duty_pct=(9, 8, 7, 6)) < 0.1
+        assert link.send('set_outputs', wait_ack=True, timeout_s=0.2, resend=True, duty_pct=(9, 8, 7, 6)) > 0
         assert [m.fields['duty_pct'] for m in device.received] == [(9, 8, 7, 6)] * 2 and link.stats.resent == 1
         assert snapshot(link).resent == 1
         device.acks_to_lose = 2
@@ -91,6 +91,21 @@ def test_a_lost_ack_of_a_set_point_is_sent_once_more(link_to):
         device.acks_to_lose = 1
         with pytest.raises(LinkDown, match='no ack for set_outputs within 200 ms'):
             link.send('set_outputs', wait_ack=True, timeout_s=0.2, duty_pct=(2, 2, 2, 2))
+
+
+def test_a_set_point_that_a_newer_one_followed_is_not_sent_again(link_to):
+    """A pipelined sequence posts tick k before confirming tick k - 1: sending k - 1 again after k would undo k."""
+    with SimulatedDevice(GenericOutputs()) as device:
+        link = link_to(device.port)
+        assert time_until(lambda: link.state == LinkState.CONNECTED, 2.0) is not None
+        device.acks_to_lose = 1
+        older = link.post('set_outputs', duty_pct=(1, 1, 1, 1))
+        newer = link.post('set_outputs', duty_pct=(2, 2, 2, 2))
+        with pytest.raises(LinkDown, match='no ack for set_outputs'):
+            link.confirm(older, 0.2, resend=True)
+        assert link.confirm(newer, 0.2, resend=True) > 0 and link.stats.resent == 0
+        assert [m.fields['duty_pct'] for m in device.received] == [(1, 1, 1, 1), (2, 2, 2, 2)]
+        assert device.model.duty_pct == (2, 2, 2, 2)
 
 
 @pytest.mark.parametrize('watchdog_ms', [100, 300])

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from ortools.sat.python import cp_model
 
+from soro_node.arguments import cores
 from terresoro_gait.digraph import LimbDigraph, canonical
 
 INTEGER_LIMIT = 2 ** 30      # largest |scaled coefficient|: sums over a cycle stay far inside int64
@@ -39,7 +40,7 @@ def portfolio_workers(usable_cores: int | None = None, load: float | None = None
     cores (``usable_cores`` this process may run on, less the 1-minute ``load`` average; both read when not given).
     Two portfolio threads that share the cores with other processes wait on each other: five limbs at load 2.7 on 2
     cores took up to 3.0 s with 2 workers and 1.5 s with 1."""
-    usable = len(os.sched_getaffinity(0)) if usable_cores is None else usable_cores
+    usable = cores() if usable_cores is None else usable_cores
     load = os.getloadavg()[0] if load is None else load
     return max(1, min(WORKERS, round(usable - load)))
 

@@ -8,7 +8,8 @@ mean and covariance and writes the weights file (CSV, mm and degrees). Feedback 
 
 Motion capture drops out for a moment when a marker is occluded: a primitive whose start or end pose was not tracked
 gives no sample and is run again, from state 1, in up to ``RESAMPLE_WALKS`` extra walks after the rounds (the
-result says how many). A round in which no boundary was tracked at all ends the run: the tracker is gone.
+result says how many; a short extra walk may fall inside an occlusion whole). A round in which no primitive was
+tracked ends the run: the tracker is gone.
 """
 from __future__ import annotations
 
@@ -99,28 +100,32 @@ class TerreSoroLearner(Node):
                 raise Failed(f'cancelled in round {round_}; nothing written')
             walk = stochastic_hierholzer(graph.vertices, rng)
             at = walk.index(REST_VERTEX)
-            lost += self._sample_walk(goal_handle, walk[at:] + walk[:at], samples, round_, goal.rounds)
+            spoilt, run = self._sample_walk(goal_handle, walk[at:] + walk[:at], samples, round_, goal.rounds)
+            lost += spoilt
+            if len(spoilt) == run:              # a whole round untracked: the tracker is gone, not hidden
+                raise TrackingLost(f'no tracked pose during round {round_}: is the tracker running and the robot '
+                                   'in view?')
         resampled = 0
         for extra in range(1, RESAMPLE_WALKS + 1):
             if not lost or goal_handle.is_cancel_requested:
                 break
             self.get_logger().warning(f'tracking gaps spoiled {len(lost)} primitive(s); running them again')
             resampled += len(lost)
-            lost = self._sample_walk(goal_handle, resampling_walk(lost, REST_VERTEX), samples,
-                                     goal.rounds + extra, goal.rounds)
+            lost, _run = self._sample_walk(goal_handle, resampling_walk(lost, REST_VERTEX), samples,
+                                           goal.rounds + extra, goal.rounds + extra)   # extra walks extend the run
         if lost:
             self.get_logger().warning(f'{len(lost)} primitive(s) still spoiled after {RESAMPLE_WALKS} extra walks')
         return samples, resampled
 
-    def _sample_walk(self, goal_handle, walk: list[int], samples: dict, round_: int, rounds: int) -> list:
-        """Run ``walk``, add its tracked primitives to ``samples``; the primitives a tracking gap spoiled."""
+    def _sample_walk(self, goal_handle, walk: list[int], samples: dict, round_: int,
+                     rounds: int) -> tuple[list, int]:
+        """Run ``walk``, add its tracked primitives to ``samples``; the primitives a tracking gap spoiled, and how
+        many primitives ran."""
         edges = self._run_walk(goal_handle, walk, round_, rounds)
         pairs = [(e.initial_vertex, e.terminal_vertex) for e in edges]
         poses = self._boundary_poses(edges)
-        if not np.isfinite(poses).any():
-            raise TrackingLost(f'no tracked pose during round {round_}: is the tracker running and the robot in view?')
         add_samples(samples, pairs, poses)
-        return spoiled(pairs, poses)
+        return spoiled(pairs, poses), len(pairs)
 
     def _boundary_poses(self, edges) -> np.ndarray:
         """Tracked pose at each primitive's command instant and at the end of the last one, (K + 1, 3) in the

@@ -315,7 +315,10 @@ from rclpy.executors import MultiThreadedExecutor
 from soro_interfaces.action import TrackPath
 rclpy.init()
 node = rclpy.create_node('stuck_controller')
-ActionServer(node, TrackPath, '/stuck/track_path', lambda goal: threading.Event().wait())
+def execute(goal):
+    print('got the path', flush=True)
+    threading.Event().wait()
+ActionServer(node, TrackPath, '/stuck/track_path', execute)
 executor = MultiThreadedExecutor(2)
 executor.add_node(node)
 print('stuck controller up', flush=True)
@@ -340,8 +343,7 @@ def test_a_controller_that_dies_mid_path_ends_the_navigation(robot, tmp_path):
             sent = _send(client, PlanAndTrack.Goal(goal=stamped(GOAL, header), planner_id='lattice_astar'))
             assert poll(sent.done, 5.0) and sent.result().accepted
             ended = sent.result().get_result_async()
-            planner.wait_for_output('lattice_astar: reached')
-            time.sleep(1.0)                              # the path is with the controller by now
+            controller.wait_for_output('got the path')
             controller.popen.kill()
             assert poll(ended.done, 10.0), 'the navigation did not end'
     finally:

@@ -349,8 +349,11 @@ def test_a_controller_that_dies_mid_path_ends_the_navigation(robot, tmp_path):
     finally:
         controller.stop()
         assert planner.stop() == 0
+    # silent with the path in hand; or, when the acceptance was lost with the process, never answered: either way
+    # the navigation ends with the reason instead of waiting for ever
     assert ended.result().status == GoalStatus.STATUS_ABORTED
-    assert 'the controller went away' in ended.result().result.message
+    message = ended.result().result.message
+    assert 'the controller went away' in message or 'the controller did not answer the path' in message, message
 
 
 def test_a_best_effort_motion_capture_drives_the_controller(robot):

@@ -3,7 +3,9 @@
 
 - Exploration (paper VI-C2): every goal of walk primitives is a learning round; its edge samples and the weights
   file are computed exactly as ``terresoro_learner`` computes them live (the tracked pose averaged over
-  ``pose_window_s`` before each command instant and the end of the round), so the two files agree row for row.
+  ``pose_window_s`` before each command instant and the end of the round), so the two files agree row for row,
+  unless the live learner missed a frame the bag holds (it subscribes best effort, as motion capture publishes; a
+  loaded machine can drop one): a window mean then differs by a fraction of the tracker noise.
 - Gait runs (paper VII, Fig. 18, Table IX): per gait goal, the speed of each cycle (mm/s, BL/s, deg/s) from the
   tracked pose, mean and SD, against the prediction (``predicted_pose`` when recorded, else the weights).
 Units at this edge: the paper's (mm, degrees); the bag holds SI.

@@ -4,6 +4,7 @@ planners, the closed loop from a 90° start to a 0° goal around the thesis's ob
 run time, refusals, a module command by hand, a best-effort motion capture driving the controller and the planner,
 and the ESP32 vanishing mid-path."""
 import array
+import contextlib
 import math
 import sys
 import time
@@ -279,25 +280,37 @@ def test_stopping_the_planner_mid_navigation_stops_the_robot(robot, tmp_path):
     assert not poll(lambda: math.dist(robot.pose()[:2], stopped_at[:2]) > 0.02, 1.5), 'the robot drove on'
 
 
+def _own_planner(name: str, tmp_path) -> runner.Process:
+    """A planner of the test's own, up: its poses on /<name>/pose, its controller's TrackPath at /<name>/track_path."""
+    planner = runner.Process(name, [
+        runner.executable('salamander_nav', 'salamander_planner'), '--ros-args', '-r', f'__node:={name}',
+        '-r', f'mocap/salamander/pose:=/{name}/pose', '-r', f'salamander_controller/track_path:=/{name}/track_path'],
+        tmp_path)
+    planner.wait_for_output('planner on')
+    return planner
+
+
+@contextlib.contextmanager
+def _navigating(robot, name: str):
+    """A navigation from START to GOAL on planner ``name``, accepted, its start pose streamed best effort while the
+    context lasts; yields the future of its result."""
+    header = Header(frame_id='map')
+    client = _fresh_client(robot.probe.node, PlanAndTrack, f'/{name}/plan_and_track')
+    with robot.probe.best_effort_stream(f'/{name}/pose', stamped(START, header)):
+        sent = _send(client, PlanAndTrack.Goal(goal=stamped(GOAL, header), planner_id='lattice_astar'))
+        assert poll(sent.done, 5.0) and sent.result().accepted
+        yield sent.result().get_result_async()
+
+
 def test_a_navigation_waits_for_a_controller_that_comes_up_late(robot, tmp_path):
     """Issue 26 item 11: the controller's track_path, not yet discovered when a navigation starts, is waited for
     (as the planner waits for its first pose) instead of failing at once: here it comes 3 s after the plan."""
-    planner = runner.Process('late_planner', [
-        runner.executable('salamander_nav', 'salamander_planner'), '--ros-args', '-r', '__node:=late_planner',
-        '-r', 'mocap/salamander/pose:=/late/pose', '-r', 'salamander_controller/track_path:=/late/track_path'],
-        tmp_path)
-    node, header = robot.probe.node, Header(frame_id='map')
-    server = None
+    planner, server = _own_planner('late_planner', tmp_path), None
     try:
-        planner.wait_for_output('planner on')
-        client = _fresh_client(node, PlanAndTrack, '/late_planner/plan_and_track')
-        with robot.probe.best_effort_stream('/late/pose', stamped(START, header)):
-            sent = _send(client, PlanAndTrack.Goal(goal=stamped(GOAL, header), planner_id='lattice_astar'))
-            assert poll(sent.done, 5.0) and sent.result().accepted
-            ended = sent.result().get_result_async()
+        with _navigating(robot, 'late_planner') as ended:
             planner.wait_for_output('lattice_astar: reached')
             time.sleep(3.0)
-            server = ActionServer(node, TrackPath, '/late/track_path',
+            server = ActionServer(robot.probe.node, TrackPath, '/late_planner/track_path',
                                   lambda goal: (goal.succeed(), TrackPath.Result(success=True, message='tracked'))[1])
             assert poll(ended.done, 10.0), 'the navigation did not end'
     finally:
@@ -309,7 +322,7 @@ def test_a_navigation_waits_for_a_controller_that_comes_up_late(robot, tmp_path)
 
 # A controller that takes a path and never ends it, in a process of its own that the test can kill
 STUCK_CONTROLLER = '''
-import threading, rclpy
+import sys, threading, rclpy
 from rclpy.action import ActionServer
 from rclpy.executors import MultiThreadedExecutor
 from soro_interfaces.action import TrackPath
@@ -318,7 +331,7 @@ node = rclpy.create_node('stuck_controller')
 def execute(goal):
     print('got the path', flush=True)
     threading.Event().wait()
-ActionServer(node, TrackPath, '/stuck/track_path', execute)
+ActionServer(node, TrackPath, sys.argv[1], execute)
 executor = MultiThreadedExecutor(2)
 executor.add_node(node)
 print('stuck controller up', flush=True)
@@ -329,20 +342,12 @@ executor.spin()
 def test_a_controller_that_dies_mid_path_ends_the_navigation(robot, tmp_path):
     """The controller accepted the path and then died: no result will come, so the planner ends the navigation
     with the reason instead of navigating for ever (and refusing every later goal)."""
-    controller = runner.Process('stuck_controller', [sys.executable, '-c', STUCK_CONTROLLER], tmp_path)
-    planner = runner.Process('orphan_planner', [
-        runner.executable('salamander_nav', 'salamander_planner'), '--ros-args', '-r', '__node:=orphan_planner',
-        '-r', 'mocap/salamander/pose:=/orphan/pose', '-r', 'salamander_controller/track_path:=/stuck/track_path'],
-        tmp_path)
-    node, header = robot.probe.node, Header(frame_id='map')
+    controller = runner.Process('stuck_controller', [sys.executable, '-c', STUCK_CONTROLLER,
+                                                     '/orphan_planner/track_path'], tmp_path)
+    controller.wait_for_output('stuck controller up')
+    planner = _own_planner('orphan_planner', tmp_path)
     try:
-        controller.wait_for_output('stuck controller up')
-        planner.wait_for_output('planner on')
-        client = _fresh_client(node, PlanAndTrack, '/orphan_planner/plan_and_track')
-        with robot.probe.best_effort_stream('/orphan/pose', stamped(START, header)):
-            sent = _send(client, PlanAndTrack.Goal(goal=stamped(GOAL, header), planner_id='lattice_astar'))
-            assert poll(sent.done, 5.0) and sent.result().accepted
-            ended = sent.result().get_result_async()
+        with _navigating(robot, 'orphan_planner') as ended:
             controller.wait_for_output('got the path')
             controller.popen.kill()
             assert poll(ended.done, 10.0), 'the navigation did not end'
@@ -365,14 +370,11 @@ def test_a_best_effort_motion_capture_drives_the_controller(robot):
 
 def test_a_best_effort_motion_capture_gives_the_planner_its_start(robot, tmp_path):
     """A planner of its own on a pose topic that only a best-effort publisher feeds plans from that pose."""
-    planner = runner.Process('qos_planner', [runner.executable('salamander_nav', 'salamander_planner'), '--ros-args',
-                                             '-r', '__node:=qos_planner', '-r', 'mocap/salamander/pose:=/qos/pose'],
-                             tmp_path)
+    planner = _own_planner('qos_planner', tmp_path)
     try:
-        planner.wait_for_output('planner on')
         client = ActionClient(robot.probe.node, PlanPath, '/qos_planner/plan_path')
         header = Header(frame_id='map')
-        with robot.probe.best_effort_stream('/qos/pose', stamped(START, header)):
+        with robot.probe.best_effort_stream('/qos_planner/pose', stamped(START, header)):
             status, result, _ = robot.run(client, PlanPath.Goal(goal=stamped(GOAL, header),
                                                                 planner_id='lattice_astar'), 30.0)
     finally:

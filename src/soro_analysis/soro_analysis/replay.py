@@ -11,9 +11,10 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from rosbags.interfaces import Qos, QosDurability, QosHistory, QosReliability
+from rosbags.interfaces import Qos, QosHistory
 
 from soro_link.bag import RawMessage
+from soro_link.recording import recording_policies
 from soro_node.params import ParamSpec
 
 RATE = ParamSpec('rate', 1.0, 'speed of the replay against the recording (2: twice as fast)', 0.01, 100.0)
@@ -41,8 +42,7 @@ def offer(recorded: Sequence[Qos]) -> Offer:
     said it kept. A topic recorded without profiles (other tools, older bags) is replayed reliable and volatile."""
     if not recorded:
         return Offer(True, False, REPLAY_DEPTH)
-    reliable = all(q.reliability != QosReliability.BEST_EFFORT for q in recorded)
-    latched = all(q.durability == QosDurability.TRANSIENT_LOCAL for q in recorded)
+    reliable, latched = recording_policies(recorded)      # the recorder's own rule: rosbag2's, both ways
     kept = max([len(recorded)] + [q.depth for q in recorded
                                   if q.history == QosHistory.KEEP_LAST and isinstance(q.depth, int)])
     return Offer(reliable, latched, min(kept, REPLAY_DEPTH) if latched else REPLAY_DEPTH)

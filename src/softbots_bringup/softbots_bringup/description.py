@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib.util
 import itertools
+import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -25,8 +26,9 @@ import yaml
 
 # Executables of the ROS installation that launch files may start: not wheels, so on a ROS machine only
 SYSTEM_EXECUTABLES = {'rviz2': {'rviz2'}, 'robot_state_publisher': {'robot_state_publisher'}}
-# Where simulated ports and files go: one folder per namespace, so two simulated robots never share a port
-SIM_ROOT = '/tmp/softbots'
+# Where simulated ports and files go: one folder per namespace, so two simulated robots never share a port;
+# SOFTBOTS_SIM_ROOT moves the whole tree (parallel test workers, two checkouts on one machine)
+SIM_ROOT = os.environ.get('SOFTBOTS_SIM_ROOT') or '/tmp/softbots'
 # Where a robot's lasting files go (learned weights): kept across reboots, one folder per namespace; nodes expand ~
 DATA_ROOT = '~/.ros/softbots'
 # What launch's IfCondition accepts (launch.conditions.evaluate_condition_expression), lower-cased

@@ -16,6 +16,7 @@ from soro_node.probe_node import Probe
 from soro_node.waiting import poll
 
 from softbots_bringup import cli, description, runner
+from softbots_bringup.description import SIM_ROOT
 from softbots_bringup.share import NotInstalled, installed, share_dir
 
 
@@ -41,7 +42,7 @@ def test_terresoro_sim_puts_the_simulated_robot_on_the_executor_port():
     nodes = by_name(description.resolve(robot('terresoro.launch.py'), {'sim': 'true', 'substrate': 'carpet',
                                                                         'rviz': 'true'}, share_dir()))
     assert list(nodes)[0] == 'terresoro_sim' and 'rviz2' in nodes
-    assert nodes['terresoro_sim'].overrides == {'port': '/tmp/softbots/terresoro_sim', 'substrate': 'carpet'}
+    assert nodes['terresoro_sim'].overrides == {'port': f'{SIM_ROOT}/terresoro_sim', 'substrate': 'carpet'}
     assert nodes['terresoro_executor'].overrides['port'] == nodes['terresoro_sim'].overrides['port']
     assert nodes['terresoro_sim'].params == (share_dir() / 'config' / 'terresoro_iii.yaml',)
     assert nodes['rviz2'].arguments == ('-d', str(share_dir() / 'config' / 'terresoro.rviz'))
@@ -85,7 +86,7 @@ def test_runner_command_is_the_launch_ros_command_line(tmp_path):
     assert command[1:] == ['--ros-args', '-r', '__node:=soro_link_bridge',
                            '--params-file', str(share_dir() / 'config' / 'soro_link.yaml'),
                            '--params-file', str(tmp_path / 'over.yaml'), '--params-file', str(tmp_path / 'extra.yaml')]
-    assert runner.command(sim, None)[1:5] == ['--model', 'generic_outputs', '--port', '/tmp/softbots/soro_link_sim']
+    assert runner.command(sim, None)[1:5] == ['--model', 'generic_outputs', '--port', f'{SIM_ROOT}/soro_link_sim']
 
 
 @pytest.mark.ros
@@ -94,9 +95,9 @@ def test_runner_starts_what_the_launch_file_starts_and_stops_it_cleanly(tmp_path
     processes = runner.start('soro_link.launch.py', tmp_path, {'sim': 'true'})
     try:
         assert [p.name for p in processes] == ['soro_link_sim', 'soro_link_bridge']
-        processes[1].wait_for_output('opening /tmp/softbots/soro_link_sim')
+        processes[1].wait_for_output(f'opening {SIM_ROOT}/soro_link_sim')
         overrides = yaml.safe_load((tmp_path / 'soro_link_bridge.overrides.yaml').read_text())
-        assert overrides == {'/soro_link_bridge': {'ros__parameters': {'port': '/tmp/softbots/soro_link_sim'}}}
+        assert overrides == {'/soro_link_bridge': {'ros__parameters': {'port': f'{SIM_ROOT}/soro_link_sim'}}}
     finally:
         codes = [p.stop() for p in reversed(processes)]
     assert codes == [0, 0]
@@ -129,7 +130,7 @@ def test_every_spelling_of_true_starts_the_simulator_and_keeps_off_the_real_port
     """sim:=True once meant false: no simulator, and the bridge opened /dev/ttyUSB0."""
     nodes = by_name(description.resolve(robot('soro_link.launch.py'), {'sim': sim}, share_dir()))
     assert list(nodes) == ['soro_link_sim', 'soro_link_bridge']
-    assert nodes['soro_link_bridge'].overrides == {'port': '/tmp/softbots/soro_link_sim'}
+    assert nodes['soro_link_bridge'].overrides == {'port': f'{SIM_ROOT}/soro_link_sim'}
 
 
 @pytest.mark.parametrize('sim', ['false', 'False', '0'])
@@ -177,17 +178,17 @@ def test_every_launch_file_starts_its_nodes_in_the_given_namespace(launch_file):
 def test_the_simulated_port_is_per_namespace(launch_file):
     def ports(namespace):
         nodes = description.resolve(robot(launch_file), {'sim': 'true', 'namespace': namespace}, share_dir())
-        return {str(v) for node in nodes for v in (*node.overrides.values(), *node.arguments) if str(v).startswith('/tmp/softbots')}
+        return {str(v) for node in nodes for v in (*node.overrides.values(), *node.arguments) if str(v).startswith(SIM_ROOT)}
     assert len(ports('r1')) == 1 and ports('r1') != ports('r2') != ports('')
-    assert ports('r1').pop().startswith('/tmp/softbots/r1/')
+    assert ports('r1').pop().startswith(f'{SIM_ROOT}/r1/')
 
 
 def test_the_runner_starts_a_node_in_its_namespace_with_its_overrides_keyed_so(tmp_path):
     [sim, bridge] = description.resolve(robot('soro_link.launch.py'), {'sim': '1', 'namespace': 'r1'}, share_dir())
     assert runner.command(bridge, None)[1:6] == ['--ros-args', '-r', '__node:=soro_link_bridge', '-r', '__ns:=/r1']
     assert runner.full_name(bridge) == '/r1/soro_link_bridge' and bridge.overrides == {
-        'port': '/tmp/softbots/r1/soro_link_sim'}
-    assert runner.command(sim, None)[1:5] == ['--model', 'generic_outputs', '--port', '/tmp/softbots/r1/soro_link_sim']
+        'port': f'{SIM_ROOT}/r1/soro_link_sim'}
+    assert runner.command(sim, None)[1:5] == ['--model', 'generic_outputs', '--port', f'{SIM_ROOT}/r1/soro_link_sim']
 
 
 @pytest.mark.parametrize('value', ['1robot', 'robot one', 'a//b', 'r-1'])

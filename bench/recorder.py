@@ -1,4 +1,4 @@
-"""What the recorder (soro_link_recorder) loses when it is killed, and how fast SIGINT ends a recording.
+"""What the recorder (soro_recorder) loses when it is killed, and how fast SIGINT ends a recording.
 
 A talker publishes /chatter at about 1 kHz (reliable) while the recorder writes it into a bag with the default
 ``flush_period_s`` (0.5 s). ``sigkill``: over TRIALS runs the recorder is killed with SIGKILL (as by a power cut:
@@ -21,8 +21,8 @@ from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 
 from softbots_bringup.runner import executable
-from soro_link.bag import read_messages
-from soro_link.recording import RECORDER
+from soro_analysis.bag import read_messages
+from soro_analysis.recorder import RECORDER
 from soro_node.params import named
 
 TRIALS, RATE_HZ = 5, 1000.0
@@ -36,7 +36,7 @@ def record(bag: Path, run_s: float, end: signal.Signals) -> tuple[list[float], f
     publisher = node.create_publisher(String, '/chatter', QoSProfile(
         reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST, depth=10_000))
     name = f'recorder_{bag.name}'         # a killed recorder's reader lingers in the graph: wait for this one
-    recorder = subprocess.Popen([executable('soro_link', 'recorder'), '--ros-args', '-r', f'__node:={name}',
+    recorder = subprocess.Popen([executable('soro_analysis', 'recorder'), '--ros-args', '-r', f'__node:={name}',
                                  '-p', f'output:={bag}', '-p', 'topics:=[/chatter]'],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 10.0

@@ -17,11 +17,10 @@ setup(
     zip_safe=True,
     maintainer='softbots developers',
     maintainer_email='softbots@example.org',
-    description='soro_link: the framed serial protocol, link supervision, simulated devices and bag recording.',
+    description='soro_link: the framed serial protocol, link supervision, simulated devices and the bridge base.',
     license='Apache-2.0',
     entry_points={'console_scripts': [
         'bridge_node = soro_link.bridge_node:main',
         'sim_device = soro_link.device_cli:main',
-        'recorder = soro_link.recorder_node:main',
     ]},
 )

@@ -149,7 +149,7 @@ def test_unknown_module_asks_for_a_key(tmp_path):
 
 
 def test_workspace_packages_are_their_own_keys(tmp_path):
-    manifest = make_package(tmp_path, '<exec_depend>soro_link</exec_depend>', 'from soro_link import bag\nimport soro_x\n')
+    manifest = make_package(tmp_path, '<exec_depend>soro_link</exec_depend>', 'from soro_link import framing\nimport soro_x\n')
     [problem] = wc.missing_dependencies(manifest, {'soro_link', 'soro_x'})
     assert problem.endswith('imports soro_x, but package.xml has no <exec_depend>soro_x</exec_depend>')
 

@@ -90,8 +90,8 @@ class Process:
 
 
 def start_recorder(bag: Path, topics: list[str], log_dir: Path) -> Process:
-    """soro_link's recorder writing ``topics`` into the new bag directory ``bag``, once it is listening."""
-    recorder = Process('recorder', [executable('soro_link', 'recorder'), '--ros-args', '-p', f'output:={bag}',
+    """soro_analysis's recorder writing ``topics`` into the new bag directory ``bag``, once it is listening."""
+    recorder = Process('recorder', [executable('soro_analysis', 'recorder'), '--ros-args', '-p', f'output:={bag}',
                                     '-p', f'topics:=[{",".join(topics)}]', '-p', 'discovery_period_s:=0.1'], log_dir)
     try:
         recorder.wait_for_output('recording into')

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from soro_analysis.analyses import AnalysisError, analyze, registered
 from soro_analysis.recording import MissingTopics
-from soro_link.bag import UnreadableBag
+from soro_analysis.bag import UnreadableBag
 from soro_node.arguments import CommandParser, output_dir
 
 SHOW_PROGRESS_AFTER_S = 2.0

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 from rosbags.typesys.store import Typestore
 
-from soro_link.bag import RawMessage, decode, read_raw, workspace_typestore
+from soro_analysis.bag import RawMessage, decode, read_raw, workspace_typestore
 
 Progress = Callable[[int], None]      # messages read so far
 
@@ -106,7 +106,7 @@ class Recording:
     @classmethod
     def open(cls, path: str | Path, progress: Progress | None = None, typestore: Typestore | None = None,
              topics: Iterable[str] | None = None) -> Recording:
-        """Read the bag at ``path`` (see ``soro_link.bag.read_raw``); a bag cut short is read up to the cut and
+        """Read the bag at ``path`` (see ``soro_analysis.bag.read_raw``); a bag cut short is read up to the cut and
         ``warnings`` says how much was readable."""
         warnings: list[str] = []
         raw: dict[str, _Topic] = {}

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from rosbags.interfaces import Qos, QosHistory
 
-from soro_link.bag import RawMessage
-from soro_link.recording import recording_policies
+from soro_analysis.bag import RawMessage
+from soro_analysis.recorder import recording_policies
 from soro_node.params import ParamSpec
 
 RATE = ParamSpec('rate', 1.0, 'speed of the replay against the recording (2: twice as fast)', 0.01, 100.0)

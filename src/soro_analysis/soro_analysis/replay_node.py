@@ -17,8 +17,8 @@ from rclpy.serialization import deserialize_message
 from rosgraph_msgs.msg import Clock
 
 from soro_analysis import replay
-from soro_link.bag import UnreadableBag, offered_qos, read_raw
-from soro_link.recording import import_message_class
+from soro_analysis.bag import UnreadableBag, offered_qos, read_raw
+from soro_analysis.recorder import import_message_class
 from soro_node.arguments import CommandParser, add_option
 from soro_node.base_node import EXIT_REFUSED, StartRefused, init_ros, refuse_start, shut_down
 

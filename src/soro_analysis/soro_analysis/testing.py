@@ -13,7 +13,7 @@ from pathlib import Path
 from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.typesys.store import Typestore
 
-from soro_link.bag import BagWriter, workspace_typestore
+from soro_analysis.bag import BagWriter, workspace_typestore
 
 FORMATS = ('ours', 'mcap', 'sqlite3', 'single.mcap', 'single.db3')
 STORAGE = {'mcap': StoragePlugin.MCAP, 'sqlite3': StoragePlugin.SQLITE3}
@@ -22,7 +22,7 @@ STORAGE = {'mcap': StoragePlugin.MCAP, 'sqlite3': StoragePlugin.SQLITE3}
 def write_bag(path: Path, topic: str, msgtype: str, messages: Iterable[tuple[int, bytes]], storage: str = 'ours',
               typestore: Typestore | None = None, flush_interval_s: float = 0.5) -> Path:
     """A rosbag2 directory at ``path`` holding ``messages`` ((receive ns, CDR), in order) on ``topic``: written by
-    soro_link's BagWriter ('ours'), or by rosbags' writer with 'mcap' or 'sqlite3' storage."""
+    our BagWriter ('ours'), or by rosbags' writer with 'mcap' or 'sqlite3' storage."""
     store = typestore or workspace_typestore()
     if storage == 'ours':
         with BagWriter(path, store, flush_interval_s=flush_interval_s) as bag:

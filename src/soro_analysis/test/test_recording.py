@@ -16,7 +16,7 @@ from soro_analysis import cli
 from soro_analysis.analyses import Analysis, AnalysisError, Report, choose
 from soro_analysis.recording import MissingTopics, Recording, Series, align
 from soro_analysis.testing import FORMATS, write_bag, write_every_format
-from soro_link.bag import UnreadableBag, workspace_typestore
+from soro_analysis.bag import UnreadableBag, workspace_typestore
 
 STORE = workspace_typestore()
 POSE, COUNT = '/tracked_pose', 200

@@ -11,7 +11,7 @@ from soro_interfaces.msg import TensegrityState
 from soro_analysis import cli
 from soro_analysis.analyses import AnalysisError, analyze, options
 from soro_analysis.testing import FORMATS, write_every_format
-from soro_link.bag import workspace_typestore
+from soro_analysis.bag import workspace_typestore
 from tensegrity_sim import prism
 from tensegrity_sim.bag_analysis import ANALYSIS
 from tensegrity_sim.dynamics import Dynamics

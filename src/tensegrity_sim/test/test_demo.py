@@ -5,7 +5,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from soro_link.bag import read_messages
+from soro_analysis.bag import read_messages
 from softbots_bringup.runner import executable
 from softbots_bringup.share import installed
 from tensegrity_sim import demo

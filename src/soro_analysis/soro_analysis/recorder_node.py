@@ -1,15 +1,15 @@
-"""soro_link_recorder: records topics into a rosbag2 (MCAP) directory, for machines without ``ros2 bag``.
+"""soro_recorder: records topics into a rosbag2 (MCAP) directory, for machines without ``ros2 bag``.
 
 Messages arrive through raw subscriptions (serialized CDR, never deserialized here) and go straight into the bag
-through :class:`soro_link.bag.BagWriter`, stamped with their receive time; what was recorded is on disk within
+through :class:`soro_analysis.bag.BagWriter`, stamped with their receive time; what was recorded is on disk within
 ``flush_period_s``, so a SIGKILL or a power cut loses at most that much. SIGINT or SIGTERM ends the recording: the
 recorder takes the messages published before the signal that are still on their way, then closes the bag so
 ``metadata.yaml`` is written. On a full disk it stops at once, finishes the bag with what was on disk at the last
 flush, logs ``disk full: <bag>`` and exits with status 1.
 
-    python -m soro_link.recorder_node --ros-args -p output:=/tmp/run1 -p "topics:=[/chatter,/link_status]"
+    python -m soro_analysis.recorder_node --ros-args -p output:=/tmp/run1 -p "topics:=[/chatter,/link_status]"
 
-Parameters (read once at start-up; ``recording.RECORDER``):
+Parameters (read once at start-up; ``recorder.RECORDER``):
   output              string    bag directory to create; must not exist yet
   topics              string[]  topics to record; unset or empty records every visible (non-hidden) topic
   discovery_period_s  double    how often to look for new topics, 0.05-10 s (default 0.5 s)
@@ -29,16 +29,16 @@ from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
-from soro_link.bag import BagWriter, DiskFull
-from soro_link.recording import (RECORDER, ParameterRefused, check_output, import_message_class, offered_profile,
-                                 recordable_type, recording_policies, select_topics)
+from soro_analysis.bag import BagWriter, DiskFull
+from soro_analysis.recorder import (RECORDER, ParameterRefused, check_output, import_message_class,
+                                    offered_profile, recordable_type, recording_policies, select_topics)
 from soro_node.base_node import StartRefused, declare_parameters, init_ros, read_parameters, refuse_start, shut_down
 from soro_node.params import ParameterError
 from soro_node.stop import StopRequest
 
-NODE_NAME = 'soro_link_recorder'
+NODE_NAME = 'soro_recorder'
 
-# As rosbag2 does (recording.recording_policies): reliable and keep-all when every publisher offers reliable
+# As rosbag2 does (recorder.recording_policies): reliable and keep-all when every publisher offers reliable
 # (measured: a 2000-message burst kept whole, where best effort with a depth of 100 kept 286), else best effort, the
 # one reliability that matches best-effort publishers too, with a history deep enough for bursts of a sensor stream;
 # transient local when every publisher offers it, so latched messages published before the recorder are recorded.

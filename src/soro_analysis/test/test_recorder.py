@@ -7,17 +7,19 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 import rclpy
 import yaml
+from ament_index_python.packages import get_package_prefix
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from soro_interfaces.msg import LinkStatus
 from std_msgs.msg import String
 
-from soro_link.bag import read_messages, read_raw
-from soro_link.recording import (import_message_class, offered_profile, recordable_type, recording_policies,
-                                 select_topics)
+from soro_analysis.bag import read_messages, read_raw
+from soro_analysis.recorder import (import_message_class, offered_profile, recordable_type,
+                                    recording_policies, select_topics)
 from soro_node.waiting import poll
 
 pytestmark = pytest.mark.ros
@@ -30,7 +32,7 @@ EXIT_TIMEOUT_S = 5.0
 
 def start_recorder(bag):
     # -m rather than the `recorder` console script: runs the module on PYTHONPATH, whatever install/ holds
-    cmd = [sys.executable, '-m', 'soro_link.recorder_node', '--ros-args',
+    cmd = [sys.executable, '-m', 'soro_analysis.recorder_node', '--ros-args',
            '-p', f'output:={bag}', '-p', 'topics:=[/chatter,/link_status]']
     return subprocess.Popen(cmd, env=os.environ.copy(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
@@ -192,7 +194,7 @@ def test_a_full_disk_ends_the_recording_with_a_finished_bag_and_one_line(tmp_pat
     # the tmpfs is seen only inside the namespace: the bag is copied out before it ends
     script = (f'mount -t tmpfs -o size=2m tmpfs {small} || exit 99; "$@"; code=$?; cp -r {bag} {kept}; '
               'exit $code')
-    cmd = ['unshare', '--mount', 'bash', '-c', script, 'small_disk', sys.executable, '-m', 'soro_link.recorder_node',
+    cmd = ['unshare', '--mount', 'bash', '-c', script, 'small_disk', sys.executable, '-m', 'soro_analysis.recorder_node',
            '--ros-args', '-p', f'output:={bag}', '-p', 'topics:=[/chatter]', '-p', 'flush_period_s:=0.1']
     context = rclpy.Context()
     rclpy.init(context=context)
@@ -325,3 +327,18 @@ def test_the_subscription_adapts_to_every_publisher_as_rosbag2_does():
     assert recording_policies([latched]) == (True, True)
     assert recording_policies([latched, sensor]) == (False, False)   # one volatile publisher: volatile for all
     assert recording_policies([]) == (False, False)
+
+
+def test_the_recorder_started_with_sigint_ignored_still_stops_on_sigint(tmp_path):
+    """As a script's `recorder &` starts it, without job control: SIGINT inherited as ignored."""
+    log = tmp_path / 'node.log'
+    recorder = Path(get_package_prefix('soro_analysis')) / 'lib' / 'soro_analysis' / 'recorder'
+    process = subprocess.Popen([str(recorder), '--ros-args', '-p', f'output:={tmp_path}/bag'],
+                               stdout=log.open('w'), stderr=subprocess.STDOUT,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    try:
+        assert poll(lambda: 'recording into' in log.read_text(), 15.0), log.read_text()
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=5.0) == 0, log.read_text()
+    finally:
+        process.kill()

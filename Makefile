@@ -36,7 +36,7 @@ $(BUILT): $(ENV_OK) $(SOURCES)
 	    --event-handlers console_cohesion- summary+ status- >build/colcon.out 2>&1 \
 	    || { tail -n 40 build/colcon.out; echo "make: colcon build failed (full output: build/colcon.out)"; exit 1; }
 	@tail -n 1 build/colcon.out
-	@$(ENV_SH) && source install/setup.bash && python -m tensegrity_sim.compiled   # numba's disk cache, filled once
+	@$(ENV_SH) && source install/setup.bash && python -m tensegrity_sim.warm_up   # numba's disk cache, filled once
 	touch $@
 
 # Every test runs in a loopback-only network namespace with its own ROS_DOMAIN_ID (tools/netns_run.sh).

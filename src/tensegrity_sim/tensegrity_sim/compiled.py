@@ -8,7 +8,6 @@ elements (the tests hold it to the reference to 1e-12). Every function here work
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -267,21 +266,3 @@ def rates_of_runs(batch, ys, out):
     half_axis = np.empty((n_r, 3))
     for b in range(ys.shape[0]):
         rates_into(b, batch, ys[b], out[b], ends, end_velocities, half_axis, forces)
-
-
-def warm_up() -> float:
-    """Compiles every kernel, or loads it from the disk cache, with a run of a small prism; seconds it took.
-    ``make build`` calls it, so that neither the first CLI run nor the node's start-up waits for the compiler."""
-    from tensegrity_sim.dynamics import Dynamics     # noqa: PLC0415 - dynamics imports this module
-    from tensegrity_sim.integrate import simulate    # noqa: PLC0415
-    from tensegrity_sim.presets import preset        # noqa: PLC0415
-    start = time.perf_counter()
-    p = preset('savin2020_reproduce')
-    y0 = p.initial_state(36.0)
-    simulate(Dynamics(p.structure), y0, 0.01)
-    rates_of_runs(batch_of([p.structure]).arrays(), y0[None], np.empty_like(y0[None]))
-    return time.perf_counter() - start
-
-
-if __name__ == '__main__':
-    print(f'tensegrity_sim: compiled kernels ready in {warm_up():.1f} s (cached on disk for later runs)')

@@ -122,3 +122,30 @@ def test_a_diverging_run_in_a_batch_raises_with_its_time():
     y0[1, :, 3:6] = 1e7         # the second run starts beyond the blow-up bound's reach within one sample
     with pytest.raises(SimulationDiverged, match=r'run 1 of the batch .* at t = 0.0100 s'):
         run_batch(p.structure, y0, 0.1, dt_s=0.01, sample_period_s=0.01)
+
+
+def package_imports() -> dict[str, set[str]]:
+    """Module -> the tensegrity_sim modules it imports anywhere in its text (inside functions too)."""
+    import ast
+    from pathlib import Path
+    package = Path(compiled.__file__).parent
+    graph = {}
+    for path in package.glob('*.py'):
+        names = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module == 'tensegrity_sim':
+                names |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and (node.module or '').startswith('tensegrity_sim.'):
+                names.add(node.module.split('.')[1])
+        graph[path.stem] = names
+    return graph
+
+
+def test_no_module_of_the_package_imports_itself_back():
+    """Issue 27: compiled.warm_up imported dynamics, integrate and presets, which import compiled."""
+    graph = package_imports()
+
+    def reaches(start, target, seen):
+        return any(m == target or (m not in seen and reaches(m, target, seen | {m}))
+                   for m in graph.get(start, ()))
+    assert [m for m in graph if reaches(m, m, {m})] == []

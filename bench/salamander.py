@@ -20,22 +20,24 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import dijkstra
 
-from salamander_nav import chomp, lattice_astar, maps
+from salamander_nav.planning import chomp, lattice_astar
+from salamander_nav.distance_field import DistanceField, cell_centres, rasterise
+from salamander_nav.scene import scene_from_dict
 from salamander_nav.los import LosTracker
 
 FIELDS, SIDE, RESOLUTION = 20, 5.0, 0.01
 START, GOAL = np.array([0.4, 0.4, np.pi / 4]), np.array([3.4, 3.4, np.pi / 4])
 
 
-def random_field(seed: int) -> maps.DistanceField:
+def random_field(seed: int) -> DistanceField:
     """20 circles placed away from the start and the goal."""
     rng, circles = np.random.default_rng(seed), []
     while len(circles) < 20:
         x, y, r = rng.uniform(0.5, 4.5), rng.uniform(0.5, 4.5), rng.uniform(0.1, 0.3)
         if min(np.hypot(x - START[0], y - START[1]), np.hypot(x - GOAL[0], y - GOAL[1])) > r + 0.25:
             circles.append((x, y, r))
-    scene = maps.scene_from_dict({'bounds': [0, 0, SIDE, SIDE], 'resolution': RESOLUTION, 'circles': circles})
-    return maps.DistanceField.from_scene(scene)
+    scene = scene_from_dict({'bounds': [0, 0, SIDE, SIDE], 'resolution': RESOLUTION, 'circles': circles})
+    return DistanceField.from_scene(scene)
 
 
 def timed(run):
@@ -44,7 +46,7 @@ def timed(run):
     return time.perf_counter() - began, value
 
 
-def grid_dijkstra(field: maps.DistanceField, clearance_m: float) -> float:
+def grid_dijkstra(field: DistanceField, clearance_m: float) -> float:
     """Shortest 8-connected path length (m) over the cells at least ``clearance_m`` from obstacles."""
     free = field.distance >= clearance_m
     rows, cols = free.shape
@@ -64,9 +66,9 @@ def grid_dijkstra(field: maps.DistanceField, clearance_m: float) -> float:
 def rasterise_figures() -> dict:
     rng = np.random.default_rng(26)
     circles = np.column_stack([rng.uniform(0, SIDE, 1000), rng.uniform(0, SIDE, 1000), rng.uniform(0.01, 0.1, 1000)])
-    scene = maps.scene_from_dict({'bounds': [0, 0, SIDE, SIDE], 'resolution': 0.001, 'circles': circles.tolist()})
-    per_box_s, _ = timed(lambda: maps.rasterise(scene))
-    setup_s, centres = timed(lambda: maps.cell_centres(scene.shape, scene.bounds[:2], scene.resolution))
+    scene = scene_from_dict({'bounds': [0, 0, SIDE, SIDE], 'resolution': 0.001, 'circles': circles.tolist()})
+    per_box_s, _ = timed(lambda: rasterise(scene))
+    setup_s, centres = timed(lambda: cell_centres(scene.shape, scene.bounds[:2], scene.resolution))
     occupied = np.zeros(scene.shape, dtype=bool)
 
     def full_grid(some):

@@ -16,9 +16,11 @@ from soro_analysis.plotting import figure, save
 from soro_analysis.recording import Recording
 from soro_geometry import quaternion
 from soro_node.params import ParamSpec
-from salamander_nav import drawing, maps, planning
+from salamander_nav import plots
+from salamander_nav.planning import paths
+from salamander_nav.scene import Scene, SceneError, load_scene, scene_from_dict
 from salamander_nav.origami import KAPPA_MAX
-from salamander_nav.world import resolve_scene
+from salamander_nav.scene import resolve_scene
 
 POSE, PLAN, LOS = '/mocap/salamander/pose', '/plan', '/salamander_controller/los_debug'
 MARKERS, COSTMAP = '/salamander_planner/obstacle_markers', '/salamander_planner/costmap'
@@ -43,11 +45,11 @@ def analyze(recording: Recording, out: Path, options: dict) -> Report:
     run = slice(int(np.argmax(moved)), None)
     error = path_distance(positions[run], planned)
     scene = _scene(recording, options)
-    kappa = planning.curvatures(planned)
+    kappa = paths.curvatures(planned)
     goal_miss = float(math.dist(positions[-1], planned[-1]))
     report = Report(f'Salamander path following: {recording.path}')
     report.numbers = {'tracked_poses': len(t), 'run_s': float(t[-1] - t[run][0]), 'plan_points': len(planned),
-                      'plan_length_m': planning.length(planned), 'plan_max_curvature': float(np.abs(kappa).max()),
+                      'plan_length_m': paths.length(planned), 'plan_max_curvature': float(np.abs(kappa).max()),
                       'tracking_error_mean_m': float(error.mean()), 'tracking_error_rms_m': float(np.sqrt(
                           (error ** 2).mean())), 'tracking_error_max_m': float(error.max()),
                       'final_distance_to_goal_m': goal_miss,
@@ -86,18 +88,18 @@ def _last_plan(recording: Recording) -> np.ndarray:
     return np.array([[p.pose.position.x, p.pose.position.y] for p in plans[-1].poses])
 
 
-def _scene(recording: Recording, options: dict) -> maps.Scene:
+def _scene(recording: Recording, options: dict) -> Scene:
     grids, markers = recording.messages(COSTMAP), recording.messages(MARKERS)
     if not (grids and markers):
         try:
-            return maps.load_scene(resolve_scene(options['scene_file']))
-        except maps.SceneError as error:
+            return load_scene(resolve_scene(options['scene_file']))
+        except SceneError as error:
             raise AnalysisError(f'no planner markers in the bag, and {error}') from None
     info = grids[-1].info
     x0, y0 = info.origin.position.x, info.origin.position.y
     circles = [(m.pose.position.x, m.pose.position.y, m.scale.x / 2) for m in markers[-1].markers if m.type == 3]
     polygons = [[(p.x, p.y) for p in m.points[:-1]] for m in markers[-1].markers if m.type == 4]
-    return maps.scene_from_dict({'bounds': [x0, y0, x0 + info.width * info.resolution,
+    return scene_from_dict({'bounds': [x0, y0, x0 + info.width * info.resolution,
                                             y0 + info.height * info.resolution],
                                  'resolution': info.resolution, 'circles': circles, 'polygons': polygons})
 
@@ -113,8 +115,8 @@ def _los_points(recording: Recording) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _figures(report, scene, planned, kappa, positions, yaw, t, error, los, options, out) -> None:
-    psi = planning.headings(planned)
-    save(drawing.plans_figure(scene, {'planned': planned}, (*planned[0], psi[0]), (*planned[-1], psi[-1]),
+    psi = paths.headings(planned)
+    save(plots.plans_figure(scene, {'planned': planned}, (*planned[0], psi[0]), (*planned[-1], psi[-1]),
                               'Planned path (Fig. 3.30)'), out / 'fig3_30_plan.png')
     s = np.concatenate([[0.0], np.cumsum(np.hypot(*np.diff(planned, axis=0).T))])
     fig, ax = figure(size=(6.5, 3.0))
@@ -123,7 +125,7 @@ def _figures(report, scene, planned, kappa, positions, yaw, t, error, los, optio
     ax[0, 0].set(xlabel='arc length (m)', ylabel='curvature (1/m)', title='Curvature constraint (Fig. 3.27)')
     ax[0, 0].legend()
     save(fig, out / 'fig3_27_curvature.png')
-    save(drawing.tracking_figure(scene, planned, positions, *los, yaw, 'Path tracking (Fig. 3.31)'),
+    save(plots.tracking_figure(scene, planned, positions, *los, yaw, 'Path tracking (Fig. 3.31)'),
          out / 'fig3_31_tracking.png')
     fig, ax = figure(size=(6.5, 3.0))
     ax[0, 0].plot(t, error * 1e3)

@@ -12,7 +12,9 @@ import sys
 from soro_analysis.plotting import save
 from soro_node.arguments import CommandParser, STDOUT, add_option, output_dir, output_file, write_output
 from soro_node.params import ParamSpec, named
-from salamander_nav import drawing, maps, planners
+from salamander_nav import planning, plots
+from salamander_nav.distance_field import DistanceField
+from salamander_nav.scene import SceneError, load_scene
 from salamander_nav.parameters import PLANNER
 
 EXIT_NO_PLAN = 1
@@ -39,22 +41,22 @@ def _parser() -> CommandParser:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        scene = maps.load_scene(args.scene)
+        scene = load_scene(args.scene)
         if scene.start is None or scene.goal is None:
-            raise maps.SceneError(f'{args.scene} has no start and goal: add start: [x, y, heading_deg] and goal')
-        field = maps.DistanceField.from_scene(scene)
-    except maps.SceneError as error:
+            raise SceneError(f'{args.scene} has no start and goal: add start: [x, y, heading_deg] and goal')
+        field = DistanceField.from_scene(scene)
+    except SceneError as error:
         print(f'salamander-plan: {error}', file=sys.stderr)
         return 2
-    options = planners.PlannerOptions(args.clearance_m, args.kappa_max, args.chomp_iterations,
+    options = planning.PlannerOptions(args.clearance_m, args.kappa_max, args.chomp_iterations,
                                       args.astar_max_expansions, args.max_planning_s, args.seed,
                                       args.astar_heuristic_weight)
-    plan = planners.plan(args.planner, field, scene.start, scene.goal, options)
+    plan = planning.plan(args.planner, field, scene.start, scene.goal, options)
     document = plan.to_json()
     write_output(args.json, json.dumps(document, indent=1))
     if args.plots and len(plan.path) > 1:
         title = f'{args.planner}: {"planned" if plan.success else "failed"}, {document["planning_ms"]:.0f} ms'
-        save(drawing.plans_figure(scene, {args.planner: plan.path}, scene.start, scene.goal, title),
+        save(plots.plans_figure(scene, {args.planner: plan.path}, scene.start, scene.goal, title),
              args.plots / 'plan.png')
     verdict = f'{plan.length_m:.3f} m, κ ≤ {plan.max_curvature:.2f} 1/m' if plan.success else 'no plan'
     print(f'salamander-plan: {args.planner}: {verdict}: {plan.reason} ({document["planning_ms"]:.0f} ms, '

@@ -22,39 +22,42 @@ from soro_analysis.analyses import analyze
 from soro_analysis.plotting import save
 from soro_node import commander
 from soro_node.arguments import CommandParser, output_dir
-from salamander_nav import drawing, maps, planners, planning
+from salamander_nav import planning, plots
+from salamander_nav.planning import paths
+from salamander_nav.distance_field import DistanceField
+from salamander_nav.scene import Scene, SceneError, load_scene
 from salamander_nav.commander import SalamanderCommander
-from salamander_nav.world import resolve_scene
+from salamander_nav.scene import resolve_scene
 
 TOPICS = ['/mocap/salamander/pose', '/plan', '/salamander_controller/los_debug', '/joint_states',
           '/salamander_planner/obstacle_markers', '/salamander_planner/costmap']
 
 
-def measure(planner: str, field: maps.DistanceField, scene: maps.Scene, repeats: int = 5) -> tuple[planning.Plan,
+def measure(planner: str, field: DistanceField, scene: Scene, repeats: int = 5) -> tuple[paths.Plan,
                                                                                                    dict]:
     """The plan and its Table 3.6 row: median time of ``repeats`` runs, effort, peak Python memory (tracemalloc, a
     separate run: tracing slows the code), length, maximum curvature, end heading errors."""
     times = []
     for _ in range(repeats):
         began = time.perf_counter()
-        plan = planners.plan(planner, field, scene.start, scene.goal)
+        plan = planning.plan(planner, field, scene.start, scene.goal)
         times.append(time.perf_counter() - began)
     tracemalloc.start()
-    planners.plan(planner, field, scene.start, scene.goal)
+    planning.plan(planner, field, scene.start, scene.goal)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    errors = planning.heading_errors(plan.path, scene.start, scene.goal) if len(plan.path) > 1 else (math.nan,) * 2
+    errors = paths.heading_errors(plan.path, scene.start, scene.goal) if len(plan.path) > 1 else (math.nan,) * 2
     return plan, {'planner': planner, 'success': plan.success, 'time_ms': 1e3 * float(np.median(times)),
                   plan.effort_name: plan.effort, 'peak_memory_kb': peak / 1024, 'length_m': plan.length_m,
                   'max_curvature': plan.max_curvature, 'start_heading_error_deg': math.degrees(errors[0]),
                   'goal_heading_error_deg': math.degrees(errors[1]), 'reason': plan.reason}
 
 
-def compare_planners(scene: maps.Scene, out: Path) -> list[dict]:
-    field = maps.DistanceField.from_scene(scene)
-    results = [measure(name, field, scene) for name in planners.PLANNERS]
+def compare_planners(scene: Scene, out: Path) -> list[dict]:
+    field = DistanceField.from_scene(scene)
+    results = [measure(name, field, scene) for name in planning.PLANNERS]
     rows = [row for _, row in results]
-    save(drawing.plans_figure(scene, {r['planner']: p.path for p, r in results}, scene.start, scene.goal,
+    save(plots.plans_figure(scene, {r['planner']: p.path for p, r in results}, scene.start, scene.goal,
                               'CHOMP and lattice A* on the thesis\'s scene (Fig. 3.30)'), out / 'planners.png')
     (out / 'table_3_6.json').write_text(json.dumps(rows, indent=1) + '\n')
     return rows
@@ -72,7 +75,7 @@ def table_lines(rows: list[dict]) -> list[str]:
     return lines + ['', 'planners.png: both paths. Lattice A* gives no end-heading guarantee (§3.4.1).', '']
 
 
-def follow_in_simulation(scene: maps.Scene, out: Path) -> Path:
+def follow_in_simulation(scene: Scene, out: Path) -> Path:
     logs, bag = out / 'logs', out / 'bag'
     logs.mkdir(parents=True, exist_ok=True)
     port = out / 'ttySALAMANDER'
@@ -117,10 +120,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     out = args.out.resolve()
     try:
-        scene = maps.load_scene(resolve_scene(args.scene))
+        scene = load_scene(resolve_scene(args.scene))
         rows = compare_planners(scene, out)
         bag = follow_in_simulation(scene, out)
-    except (maps.SceneError, runner.ScenarioError, commander.CommanderError) as error:
+    except (SceneError, runner.ScenarioError, commander.CommanderError) as error:
         print(f'salamander-demo: {error}', file=sys.stderr)
         return 1
     live = out / 'live'

@@ -45,10 +45,12 @@ from soro_node.base_node import (ActionClient, StartRefused, action_server, decl
                                  read_parameters, refuse_start, sensor_data_qos, shut_down, spin_once)
 from soro_node.params import ParameterError
 from soro_node.stop import StopRequest
-from salamander_nav import maps, planners, planning
-from salamander_nav.maps import SceneError
+from salamander_nav import planning
+from salamander_nav.planning import paths
+from salamander_nav.distance_field import check_grid, grid_occupancy
+from salamander_nav.scene import Scene, SceneError, load_scene, resolve_scene
 from salamander_nav.parameters import PLANNER
-from salamander_nav.world import World, resolve_scene
+from salamander_nav.live_scene import LiveScene
 
 LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 FOLLOW_ACTION = 'salamander_controller/track_path'
@@ -73,7 +75,7 @@ class SalamanderPlanner(Node):
         super().__init__('salamander_planner', **kwargs)
         declare_parameters(self, PLANNER)
         p = read_parameters(self, PLANNER)
-        self.world = World(maps.load_scene(resolve_scene(p['scene_file'])))
+        self.world = LiveScene(load_scene(resolve_scene(p['scene_file'])))
         self._lock = threading.Lock()
         self._pose: tuple[np.ndarray, float] | None = None
         self._first_pose = threading.Event()
@@ -109,12 +111,12 @@ class SalamanderPlanner(Node):
     def _on_map(self, msg: OccupancyGrid) -> None:
         info, origin = msg.info, (msg.info.origin.position.x, msg.info.origin.position.y)
         try:        # before any array is made: a resolution of 0 or a 36 M-cell grid must cost nothing
-            maps.check_grid(info.width, info.height, info.resolution, origin, len(msg.data))
+            check_grid(info.width, info.height, info.resolution, origin, len(msg.data))
         except SceneError as error:
             self.get_logger().warning(f'map refused: {error}; planning on the previous world')
             return
         self._update_world(lambda: self.world.set_map(
-            maps.grid_occupancy(msg.data, info.width, info.height), origin, info.resolution),
+            grid_occupancy(msg.data, info.width, info.height), origin, info.resolution),
             f'map of {info.width} × {info.height} cells at {info.resolution} m')
 
     def _update_world(self, change, what: str) -> None:
@@ -147,20 +149,20 @@ class SalamanderPlanner(Node):
         self._first_pose.set()
 
     # --- planning ------------------------------------------------------------------------------------------------
-    def _plan(self, start, goal, planner_id: str) -> planning.Plan:
+    def _plan(self, start, goal, planner_id: str) -> paths.Plan:
         p = read_parameters(self, PLANNER)
         planner = planner_id or p['planner']
-        if planner not in planners.PLANNERS:
-            return _refusal(planner, f'planner_id {planner!r}: allowed {", ".join(planners.PLANNERS)}')
+        if planner not in planning.PLANNERS:
+            return _refusal(planner, f'planner_id {planner!r}: allowed {", ".join(planning.PLANNERS)}')
         if not (np.all(np.isfinite(start)) and np.all(np.isfinite(goal))):
             return _refusal(planner, f'start {np.round(start, 3).tolist()} or goal {np.round(goal, 3).tolist()} '
                                      'is not finite')
-        options = planners.PlannerOptions(p['clearance_m'], p['kappa_max'], p['chomp_iterations'],
+        options = planning.PlannerOptions(p['clearance_m'], p['kappa_max'], p['chomp_iterations'],
                                           p['astar_max_expansions'], p['max_planning_s'],
                                           astar_heuristic_weight=p['astar_heuristic_weight'])
         with self._lock:
             field = self.world.field()
-        plan = planners.plan(planner, field, np.asarray(start, float), np.asarray(goal, float), options)
+        plan = planning.plan(planner, field, np.asarray(start, float), np.asarray(goal, float), options)
         log_at(self.get_logger(), logging.INFO if plan.success else logging.WARNING,
                f'{planner}: {plan.reason} ({plan.planning_s * 1e3:.0f} ms, {plan.effort} {plan.effort_name})')
         if plan.success:
@@ -199,7 +201,7 @@ class SalamanderPlanner(Node):
                                           max_curvature=plan.max_curvature if len(plan.path) > 2 else 0.0)
         result.planning_time = Duration(sec=int(plan.planning_s), nanosec=int(plan.planning_s % 1 * 1e9))
         if plan.success and start is not None:
-            result.start_heading_error, result.goal_heading_error = planning.heading_errors(
+            result.start_heading_error, result.goal_heading_error = paths.heading_errors(
                 plan.path, start, planar_pose(request.goal.pose))
         if plan.success:
             goal_handle.succeed()
@@ -207,7 +209,7 @@ class SalamanderPlanner(Node):
             goal_handle.abort()
         return result
 
-    def _path_msg(self, plan: planning.Plan) -> Path:
+    def _path_msg(self, plan: paths.Plan) -> Path:
         header = Header(stamp=self.get_clock().now().to_msg(), frame_id=self.get_parameter('frame_id').value)
         path = np.asarray(plan.path).reshape(-1, 2)
         if len(path) < 2:
@@ -347,12 +349,12 @@ def _chain(future, box: dict, done: threading.Event) -> None:
     handle.get_result_async().add_done_callback(lambda f: (box.update(result=f.result().result), done.set()))
 
 
-def _refusal(planner: str, reason: str) -> planning.Plan:
+def _refusal(planner: str, reason: str) -> paths.Plan:
     effort = 'expansions' if planner == 'lattice_astar' else 'iterations'
-    return planning.Plan(False, reason, np.zeros((0, 2)), planner, 0, effort, 0.0)
+    return paths.Plan(False, reason, np.zeros((0, 2)), planner, 0, effort, 0.0)
 
 
-def obstacle_markers(scene: maps.Scene, header: Header) -> MarkerArray:
+def obstacle_markers(scene: Scene, header: Header) -> MarkerArray:
     """Circles as flat cylinders and polygons as closed outlines, grey, with a DELETEALL first."""
     grey = ColorRGBA(r=0.45, g=0.45, b=0.5, a=0.9)
     markers = [Marker(header=header, ns='obstacles', action=Marker.DELETEALL)]

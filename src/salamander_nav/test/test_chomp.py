@@ -4,13 +4,15 @@ import math
 import numpy as np
 import pytest
 
-from salamander_nav import chomp, chomp_costs, maps, planning
-from salamander_nav.chomp import ChompSettings
+from salamander_nav.planning import chomp, chomp_costs, paths
+from salamander_nav.distance_field import DistanceField
+from salamander_nav.scene import load_scene, scene_from_dict
+from salamander_nav.planning.chomp import ChompSettings
 
-ROOT_SCENE = maps.load_scene(__import__('pathlib').Path(__file__).resolve().parents[3] / 'config' /
+ROOT_SCENE = load_scene(__import__('pathlib').Path(__file__).resolve().parents[3] / 'config' /
                              'salamander_scene.yaml')
-OPEN = maps.DistanceField.from_scene(maps.scene_from_dict({'bounds': [0, 0, 3, 3], 'resolution': 0.005}))
-ONE_CIRCLE = maps.DistanceField.from_scene(maps.scene_from_dict(
+OPEN = DistanceField.from_scene(scene_from_dict({'bounds': [0, 0, 3, 3], 'resolution': 0.005}))
+ONE_CIRCLE = DistanceField.from_scene(scene_from_dict(
     {'bounds': [0, 0, 2, 2], 'resolution': 0.002, 'circles': [[1.0, 1.0, 0.2]]}))
 
 
@@ -118,7 +120,7 @@ def test_minor_arc_joins_the_ends_under_half_a_turn():
         full = chomp_costs.full(arc, q0, qe)
         steps = np.hypot(*np.diff(full, axis=0).T)
         np.testing.assert_allclose(steps, steps.mean(), rtol=1e-9)          # uniform along the arc
-        kappa = planning.curvatures(full)[1:-1]
+        kappa = paths.curvatures(full)[1:-1]
         np.testing.assert_allclose(kappa, kappa[0], rtol=1e-6)               # one circle
         turn = abs(kappa[0]) * steps.sum()
         assert turn < math.pi
@@ -127,18 +129,18 @@ def test_minor_arc_joins_the_ends_under_half_a_turn():
 @pytest.mark.parametrize('start, goal', [(ROOT_SCENE.start, ROOT_SCENE.goal),       # §3.4.5: 90° to 0°
                                          ((0.35, 1.8, -math.pi / 2), (2.25, 1.0, -math.pi / 2))])   # Fig. 3.27
 def test_pl03_the_thesis_scenes_are_planned_feasibly(start, goal):
-    field = maps.DistanceField.from_scene(ROOT_SCENE)
+    field = DistanceField.from_scene(ROOT_SCENE)
     plan = chomp.plan(field, start, goal)
     assert plan.success, plan.reason
     assert plan.details['min_clearance_m'] >= 0.04
     assert plan.max_curvature <= 12.52 and plan.path.shape == (102, 2)
     assert plan.path[0] == pytest.approx(start[:2]) and plan.path[-1] == pytest.approx(goal[:2])
     assert max(plan.details['start_heading_error_deg'], plan.details['goal_heading_error_deg']) <= 10
-    assert planning.problems(plan.path, field, 12.52, 0.04, start, goal) == []
+    assert paths.problems(plan.path, field, 12.52, 0.04, start, goal) == []
 
 
 def test_pl02_ends_fixed_lambda_non_decreasing_and_best_cost_non_increasing():
-    field = maps.DistanceField.from_scene(ROOT_SCENE)
+    field = DistanceField.from_scene(ROOT_SCENE)
     search = chomp._Search(field, ROOT_SCENE.start, ROOT_SCENE.goal, ChompSettings(converged_stop=False,
                                                                                    max_restarts=0))
     search.run()
@@ -159,7 +161,7 @@ def test_pl04_curvature_falls_on_a_hairpin():
     xi = hairpin[1:-1].copy()
     for _ in range(30):
         path = chomp_costs.full(xi, hairpin[0], hairpin[-1])
-        worst.append(np.abs(planning.curvatures(path)).max())
+        worst.append(np.abs(paths.curvatures(path)).max())
         circles = chomp_costs.virtual_obstacles(path, s.kappa_max)
         _, g = chomp_costs.obstacle_term(xi, hairpin[0], hairpin[-1], OPEN, circles, s.epsilon_m)
         step = chomp.cho_solve(search.metric, g)
@@ -168,9 +170,9 @@ def test_pl04_curvature_falls_on_a_hairpin():
 
 
 def test_a_wall_with_a_gap_off_the_line_needs_a_restart_or_bend_and_is_passed():
-    scene = maps.scene_from_dict({'bounds': [0, 0, 3, 2], 'resolution': 0.01,
+    scene = scene_from_dict({'bounds': [0, 0, 3, 2], 'resolution': 0.01,
                                   'polygons': [[[1.4, 0.0], [1.6, 0.0], [1.6, 1.3], [1.4, 1.3]]]})
-    field = maps.DistanceField.from_scene(scene)
+    field = DistanceField.from_scene(scene)
     plan = chomp.plan(field, (0.4, 0.6, 0.0), (2.6, 0.6, 0.0))
     assert plan.success, plan.reason
     crossing = plan.path[np.argmin(np.abs(plan.path[:, 0] - 1.5))]
@@ -179,7 +181,7 @@ def test_a_wall_with_a_gap_off_the_line_needs_a_restart_or_bend_and_is_passed():
 
 def test_an_unreachable_goal_is_reported_failed_never_returned_as_success():
     ring = [[1.5 + 0.4 * math.cos(a), 1.0 + 0.4 * math.sin(a), 0.08] for a in np.linspace(0, 2 * math.pi, 40)]
-    field = maps.DistanceField.from_scene(maps.scene_from_dict({'bounds': [0, 0, 3, 2], 'resolution': 0.01,
+    field = DistanceField.from_scene(scene_from_dict({'bounds': [0, 0, 3, 2], 'resolution': 0.01,
                                                                 'circles': ring}))
     plan = chomp.plan(field, (0.3, 1.0, 0.0), (1.5, 1.0, 0.0), ChompSettings(max_restarts=2))
     assert not plan.success and 'collides' in plan.reason and plan.details['restarts'] == 2

@@ -8,6 +8,8 @@ import pytest
 import yaml
 
 from salamander_nav import cli
+from salamander_nav.distance_field import DistanceField
+from salamander_nav.scene import SceneError
 
 SCENE = Path(__file__).resolve().parents[3] / 'config' / 'salamander_scene.yaml'
 
@@ -87,6 +89,5 @@ def test_an_endless_scene_file_is_refused_at_its_size_bound(capsys):
 
 def test_a_one_row_map_is_refused_by_name_not_by_numpy():
     """The planner node builds the same field from an OccupancyGrid; np.gradient's ValueError escaped it before."""
-    from salamander_nav import maps
-    with pytest.raises(maps.SceneError, match='a grid of 1 × 10 cells: at least 2 × 2'):
-        maps.DistanceField([[False] * 10], (0.0, 0.0), 0.1)
+    with pytest.raises(SceneError, match='a grid of 1 × 10 cells: at least 2 × 2'):
+        DistanceField([[False] * 10], (0.0, 0.0), 0.1)

@@ -6,9 +6,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from salamander_nav import lattice_astar, maps, planning
+from salamander_nav.planning import lattice_astar, paths
+from salamander_nav.distance_field import DistanceField
+from salamander_nav.scene import load_scene, scene_from_dict
 from salamander_nav.euler_spiral import Piece
-from salamander_nav.lattice_astar import LatticeSettings, PrimitiveSet
+from salamander_nav.planning.lattice_astar import LatticeSettings, PrimitiveSet
 from salamander_nav.origami import KAPPA_MAX
 
 SETTINGS = LatticeSettings()
@@ -17,13 +19,13 @@ SCENE = Path(__file__).resolve().parents[3] / 'config' / 'salamander_scene.yaml'
 
 
 def field_of(bounds=(0, 0, 3, 2), resolution=0.01, **obstacles):
-    scene = maps.scene_from_dict({'bounds': list(bounds), 'resolution': resolution, **obstacles})
-    return maps.DistanceField.from_scene(scene)
+    scene = scene_from_dict({'bounds': list(bounds), 'resolution': resolution, **obstacles})
+    return DistanceField.from_scene(scene)
 
 
 def check(plan, field, start, goal):
-    """The independent check of planning.py, without end headings (lattice A* gives no such guarantee)."""
-    return planning.problems(plan.path, field, SETTINGS.kappa_max, SETTINGS.clearance_m, start, goal,
+    """The independent check of paths.py, without end headings (lattice A* gives no such guarantee)."""
+    return paths.problems(plan.path, field, SETTINGS.kappa_max, SETTINGS.clearance_m, start, goal,
                              goal_tolerance_m=TOL, heading_tolerance_rad=None)
 
 
@@ -147,8 +149,8 @@ def test_a_start_within_the_tolerance_is_already_there():
 
 
 def test_the_thesis_scene_is_solved():
-    scene = maps.load_scene(SCENE)
-    field = maps.DistanceField.from_scene(scene)
+    scene = load_scene(SCENE)
+    field = DistanceField.from_scene(scene)
     plan = lattice_astar.plan(field, scene.start, scene.goal)
     assert plan.success, plan.reason
     assert check(plan, field, scene.start, scene.goal) == []

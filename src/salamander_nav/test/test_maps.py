@@ -6,8 +6,8 @@ import pytest
 import yaml
 from matplotlib.path import Path as Polygon
 
-from salamander_nav import maps
-from salamander_nav.maps import DistanceField, SceneError
+from salamander_nav.distance_field import DistanceField, cell_centres, check_grid, grid_occupancy, rasterise
+from salamander_nav.scene import SceneError, load_scene, scene_from_dict, scene_to_dict
 
 SCENE = {'bounds': [0, 0, 2, 1], 'resolution': 0.01, 'circles': [[1.0, 0.5, 0.2]],
          'polygons': [[[0.2, 0.2], [0.4, 0.2], [0.3, 0.4]]], 'start': [0.1, 0.5, 90], 'goal': [1.9, 0.5, 0]}
@@ -16,9 +16,9 @@ SCENE = {'bounds': [0, 0, 2, 1], 'resolution': 0.01, 'circles': [[1.0, 0.5, 0.2]
 def test_scene_round_trip_and_units(tmp_path):
     path = tmp_path / 'scene.yaml'
     path.write_text(yaml.safe_dump(SCENE))
-    scene = maps.load_scene(path)
+    scene = load_scene(path)
     assert scene.shape == (100, 200) and scene.start[2] == pytest.approx(math.pi / 2)
-    again = maps.scene_from_dict(maps.scene_to_dict(scene))
+    again = scene_from_dict(scene_to_dict(scene))
     assert again.bounds == scene.bounds and again.resolution == scene.resolution
     np.testing.assert_allclose(again.circles, scene.circles)
     np.testing.assert_allclose(again.polygons[0], scene.polygons[0])
@@ -26,7 +26,7 @@ def test_scene_round_trip_and_units(tmp_path):
 
 
 def test_signed_distance_to_a_circle_and_its_gradient():
-    field = DistanceField.from_scene(maps.scene_from_dict({**SCENE, 'polygons': []}))
+    field = DistanceField.from_scene(scene_from_dict({**SCENE, 'polygons': []}))
     points = np.array([[1.5, 0.5], [1.0, 0.78], [1.25, 0.5], [1.05, 0.5]])
     d, grad = field.query(points)
     exact = np.hypot(*(points - [1.0, 0.5]).T) - 0.2
@@ -36,25 +36,25 @@ def test_signed_distance_to_a_circle_and_its_gradient():
 
 
 def test_the_map_edge_is_a_wall():
-    field = DistanceField.from_scene(maps.scene_from_dict({'bounds': [0, 0, 1, 1], 'resolution': 0.01}))
+    field = DistanceField.from_scene(scene_from_dict({'bounds': [0, 0, 1, 1], 'resolution': 0.01}))
     d, grad = field.query([[0.5, 0.5], [0.02, 0.5], [-0.1, 0.5]])
     assert d[0] == pytest.approx(0.495, abs=0.006) and d[1] == pytest.approx(0.015, abs=0.006)
     assert d[2] < -0.09 and grad[2] == pytest.approx([1, 0])
 
 
 def test_polygon_and_grid_give_the_same_field():
-    scene = maps.scene_from_dict(SCENE)
-    occupied = maps.rasterise(scene)
+    scene = scene_from_dict(SCENE)
+    occupied = rasterise(scene)
     data = np.where(occupied, 100, 0).ravel().tolist()
-    from_grid = DistanceField(maps.grid_occupancy(data, 200, 100), scene.bounds[:2], scene.resolution)
+    from_grid = DistanceField(grid_occupancy(data, 200, 100), scene.bounds[:2], scene.resolution)
     np.testing.assert_array_equal(from_grid.distance, DistanceField.from_scene(scene).distance)
     assert occupied[int(0.25 / 0.01), int(0.3 / 0.01)] and not occupied[int(0.45 / 0.01), int(0.3 / 0.01)]
 
 
 def test_unknown_cells_count_as_occupied_unless_told():
-    grid = maps.grid_occupancy([0, -1, 49, 50], 2, 2)
+    grid = grid_occupancy([0, -1, 49, 50], 2, 2)
     assert grid.tolist() == [[False, True], [False, True]]
-    assert maps.grid_occupancy([0, -1, 49, 50], 2, 2, unknown_is_occupied=False).tolist() == \
+    assert grid_occupancy([0, -1, 49, 50], 2, 2, unknown_is_occupied=False).tolist() == \
         [[False, False], [False, True]]
 
 
@@ -66,19 +66,19 @@ def test_unknown_cells_count_as_occupied_unless_told():
     ({'bounds': [0, 0, 100, 100], 'resolution': 0.001}, 'cells'), ({'goal': 'north'}, 'goal')])
 def test_bad_scenes_are_refused(change, message):
     with pytest.raises(SceneError, match=message):
-        maps.scene_from_dict({**SCENE, **change})
+        scene_from_dict({**SCENE, **change})
 
 
 def test_a_map_with_no_free_cell_is_refused(tmp_path):
     with pytest.raises(SceneError, match='no free cell'):
         DistanceField(np.ones((3, 3), bool), (0, 0), 0.1)
     with pytest.raises(SceneError, match='carries'):
-        maps.grid_occupancy([0, 0, 0], 2, 2)
+        grid_occupancy([0, 0, 0], 2, 2)
     (tmp_path / 'bad.yaml').write_text('bounds: [0, 0\n')
     with pytest.raises(SceneError, match='not YAML'):
-        maps.load_scene(tmp_path / 'bad.yaml')
+        load_scene(tmp_path / 'bad.yaml')
     with pytest.raises(SceneError, match='No such file'):
-        maps.load_scene(tmp_path / 'missing.yaml')
+        load_scene(tmp_path / 'missing.yaml')
 
 
 def test_rasterising_each_obstacle_over_its_box_gives_the_full_grid_result():
@@ -88,16 +88,16 @@ def test_rasterising_each_obstacle_over_its_box_gives_the_full_grid_result():
     circles = np.column_stack([rng.uniform(-0.3, 2.3, 60), rng.uniform(-0.3, 1.3, 60), rng.uniform(0.003, 0.3, 60)])
     polygons = [np.array([[-0.2, -0.1], [0.5, 0.3], [0.1, 0.6]]), np.array([[1.5, 0.5], [2.4, 0.4], [2.1, 1.3]]),
                 np.array([[3.0, 3.0], [3.5, 3.0], [3.2, 3.4]])]
-    scene = maps.scene_from_dict({'bounds': [0, 0, 2, 1], 'resolution': 0.013, 'circles': circles.tolist(),
+    scene = scene_from_dict({'bounds': [0, 0, 2, 1], 'resolution': 0.013, 'circles': circles.tolist(),
                                   'polygons': [p.tolist() for p in polygons]})
-    centres = maps.cell_centres(scene.shape, scene.bounds[:2], scene.resolution)
+    centres = cell_centres(scene.shape, scene.bounds[:2], scene.resolution)
     everywhere = np.zeros(scene.shape, bool)
     for x, y, r in circles:
         everywhere |= (centres[..., 0] - x) ** 2 + (centres[..., 1] - y) ** 2 <= r * r
     for polygon in polygons:
         everywhere |= Polygon(polygon).contains_points(centres.reshape(-1, 2)).reshape(scene.shape)
     assert everywhere.any() and not everywhere.all()
-    np.testing.assert_array_equal(maps.rasterise(scene), everywhere)
+    np.testing.assert_array_equal(rasterise(scene), everywhere)
 
 
 @pytest.mark.parametrize('info, field', [
@@ -107,5 +107,5 @@ def test_rasterising_each_obstacle_over_its_box_gives_the_full_grid_result():
     ((6000, 6000, 0.001, (0, 0), 36_000_000), 'at most'), ((10, 10, 0.05, (0, 0), 99), 'data carries')])
 def test_occupancy_grid_infos_that_cannot_be_planned_on_are_refused(info, field):
     with pytest.raises(SceneError, match=field):
-        maps.check_grid(*info)
-    maps.check_grid(10, 10, 0.05, (0, 0), 100)
+        check_grid(*info)
+    check_grid(10, 10, 0.05, (0, 0), 100)

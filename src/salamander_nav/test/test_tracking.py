@@ -4,10 +4,11 @@ import math
 import numpy as np
 import pytest
 
-from salamander_nav import maps, origami, tracking
+from salamander_nav import origami, tracking
+from salamander_nav.scene import SceneError, scene_from_dict
 from salamander_nav.los import LosStep
 from salamander_nav.origami import Bend
-from salamander_nav.world import World
+from salamander_nav.live_scene import LiveScene
 
 
 def step(bend, drive=True):
@@ -48,11 +49,11 @@ def test_trail_keeps_moving_points_only_and_caps_its_length():
     assert trail.array()[:, 0].tolist() == [0.03, 0.05, 0.07]
 
 
-SCENE = maps.scene_from_dict({'bounds': [0, 0, 1, 1], 'resolution': 0.01, 'circles': [[0.5, 0.5, 0.1]]})
+SCENE = scene_from_dict({'bounds': [0, 0, 1, 1], 'resolution': 0.01, 'circles': [[0.5, 0.5, 0.1]]})
 
 
 def test_world_obstacles_and_map_replace_what_the_field_sees():
-    world = World(SCENE)
+    world = LiveScene(SCENE)
     assert world.field().distance_at([0.5, 0.5]) < 0
     world.set_obstacles(np.array([[0.2, 0.2, 0.05]]), [np.array([[0.7, 0.7], [0.9, 0.7], [0.8, 0.9]])])
     field = world.field()
@@ -67,7 +68,7 @@ def test_world_obstacles_and_map_replace_what_the_field_sees():
 
 
 def test_world_refuses_a_map_with_no_free_cell_and_keeps_the_previous_one():
-    world = World(SCENE)
-    with pytest.raises(maps.SceneError, match='no free cell'):
+    world = LiveScene(SCENE)
+    with pytest.raises(SceneError, match='no free cell'):
         world.set_map(np.ones((10, 10), bool), (0, 0), 0.1)
     assert world.field().shape == (100, 100)

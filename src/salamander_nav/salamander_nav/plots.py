@@ -9,7 +9,7 @@ import numpy as np
 from matplotlib.patches import Circle, Polygon
 
 from soro_analysis.plotting import figure
-from salamander_nav.maps import Scene
+from salamander_nav.scene import Scene
 
 PLANNER_COLOURS = {'chomp': 'tab:red', 'lattice_astar': 'tab:blue'}
 

@@ -1,13 +1,18 @@
-"""One entry to both planners, for the node and the command line: CHOMP (the thesis's default, §3.4.3) or lattice
-A*, with the options a user sets. No ROS."""
+"""The salamander's path planners (thesis §3.4), no ROS: ``chomp`` with its cost terms
+(``chomp_costs``), ``lattice_astar`` on its Euler-spiral motion primitives (``lattice_primitives``),
+and ``paths``: what both return and the independent check every returned path passes.
+
+Here, one entry to both, for the node and the command line: CHOMP (the thesis's default, §3.4.3)
+or lattice A*, with the options a user sets.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from salamander_nav import chomp, lattice_astar
-from salamander_nav.maps import DistanceField
+from salamander_nav.planning import chomp, lattice_astar
+from salamander_nav.distance_field import DistanceField
 from salamander_nav.origami import KAPPA_MAX
-from salamander_nav.planning import Plan
+from salamander_nav.planning.paths import Plan
 
 PLANNERS = ('chomp', 'lattice_astar')
 

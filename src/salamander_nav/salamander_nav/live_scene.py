@@ -1,29 +1,17 @@
-"""The planner node's world: the scene's grid and obstacles, replaced at run time by an obstacle message or a map,
-and the one distance field built from them, rebuilt only when something changed. No ROS."""
+"""The scene as the planner node holds it while it runs: the scene's grid and obstacles, replaced
+at run time by an obstacle message or a map, and the one distance field built from them, rebuilt
+only when something changed. No ROS."""
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 import numpy as np
 
-from salamander_nav import maps
-from salamander_nav.maps import DistanceField, Scene, SceneError
+from salamander_nav.distance_field import DistanceField
+from salamander_nav.scene import Scene, SceneError, scene_from_dict, scene_to_dict
 
 
-def resolve_scene(path: str | Path) -> Path:
-    """``path``, or when empty the scene the workspace ships (config/salamander_scene.yaml, the thesis's
-    experiment)."""
-    if path:
-        return Path(path)
-    from softbots_bringup.share import NotInstalled, installed     # only when the default is asked for
-    try:
-        return installed('config/salamander_scene.yaml')
-    except NotInstalled as error:
-        raise SceneError(f'no scene file given and {error}') from None
-
-
-class World:
+class LiveScene:
     """Obstacles (circles, polygons) on the scene's grid, or on a map's grid once a map arrived (its occupied
     cells count too)."""
 
@@ -32,8 +20,8 @@ class World:
 
     def set_obstacles(self, circles, polygons) -> None:
         """Replace the obstacles: circles (N, 3) of (x, y, r) and polygons as (M, 2) arrays, in m."""
-        updated = maps.scene_from_dict({**maps.scene_to_dict(self.scene), 'circles': np.asarray(circles).tolist(),
-                                        'polygons': [np.asarray(p).tolist() for p in polygons]})
+        updated = scene_from_dict({**scene_to_dict(self.scene), 'circles': np.asarray(circles).tolist(),
+                                   'polygons': [np.asarray(p).tolist() for p in polygons]})
         self.scene, self._field = updated, None
 
     def set_map(self, occupied: np.ndarray, origin, resolution: float) -> None:

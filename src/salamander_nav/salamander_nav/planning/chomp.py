@@ -9,7 +9,7 @@ no value: η is the larger of ``eta`` and what keeps every point's step under ``
 setting serves every scene's scale); A⁻¹ gives the orientation step its smooth shape, and the most corrected point
 moves α_const of its correction. When U has improved by less than 0.1 % over 10 iterations and the path is still
 infeasible, the search restarts from a random minor arc (Fig. 3.28). "Best" prefers a feasible path to any
-infeasible one and then the lower U; the returned path passes ``planning.problems`` or is reported as failed.
+infeasible one and then the lower U; the returned path passes ``paths.problems`` or is reported as failed.
 """
 from __future__ import annotations
 
@@ -20,10 +20,10 @@ from dataclasses import dataclass, fields
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
-from salamander_nav import planning
-from salamander_nav.chomp_costs import (full, minor_arc, obstacle_term, orientation_correction, smoothness,
-                                        virtual_obstacles)
-from salamander_nav.maps import DistanceField
+from salamander_nav.planning import paths
+from salamander_nav.planning.chomp_costs import (full, minor_arc, obstacle_term,
+                                                 orientation_correction, smoothness, virtual_obstacles)
+from salamander_nav.distance_field import DistanceField
 from salamander_nav.origami import KAPPA_MAX
 
 STAGNANT_WINDOW, STAGNANT_GAIN = 10, 1e-3     # spec D-M15's reading of "a possible local optimum"
@@ -46,7 +46,7 @@ class ChompSettings:
     seed: int = 0
     clearance_m: float = 0.04           # least distance from the path to an obstacle (half the robot's width)
     kappa_max: float = KAPPA_MAX
-    heading_tolerance_rad: float = planning.HEADING_TOLERANCE_RAD
+    heading_tolerance_rad: float = paths.HEADING_TOLERANCE_RAD
 
     def __post_init__(self):
         limits = {'n_points': (5, 2000), 'epsilon_m': (1e-4, 10.0), 'lambda0': (0.0, 1e6), 'lambda_growth': (1.0, 2.0),
@@ -62,22 +62,22 @@ class ChompSettings:
                 raise ValueError(f'ChompSettings.{f.name} = {value}: allowed [{low}, {high}]')
 
 
-def plan(field: DistanceField, start, goal, settings: ChompSettings = ChompSettings()) -> planning.Plan:
+def plan(field: DistanceField, start, goal, settings: ChompSettings = ChompSettings()) -> paths.Plan:
     """A path (n + 2, 2) from ``start`` to ``goal`` (x m, y m, ψ rad) by CHOMP, checked; ``effort`` counts every
     iteration over all attempts."""
     began = time.perf_counter()
     start, goal = np.asarray(start, dtype=float), np.asarray(goal, dtype=float)
     refusal = _refusal(field, start, goal, settings)
     if refusal:
-        return planning.Plan(False, refusal, np.zeros((0, 2)), 'chomp', 0, 'iterations', time.perf_counter() - began)
+        return paths.Plan(False, refusal, np.zeros((0, 2)), 'chomp', 0, 'iterations', time.perf_counter() - began)
     search = _Search(field, start, goal, settings)
     path, details = search.run()
-    found = planning.problems(path, field, settings.kappa_max, settings.clearance_m, start, goal,
+    found = paths.problems(path, field, settings.kappa_max, settings.clearance_m, start, goal,
                               heading_tolerance_rad=settings.heading_tolerance_rad)
     reason = '; '.join(found) if found else \
         f'collision-free, κ ≤ {settings.kappa_max:.2f} 1/m, end headings within ' \
         f'{math.degrees(settings.heading_tolerance_rad):.0f}°'
-    return planning.Plan(not found, reason, path, 'chomp', search.iterations, 'iterations',
+    return paths.Plan(not found, reason, path, 'chomp', search.iterations, 'iterations',
                          time.perf_counter() - began, details)
 
 
@@ -122,7 +122,7 @@ class _Search:
                 break
         path = full(self.best, self.q0, self.q_end)
         d = self.field.distance_at(path)
-        errors = planning.heading_errors(path, self.start, self.goal)
+        errors = paths.heading_errors(path, self.start, self.goal)
         return path, {'restarts': self.restarts, 'best_cost': self.best_key[1], 'min_clearance_m': float(d.min()),
                       'start_heading_error_deg': math.degrees(errors[0]),
                       'goal_heading_error_deg': math.degrees(errors[1])}
@@ -167,9 +167,9 @@ class _Search:
         spare = 0.5 * float(np.hypot(*np.diff(path, axis=0).T).max())
         if self.field.distance_at(path).min() < self.s.clearance_m + spare:
             return False
-        if np.abs(planning.curvatures(path)).max() > self.s.kappa_max:
+        if np.abs(paths.curvatures(path)).max() > self.s.kappa_max:
             return False
-        errors = planning.heading_errors(path, self.start, self.goal)
+        errors = paths.heading_errors(path, self.start, self.goal)
         return max(errors) <= self.s.heading_tolerance_rad
 
     def _keep(self, xi, feasible: bool, cost: float) -> None:

@@ -17,7 +17,7 @@ Deviations, none of which changes which path is optimal:
   (with a consistent heuristic and unit costs, the first goal state generated is an optimal one);
 - collisions are read from a boolean grid, ``distance ≥ clearance + margin`` computed once per plan, the margin being
   what the path between two samples and the nearest-cell lookup can lose (so the independent check
-  ``planning.problems`` along the dense path agrees).
+  ``paths.problems`` along the dense path agrees).
 ``heuristic_weight`` above 1 makes it weighted A* (paths at most that factor longer); 1, the default, is the thesis's.
 """
 from __future__ import annotations
@@ -29,9 +29,9 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from salamander_nav import planning
-from salamander_nav.lattice_primitives import PrimitiveSet, curvature_levels
-from salamander_nav.maps import DistanceField
+from salamander_nav.planning import paths
+from salamander_nav.planning.lattice_primitives import PrimitiveSet, curvature_levels
+from salamander_nav.distance_field import DistanceField
 from salamander_nav.origami import BODY_LENGTH_M, KAPPA_MAX
 
 __all__ = ['LatticeSettings', 'PrimitiveSet', 'curvature_levels', 'plan']
@@ -82,7 +82,7 @@ _LIMITS = {
 
 
 def plan(field: DistanceField, start, goal, settings: LatticeSettings = LatticeSettings(),
-         primitives: PrimitiveSet | None = None) -> planning.Plan:
+         primitives: PrimitiveSet | None = None) -> paths.Plan:
     """A path from ``start`` (x m, y m, ψ rad; it leaves at that heading, straight: κ = 0) to within the goal
     tolerance of ``goal``'s position (x, y[, ψ]); ``path`` (N, 2) is the dense trajectory, start included.
     ``primitives`` (built from ``settings`` when None) may be shared between plans with the same settings."""
@@ -90,7 +90,7 @@ def plan(field: DistanceField, start, goal, settings: LatticeSettings = LatticeS
     start, goal = np.asarray(start, dtype=float).ravel(), np.asarray(goal, dtype=float).ravel()
     refusal = _refusal(field, start, goal, settings)
     if refusal:
-        return planning.Plan(False, refusal, np.zeros((0, 2)), PLANNER, 0, EFFORT, time.perf_counter() - began,
+        return paths.Plan(False, refusal, np.zeros((0, 2)), PLANNER, 0, EFFORT, time.perf_counter() - began,
                              {'expansions': 0})
     search = _Search(field, start, goal, settings, primitives or PrimitiveSet(settings))
     end, why = search.run(began)
@@ -106,14 +106,14 @@ def plan(field: DistanceField, start, goal, settings: LatticeSettings = LatticeS
                'nodes': nodes}
     if why:
         reason = f'{why}; best partial path ends {details["best_distance_m"] * 1e3:.0f} mm from the goal'
-        return planning.Plan(False, reason, path, PLANNER, search.expansions, EFFORT, time.perf_counter() - began,
+        return paths.Plan(False, reason, path, PLANNER, search.expansions, EFFORT, time.perf_counter() - began,
                              details)
-    found = planning.problems(path, field, settings.kappa_max, settings.clearance_m, start, goal,
+    found = paths.problems(path, field, settings.kappa_max, settings.clearance_m, start, goal,
                               settings.goal_tolerance_m, heading_tolerance_rad=None)
     reason = '; '.join(found) if found else (
         f'reached the goal within {settings.goal_tolerance_m * 1e3:.0f} mm with {len(nodes) - 1} primitives '
         f'({details["final_heading_error_deg"]:.0f}° off its heading: lattice A* gives no heading guarantee)')
-    return planning.Plan(not found, reason, path, PLANNER, search.expansions, EFFORT, time.perf_counter() - began,
+    return paths.Plan(not found, reason, path, PLANNER, search.expansions, EFFORT, time.perf_counter() - began,
                          details)
 
 

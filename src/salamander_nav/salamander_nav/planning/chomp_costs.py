@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 
-from salamander_nav.maps import DistanceField
-from salamander_nav.planning import curvatures
+from salamander_nav.distance_field import DistanceField
+from salamander_nav.planning.paths import curvatures
 
 ORIENTATION_CLAMP_RAD = math.pi / 6       # correction vectors at most 30° off the path's direction (spec B5.2)
 

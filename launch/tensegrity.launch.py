@@ -20,7 +20,7 @@ ROBOT = RobotLaunch(
         switch('rviz', 'open rviz2 with config/tensegrity.rviz'),
     ),
     nodes=(
-        NodeSpec('tensegrity_sim', 'tensegrity_sim_node', 'tensegrity_sim', ('config/tensegrity.yaml',),
+        NodeSpec('tensegrity_sim', 'tensegrity_live', 'tensegrity_sim', ('config/tensegrity.yaml',),
                  {'preset': '{preset}', 'psi': '{psi}', 'real_time_factor': '{real_time_factor}'}),
         NodeSpec('rviz2', 'rviz2', 'rviz2', arguments=('-d', '{share}/config/tensegrity.rviz'), when='rviz'),
     ),

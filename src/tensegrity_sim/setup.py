@@ -20,6 +20,6 @@ setup(
                   'console_scripts': [
         'tensegrity-sweep = tensegrity_sim.cli:main',
         'tensegrity-demo = tensegrity_sim.demo:main',
-        'tensegrity_sim_node = tensegrity_sim.sim_node:main',
+        'tensegrity_live = tensegrity_sim.live_node:main',
     ]},
 )

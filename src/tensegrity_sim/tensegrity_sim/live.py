@@ -1,6 +1,6 @@
 """A simulation that runs against the clock, for the node: reset, actuate, advance, and a snapshot to publish.
 
-Pure (no rclpy): ``sim_node`` turns snapshots into messages and requests into these calls.
+Pure (no rclpy): ``live_node`` turns snapshots into messages and requests into these calls.
 """
 from __future__ import annotations
 

@@ -84,4 +84,4 @@ def structure_from_parameters(base: Structure, values: dict) -> Structure:
 
 
 # what each executable stamps and broadcasts, by its parameters (softbots_bringup's frame check reads it)
-FRAMES = {'tensegrity_sim_node': (RUN, lambda p: FrameUse(frozenset({p['frame_id']}), tracked_base_of(p)))}
+FRAMES = {'tensegrity_live': (RUN, lambda p: FrameUse(frozenset({p['frame_id']}), tracked_base_of(p)))}

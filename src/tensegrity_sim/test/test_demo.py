@@ -38,7 +38,7 @@ def test_demo_records_a_live_run_that_matches_the_core(tmp_path, capsys):
 
 
 def test_node_refuses_a_bad_start_up_parameter_with_its_range():
-    node = executable('tensegrity_sim', 'tensegrity_sim_node')
+    node = executable('tensegrity_sim', 'tensegrity_live')
     config = installed('config/tensegrity.yaml')
     done = subprocess.run([node, '--ros-args', '--params-file', str(config), '-p', 'psi:=1.66'],
                           capture_output=True, text=True, timeout=30)

@@ -1,4 +1,4 @@
-"""tensegrity_sim_node through real rclpy: topics, services, the sweep action, bad requests and divergence."""
+"""tensegrity_live through real rclpy: topics, services, the sweep action, bad requests and divergence."""
 import math
 import threading
 import time
@@ -19,7 +19,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 from tensegrity_sim import presets
 from tensegrity_sim.dynamics import Dynamics
 from tensegrity_sim.integrate import simulate
-from tensegrity_sim.sim_node import TensegritySimNode
+from tensegrity_sim.live_node import TensegritySimNode
 
 pytestmark = pytest.mark.ros
 UPPER, LOWER, SIDE = [0, 3, 6], [1, 4, 7], [2, 5, 8]

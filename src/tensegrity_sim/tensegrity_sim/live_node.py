@@ -1,4 +1,4 @@
-"""``tensegrity_sim_node``: the simulator live, for rviz2 and rosbag2.
+"""``tensegrity_live``: the simulator live, for rviz2 and rosbag2.
 
 Publishes ``~/state`` (soro_interfaces/TensegrityState), ``~/rod_poses`` (geometry_msgs/PoseArray) and ``~/markers``
 (visualization_msgs/MarkerArray: rods as cylinders, cables as lines coloured slack / normal / over-strained) in

@@ -36,7 +36,8 @@ from std_srvs.srv import Trigger
 
 from soro_link.device import GenericOutputs
 from soro_link.protocol import BodyError, BodySchema, LogCode, LogLevel, Message, link_protocol
-from soro_link.supervisor import CommandRefused, LinkConfig, LinkDown, LinkSupervisor, snapshot
+from soro_link.link_health import snapshot
+from soro_link.supervisor import CommandRefused, LinkConfig, LinkDown, LinkSupervisor
 from soro_link.supervisor import log as supervisor_log
 from soro_node.base_node import (EXIT_REFUSED, StartRefused, answering_service, declare_parameters, init_ros,
                                  read_parameters, refuse_start, shut_down, spin_once)

@@ -10,8 +10,8 @@ cycle, so the optimum over simple cycles is exact:
 - connectivity cuts, added lazily beside them: for a component S of a disjoint solution and vertices i ∈ S,
   j ∉ S, a single cycle through both must leave S: Σ_{e ∈ δ⁺(S)} z_e ≥ y_i + y_j - 1, with y = B^i z.
 Speed, still exact: each BILP runs only on the edges that reduced-cost fixing cannot exclude, against the best
-known simple cycle meeting the tolerance (every 2- and 3-cycle, each solution's components, patches of them,
-earlier optima of the same problem). The Latin-hypercube sweep of α is in terresoro_gait.sweep.
+known simple cycle meeting the tolerance (terresoro_gait.cycle_bounds). The Latin-hypercube sweep of α is in
+terresoro_gait.sweep.
 
 A second exact backend, CP-SAT's circuit constraint (terresoro_gait.cpsat), needs no cut loop and has a shorter tail
 on 16 states and more; ``backend='auto'`` takes it there and HiGHS below, and HiGHS wherever CP-SAT does not settle
@@ -23,8 +23,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, linprog, milp
+from scipy.optimize import Bounds, LinearConstraint, milp
 
+from terresoro_gait.cycle_bounds import KnownCycles, edges_to_keep, lp_edge_bounds, merged_cycles
 from terresoro_gait.digraph import LimbDigraph, canonical
 from terresoro_gait.weights import EdgeWeights
 
@@ -118,7 +119,7 @@ class GaitProblem:
         c, motion = self.costs(objective), self._motion(objective)
         excluded = {canonical(tuple(g)) for g in exclude}
         fixed = [self.tolerance(objective)] + [self._no_good(self.graph.cycle_vector(g)) for g in exclude]
-        bounds = self._edge_bounds(c, self._structure + fixed + self.cuts)
+        bounds = lp_edge_bounds(c, self._structure + fixed + self.cuts)
 
         def cost_of(cycle: tuple[int, ...]) -> float:
             return float(c @ self.graph.cycle_vector(cycle))
@@ -130,8 +131,8 @@ class GaitProblem:
                                     bounds <= np.quantile(bounds, cpsat.FIRST_LOOK_SHARE))
             if look is not None and cost_of(look) < upper:
                 hint, upper = look, cost_of(look)
-        keep = _keep(bounds, upper) if bounds is not None and np.isfinite(upper) else None
-        refix = (lambda at_most: _keep(bounds, at_most)) if bounds is not None else None
+        keep = edges_to_keep(bounds, upper) if bounds is not None and np.isfinite(upper) else None
+        refix = (lambda at_most: edges_to_keep(bounds, at_most)) if bounds is not None else None
         model = cpsat.CircuitModel(self.graph, c, motion, objective.eps, list(exclude), keep, hint)
         try:
             found = model.solve(max_iterations, refix=refix)
@@ -152,7 +153,8 @@ class GaitProblem:
             keep = self._columns_to_keep(c, constraints, objective, excluded)
             z = self._bilp(c, constraints, objective, keep)
             cycles = self.graph.cycles_of(z)
-            self._known.add(cycles + self._merged(cycles, c, objective))
+            self._known.add(cycles + merged_cycles(self.graph, cycles, c, self._motion(objective),
+                                                   objective.eps))
             if len(cycles) == 1:
                 return Solution(cycles[0], float(c @ np.round(z)), iteration)
             self.cuts.append(self._no_good(z))
@@ -206,33 +208,8 @@ class GaitProblem:
         upper = self._known.best(c, self._motion(objective), objective.eps, excluded)
         if not np.isfinite(upper):
             return everything
-        bounds = self._edge_bounds(c, constraints)
-        return everything if bounds is None else _keep(bounds, upper)
-
-    @staticmethod
-    def _edge_bounds(c: np.ndarray, constraints: list) -> np.ndarray | None:
-        """(m,) J_LP + r_e: no cycle using edge e costs less (see _columns_to_keep); None if the LP fails."""
-        relaxation = linprog(c, bounds=(0, 1), method='highs', **_inequalities(constraints))
-        return relaxation.fun + relaxation.lower.marginals if relaxation.status == 0 else None
-
-    def _merged(self, cycles: list[tuple[int, ...]], c: np.ndarray, objective: Objective) -> list[tuple[int, ...]]:
-        """Simple cycles near a disjoint solution, for upper bounds only (any simple cycle is a valid one): the
-        components are patched together two at a time, each time the cheapest patch meeting the tolerance (or,
-        if none does, the one closest to it), so the cost stays close to the solution's, a lower bound."""
-        motion, merged, pool = self._motion(objective), [], list(cycles)
-        while len(pool) > 1:
-            best = None
-            for a in range(len(pool)):
-                for b in range(a + 1, len(pool)):
-                    for cycle in _patches(pool[a], pool[b]):
-                        z = self.graph.cycle_vector(cycle)
-                        score = (max(0.0, np.abs(motion @ z).max() - objective.eps), float(c @ z))
-                        if best is None or score < best[0]:
-                            best = (score, cycle, a, b)
-            _, cycle, a, b = best
-            pool = [g for k, g in enumerate(pool) if k not in (a, b)] + [cycle]
-            merged.append(cycle)
-        return merged
+        bounds = lp_edge_bounds(c, constraints)
+        return everything if bounds is None else edges_to_keep(bounds, upper)
 
     @staticmethod
     def _infeasible(objective: Objective) -> str:
@@ -262,72 +239,7 @@ class GaitProblem:
         return cuts
 
 
-def _keep(bounds: np.ndarray, upper: float) -> np.ndarray:
-    """Edges whose bound (J_LP + r_e) admits a cycle costing at most ``upper``."""
-    return bounds <= upper + 1e-6 * (1.0 + abs(upper))     # LP dual tolerances; keeping an edge is always safe
-
-
 def check_backend(backend: str) -> str:
     if backend not in BACKENDS:
         raise ValueError(f'backend = {backend!r}: allowed values are {", ".join(BACKENDS)}')
     return backend
-
-
-class KnownCycles:
-    """Simple cycles of one graph with their cycle vectors (k, m): every 2- and 3-cycle from the start, then each
-    cycle a BILP solution is made of. Any of them meeting the tolerance bounds the optimum from above."""
-
-    def __init__(self, graph: LimbDigraph):
-        self.graph = graph
-        self.cycles: list[tuple[int, ...]] = []
-        self._index: set[tuple[int, ...]] = set()
-        self._rows: list[np.ndarray] = []
-        self._matrix = np.zeros((0, graph.m))
-        vs = graph.vertices
-        self.add([(i, j) for i in vs for j in vs if i < j] +
-                 [(i, j, k) for i in vs for j in vs for k in vs if i < j and i < k and j != k])
-
-    def add(self, cycles) -> None:
-        for cycle in cycles:
-            cycle = canonical(tuple(cycle))
-            if cycle not in self._index:
-                self._index.add(cycle)
-                self.cycles.append(cycle)
-                self._rows.append(self.graph.cycle_vector(cycle))
-
-    def best(self, c: np.ndarray, motion: np.ndarray, eps: float, excluded: set[tuple[int, ...]]) -> float:
-        """min c z over the known cycles with |motion z| ≤ eps componentwise (motion (r, m)), not in ``excluded``;
-        inf if none. Strictly inside the tolerance by 1e-9 so the cycle is certainly feasible for the BILP too."""
-        cycle = self.best_cycle(c, motion, eps, excluded)
-        return np.inf if cycle is None else float(self.graph.cycle_vector(cycle) @ c)
-
-    def best_cycle(self, c: np.ndarray, motion: np.ndarray, eps: float,
-                   excluded: set[tuple[int, ...]]) -> tuple[int, ...] | None:
-        """The known cycle ``best`` costs (None if none)."""
-        if len(self._rows) != len(self._matrix):
-            self._matrix = np.array(self._rows, dtype=float)
-        cost = self._matrix @ c
-        feasible = np.all(np.abs(self._matrix @ motion.T) <= eps - 1e-9, axis=1)
-        if excluded:
-            feasible &= np.array([cycle not in excluded for cycle in self.cycles])
-        if not feasible.any():
-            return None
-        return self.cycles[int(np.flatnonzero(feasible)[np.argmin(cost[feasible])])]
-
-
-def _patches(first: tuple[int, ...], second: tuple[int, ...]) -> list[tuple[int, ...]]:
-    """Every single cycle made of two vertex-disjoint cycles by the classical patching step: drop a -> a' of the
-    first and b -> b' of the second, add a -> b' and b -> a'."""
-    return [first[:i + 1] + second[j + 1:] + second[:j + 1] + first[i + 1:]
-            for i in range(len(first)) for j in range(len(second))]
-
-
-def _inequalities(constraints: list[LinearConstraint]) -> dict:
-    """linprog's A_ub, b_ub, A_eq, b_eq from LinearConstraints lb ≤ A z ≤ ub."""
-    A = np.vstack([np.atleast_2d(k.A) for k in constraints]).astype(float)
-    lb = np.concatenate([np.broadcast_to(k.lb, (np.atleast_2d(k.A).shape[0],)) for k in constraints])
-    ub = np.concatenate([np.broadcast_to(k.ub, (np.atleast_2d(k.A).shape[0],)) for k in constraints])
-    equal = lb == ub
-    upper, lower = ~equal & np.isfinite(ub), ~equal & np.isfinite(lb)
-    return {'A_ub': np.vstack([A[upper], -A[lower]]), 'b_ub': np.concatenate([ub[upper], -lb[lower]]),
-            'A_eq': A[equal] if equal.any() else None, 'b_eq': lb[equal] if equal.any() else None}

@@ -156,9 +156,9 @@ def test_reduced_cost_fixing_on_a_shared_problem_keeps_the_exhaustive_optimum(ei
 
 
 def test_patching_two_disjoint_cycles_gives_simple_cycles_of_both():
-    from terresoro_gait.synthesis import _patches
+    from terresoro_gait.cycle_bounds import patched_cycles
     graph = LimbDigraph(3)
-    patched = _patches((1, 2, 3), (4, 5))
+    patched = patched_cycles((1, 2, 3), (4, 5))
     assert len(patched) == 6 and (1, 5, 4, 2, 3) in patched
     assert all(sorted(graph.check_cycle(p)) == [1, 2, 3, 4, 5] for p in patched)
 

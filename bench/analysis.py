@@ -35,7 +35,8 @@ from rclpy.serialization import serialize_message
 from rosbags.rosbag2 import Reader
 
 from soro_analysis.recording import Recording
-from soro_analysis.bag import BagWriter, workspace_typestore
+from soro_analysis.bag import workspace_typestore
+from soro_analysis.bag_writer import BagWriter
 from softbots_bringup.runner import executable
 
 READ_MESSAGES, REPLAY_MESSAGES, T0_NS = 200_000, 2_000, 1_700_000_000_000_000_000

@@ -9,7 +9,8 @@ from sensor_msgs.msg import JointState
 
 from soro_analysis.analyses import analyze
 from soro_analysis.recording import MissingTopics
-from soro_analysis.bag import BagWriter, workspace_typestore
+from soro_analysis.bag import workspace_typestore
+from soro_analysis.bag_writer import BagWriter
 from pom_voxel import gaits, structure
 from pom_voxel.planes_of_motion import PlanesOfMotion
 from pom_voxel.bag_analysis import CAMERA, JOINTS, PREDICTED

@@ -15,7 +15,8 @@ from visualization_msgs.msg import Marker, MarkerArray
 from soro_analysis.analyses import analyze
 from soro_analysis.recording import MissingTopics
 from soro_geometry.pose_msgs import stamped
-from soro_analysis.bag import BagWriter, workspace_typestore
+from soro_analysis.bag import workspace_typestore
+from soro_analysis.bag_writer import BagWriter
 from salamander_nav.bag_analysis import COSTMAP, LOS, MARKERS, PLAN, POSE, path_distance
 
 T0 = 1_700_000_000.0

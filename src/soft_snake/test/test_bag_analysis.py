@@ -11,7 +11,8 @@ from rclpy.serialization import serialize_message
 from std_msgs.msg import Float64MultiArray, Header, MultiArrayDimension, MultiArrayLayout
 
 from soro_analysis.analyses import AnalysisError, analyze
-from soro_analysis.bag import BagWriter, workspace_typestore
+from soro_analysis.bag import workspace_typestore
+from soro_analysis.bag_writer import BagWriter
 from soft_snake.bag_analysis import COM, DUTY, HEAD, gait_period
 from soft_snake.gaits import body_length_m
 

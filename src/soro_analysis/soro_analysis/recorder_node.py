@@ -1,7 +1,7 @@
 """soro_recorder: records topics into a rosbag2 (MCAP) directory, for machines without ``ros2 bag``.
 
 Messages arrive through raw subscriptions (serialized CDR, never deserialized here) and go straight into the bag
-through :class:`soro_analysis.bag.BagWriter`, stamped with their receive time; what was recorded is on disk within
+through :class:`soro_analysis.bag_writer.BagWriter`, stamped with their receive time; what was recorded is on disk within
 ``flush_period_s``, so a SIGKILL or a power cut loses at most that much. SIGINT or SIGTERM ends the recording: the
 recorder takes the messages published before the signal that are still on their way, then closes the bag so
 ``metadata.yaml`` is written. On a full disk it stops at once, finishes the bag with what was on disk at the last
@@ -29,7 +29,7 @@ from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
-from soro_analysis.bag import BagWriter, DiskFull
+from soro_analysis.bag_writer import BagWriter, DiskFull
 from soro_analysis.recorder import (RECORDER, ParameterRefused, check_output, import_message_class,
                                     offered_profile, recordable_type, recording_policies, select_topics)
 from soro_node.base_node import StartRefused, declare_parameters, init_ros, read_parameters, refuse_start, shut_down

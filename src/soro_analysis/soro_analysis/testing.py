@@ -13,7 +13,8 @@ from pathlib import Path
 from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.typesys.store import Typestore
 
-from soro_analysis.bag import BagWriter, workspace_typestore
+from soro_analysis.bag import workspace_typestore
+from soro_analysis.bag_writer import BagWriter
 
 FORMATS = ('ours', 'mcap', 'sqlite3', 'single.mcap', 'single.db3')
 STORAGE = {'mcap': StoragePlugin.MCAP, 'sqlite3': StoragePlugin.SQLITE3}

@@ -11,7 +11,8 @@ from ament_index_python.packages import get_package_share_directory
 from rclpy.serialization import deserialize_message, serialize_message
 from soro_interfaces.msg import LinkStatus as RclpyLinkStatus
 
-from soro_analysis.bag import BagWriter, read_messages, workspace_typestore
+from soro_analysis.bag import read_messages, workspace_typestore
+from soro_analysis.bag_writer import BagWriter
 
 STORE = workspace_typestore()
 LinkStatus = STORE.types['soro_interfaces/msg/LinkStatus']
@@ -77,7 +78,8 @@ def test_typestore_and_rclpy_read_each_others_bytes():
 FULL_AT_CLOSE = '''
 import json, sys
 from pathlib import Path
-from soro_analysis.bag import BagWriter, DiskFull, read_messages, workspace_typestore
+from soro_analysis.bag import read_messages, workspace_typestore
+from soro_analysis.bag_writer import BagWriter, DiskFull
 store = workspace_typestore()
 String = store.types['std_msgs/msg/String']
 small = Path(sys.argv[1])

@@ -11,7 +11,8 @@ from rclpy.serialization import serialize_message
 from rosbags.typesys import get_types_from_msg
 from std_msgs.msg import String
 
-from soro_analysis.bag import BagWriter, workspace_typestore
+from soro_analysis.bag import workspace_typestore
+from soro_analysis.bag_writer import BagWriter
 from soro_analysis.recorder import import_message_class
 from softbots_bringup.runner import executable
 

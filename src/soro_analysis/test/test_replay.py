@@ -16,7 +16,8 @@ from rosgraph_msgs.msg import Clock
 from std_msgs.msg import String
 
 from soro_analysis import replay
-from soro_analysis.bag import BagWriter, RawMessage, offered_qos, workspace_typestore
+from soro_analysis.bag import RawMessage, offered_qos, workspace_typestore
+from soro_analysis.bag_writer import BagWriter
 from soro_node.waiting import poll
 from softbots_bringup.runner import executable
 

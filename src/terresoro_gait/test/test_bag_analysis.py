@@ -11,7 +11,8 @@ from rclpy.serialization import serialize_message
 from soro_interfaces.msg import ExecutedEdge
 
 from soro_analysis.analyses import AnalysisError, analyze
-from soro_analysis.bag import BagWriter, workspace_typestore
+from soro_analysis.bag import workspace_typestore
+from soro_analysis.bag_writer import BagWriter
 from terresoro_gait.digraph import LimbDigraph
 from terresoro_gait.kinematics import cycle_motion, predicted_speeds
 from terresoro_gait.weights import EdgeWeights, write_csv

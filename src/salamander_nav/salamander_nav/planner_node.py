@@ -26,7 +26,7 @@ import time
 
 import numpy as np
 from builtin_interfaces.msg import Duration
-from geometry_msgs.msg import Point, PoseStamped
+from geometry_msgs.msg import PoseStamped
 from nav_msgs.msg import OccupancyGrid, Path
 import rclpy
 from rclpy.action import CancelResponse
@@ -36,8 +36,8 @@ from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile
 from soro_interfaces.action import PlanAndTrack, PlanPath, TrackPath
 from soro_interfaces.msg import ObstacleScene
-from std_msgs.msg import ColorRGBA, Header
-from visualization_msgs.msg import Marker, MarkerArray
+from std_msgs.msg import Header
+from visualization_msgs.msg import MarkerArray
 
 from soro_geometry.pose_msgs import planar_pose, stamped
 from soro_link.bridge_node import log_at
@@ -46,9 +46,10 @@ from soro_node.base_node import (ActionClient, StartRefused, action_server, decl
 from soro_node.params import ParameterError
 from soro_node.stop import StopRequest
 from salamander_nav import planning
+from salamander_nav.drawing import obstacle_markers
 from salamander_nav.planning import paths
 from salamander_nav.distance_field import check_grid, grid_occupancy
-from salamander_nav.scene import Scene, SceneError, load_scene, resolve_scene
+from salamander_nav.scene import SceneError, load_scene, resolve_scene
 from salamander_nav.parameters import PLANNER
 from salamander_nav.live_scene import LiveScene
 
@@ -352,25 +353,6 @@ def _chain(future, box: dict, done: threading.Event) -> None:
 def _refusal(planner: str, reason: str) -> paths.Plan:
     effort = 'expansions' if planner == 'lattice_astar' else 'iterations'
     return paths.Plan(False, reason, np.zeros((0, 2)), planner, 0, effort, 0.0)
-
-
-def obstacle_markers(scene: Scene, header: Header) -> MarkerArray:
-    """Circles as flat cylinders and polygons as closed outlines, grey, with a DELETEALL first."""
-    grey = ColorRGBA(r=0.45, g=0.45, b=0.5, a=0.9)
-    markers = [Marker(header=header, ns='obstacles', action=Marker.DELETEALL)]
-    for i, (x, y, r) in enumerate(scene.circles):
-        m = Marker(header=header, ns='obstacles', id=i, type=Marker.CYLINDER, action=Marker.ADD, color=grey)
-        m.pose.position.x, m.pose.position.y, m.pose.position.z, m.pose.orientation.w = x, y, 0.05, 1.0
-        m.scale.x = m.scale.y = 2 * r
-        m.scale.z = 0.1
-        markers.append(m)
-    for j, polygon in enumerate(scene.polygons):
-        m = Marker(header=header, ns='obstacles', id=len(scene.circles) + j, type=Marker.LINE_STRIP,
-                   action=Marker.ADD, color=grey)
-        m.scale.x, m.pose.orientation.w = 0.02, 1.0
-        m.points = [Point(x=float(x), y=float(y), z=0.05) for x, y in np.vstack([polygon, polygon[:1]])]
-        markers.append(m)
-    return MarkerArray(markers=markers)
 
 
 def main(args=None) -> int:

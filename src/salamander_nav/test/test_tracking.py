@@ -1,4 +1,5 @@
-"""What the controller computes around LOS (tracking.py) and the planner's world (world.py), without ROS."""
+"""What the controller computes around LOS (tracking.py) and the planner's scene at run time
+(live_scene.py), without ROS."""
 import math
 
 import numpy as np

@@ -9,6 +9,10 @@ import pytest
 
 
 def pytest_collection_modifyitems(config, items):
+    """Exit pytest (code 2) if a test marked ``ros`` was collected and DDS is not kept local.
+
+    Local means ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST and a ROS_DOMAIN_ID set, as
+    tools/netns_run.sh does."""
     if not any(item.get_closest_marker('ros') for item in items):
         return
     if os.environ.get('ROS_AUTOMATIC_DISCOVERY_RANGE') != 'LOCALHOST' or 'ROS_DOMAIN_ID' not in os.environ:

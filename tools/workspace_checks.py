@@ -48,6 +48,7 @@ ROS_MODULES = {
 
 @dataclass(frozen=True)
 class Manifest:
+    """A package.xml's package name, directory and dependency keys, as the checks read them."""
     name: str
     path: Path                  # the package directory
     run_keys: frozenset[str]    # depend + exec_depend (what installed code may import)
@@ -192,6 +193,7 @@ TOP_LEVEL = {'launch': '*.launch.py', 'config': '*.*', 'urdf': '*.*'}     # inst
 
 
 def bringup_share(install: Path) -> Path:
+    """softbots_bringup's installed share folder under the install tree ``install``."""
     return install / 'softbots_bringup' / 'share' / 'softbots_bringup'
 
 
@@ -256,6 +258,7 @@ def uninstalled_sources(root: Path, install: Path) -> list[str]:
 
 
 def main() -> int:
+    """Run every check on this workspace's src/, launch/, install/; print problems, 1 if any."""
     root = Path(__file__).resolve().parents[1]
     manifests = find_manifests(root / 'src')
     workspace = {m.name for m in manifests}

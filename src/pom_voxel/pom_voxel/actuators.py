@@ -28,4 +28,5 @@ def to_um(q_mm) -> tuple[int, ...]:
 
 
 def to_mm(um) -> np.ndarray:
+    """The board's µm fields (e.g. position_um) as control-node displacements q in mm."""
     return np.asarray(um, dtype=float) / UM_PER_MM

@@ -31,6 +31,13 @@ OPTIONS = (
 
 
 def analyze(recording: Recording, out: Path, options: dict) -> Report:
+    """The ``pom`` analysis: POM's forward kinematics of the logged strokes, against the camera.
+
+    Plots each actuator's control-node displacement q (mm; ``/joint_states`` holds m) as Fig. 6
+    and, when ``/mocap_markers`` was recorded, the preprocessed marker loops against POM's as
+    Fig. 7, with the correlation of each marker's x and y. MissingTopics without
+    ``/joint_states``; AnalysisError on a bad structure file, a marker the structure does not
+    name or camera tracks the preprocessing refuses."""
     recording.require(JOINTS)
     try:
         pom = PlanesOfMotion(structure.load(structure.resolve(options['structure_file'])))

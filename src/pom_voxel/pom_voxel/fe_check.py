@@ -34,6 +34,9 @@ MAX_VOXELS = 400             # a dense frame solve grows fast: 20 x 20 x 1 takes
 
 @dataclass(frozen=True)
 class FECheck:
+    """The outcome of ``check``, POM against the FE strut frame (the module docstring defines it).
+
+    ``voxels`` counts the box's voxels along x, y, z; the arrays hold the plane's nodes."""
     voxels: tuple[int, int, int]
     scale: float
     residual_share: float
@@ -46,6 +49,7 @@ class FECheck:
     pom_mm: np.ndarray           # (P, 3) and POM's
 
     def document(self) -> dict:
+        """The figures as a JSON-ready dict (FE over POM keyed by distance), without the arrays."""
         return {'voxels': list(self.voxels), 'scale': self.scale, 'residual_share': self.residual_share,
                 'apex_share': self.apex_share, 'sign_agreement': self.sign_agreement,
                 'fe_over_pom_by_distance': dict(zip(map(int, self.distance), map(float, self.fe_over_pom)))}

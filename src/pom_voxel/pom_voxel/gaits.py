@@ -20,6 +20,7 @@ SHAPES = ('linear', 'cosine')
 
 @dataclass(frozen=True)
 class KeyPoseGait:
+    """A gait: per column an effector DOF (name, axis); the rest pose and one cycle (mm)."""
     name: str
     dofs: tuple[tuple[str, str], ...]       # (effector name, axis) per column
     rest: tuple[float, ...]                 # the pose before and after walking (mm)
@@ -36,6 +37,7 @@ GAITS = {g.name: g for g in (TRIPOD,)}
 
 
 def gait(name: str) -> KeyPoseGait:
+    """The gait ``name`` of GAITS; LatticeError listing the known gaits otherwise."""
     if name not in GAITS:
         raise LatticeError(f'gait {name!r}: known gaits are {", ".join(GAITS)}')
     return GAITS[name]

@@ -39,6 +39,7 @@ def node_axis(node) -> int:
 
 
 def check_voxel(centre) -> np.ndarray:
+    """``centre`` as ints (3,) if it is a voxel centre (three odd integers); else LatticeError."""
     v = np.asarray(centre)
     if v.shape != (3,) or not np.issubdtype(v.dtype, np.integer) or np.any(v % 2 == 0):
         raise LatticeError(f'voxel {_show(centre)}: a voxel centre is three odd integers')

@@ -21,11 +21,13 @@ UNITS_MM = {'mm': 1.0, 'cm': 10.0, 'm': 1000.0}
 
 @dataclass(frozen=True)
 class BodyFrameMarkers:
+    """Preprocessed markers (T', 4, 2) in mm, body frame; frames dropped for a missing marker."""
     markers: np.ndarray        # (T', 4, 2) mm, body frame, each marker's track centred over time
     dropped_frames: int        # frames with a missing (NaN) marker, left out
 
 
 def check_tracks(tracks) -> np.ndarray:
+    """Lab-frame tracks as floats (T, 4, 2); LatticeError unless T >= 2 frames of 4 (x, y)."""
     X = np.asarray(tracks, dtype=float)
     if X.ndim != 3 or X.shape[1:] != (4, 2) or len(X) < 2:
         raise LatticeError(f'marker tracks of shape {X.shape}: expected (T, 4, 2), T >= 2 frames of 4 markers (x, y)')

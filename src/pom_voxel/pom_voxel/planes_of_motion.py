@@ -38,6 +38,7 @@ class Strokes:
     residual: float            # max |J_sel q - x| before clipping
 
     def report(self, names) -> str:
+        """One line naming the actuators (``names``, q's order) clipped at the stroke limit."""
         hit = [n for n, s in zip(names, self.saturated) if s]
         return f'saturated at ±{STROKE_LIMIT_MM:g} mm: {", ".join(hit)}' if hit else 'within the stroke limits'
 
@@ -52,6 +53,7 @@ class PlanesOfMotion:
     """
 
     def __init__(self, structure: Structure, ideality: float = 1.0):
+        """Build the planes and J of eq. (1); LatticeError on η outside (0, 1], a bad structure."""
         if not (np.isfinite(ideality) and 0 < ideality <= 1):
             raise LatticeError(f'ideality = {ideality!r}: allowed range is (0, 1]')
         self.structure, self.ideality = structure, ideality

@@ -26,6 +26,7 @@ MAX_COORDINATE = 2**31            # half-pitches: far beyond any printable latti
 
 @dataclass(frozen=True)
 class Actuator:
+    """A linear actuator: control node (half-pitch units), stroke axis, its other end's node."""
     name: str
     node: tuple[int, int, int]              # the control node: q is its displacement along +stroke
     stroke: int                             # axis 0, 1, 2 of the push
@@ -34,6 +35,9 @@ class Actuator:
 
 @dataclass(frozen=True)
 class Structure:
+    """A voxel structure: voxels, actuators, named effectors (lattice nodes) and pitch (m).
+
+    Construction raises LatticeError naming the first bad voxel, actuator, effector or pitch."""
     voxels: np.ndarray                      # (V, 3) centres, odd integers
     extension: np.ndarray                   # (V,) bool: rigid extensions that do not rotate with a plane
     actuators: tuple[Actuator, ...]
@@ -41,6 +45,7 @@ class Structure:
     pitch_m: float = DEFAULT_PITCH_M
 
     def __post_init__(self):
+        """LatticeError on a bad or repeated voxel, a stroke along its node's axis, a bad pitch."""
         if self.voxels.ndim != 2 or self.voxels.shape[1:] != (3,) or np.any(self.voxels % 2 == 0):
             bad = next((v for v in self.voxels.reshape(-1, 3) if np.any(v % 2 == 0)), self.voxels)
             check_voxel(bad)                       # names it

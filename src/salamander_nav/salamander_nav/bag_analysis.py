@@ -34,6 +34,11 @@ OPTIONS = (
 
 
 def analyze(recording: Recording, out: Path, options: dict) -> Report:
+    """The ``salamander`` analysis: the last plan against the tracked run (thesis §3.4.5).
+
+    Draws Figs. 3.30, 3.27 and 3.31 and reports the tracking error: the distance (m) to the plan
+    of each tracked position from when the robot has moved ``moving_m``. MissingTopics without
+    the pose or the plan; AnalysisError when the robot never moved."""
     recording.require(POSE, PLAN)
     pose = recording.series(POSE, x=lambda m: m.pose.position.x, y=lambda m: m.pose.position.y,
                             yaw=lambda m: _yaw(m.pose.orientation))

@@ -35,6 +35,7 @@ class Piece:
         return self.psi0 + self.kappa0 * s + 0.5 * self.sigma * s * s
 
     def curvature(self, s):
+        """κ(s) = κ0 + σ s (1/m) at arc lengths s (m) from the piece's start."""
         return self.kappa0 + self.sigma * np.asarray(s, dtype=float)
 
     def sample(self, s) -> np.ndarray:

@@ -29,6 +29,7 @@ class LosSettings:
     stale_after_s: float = 0.3
 
     def __post_init__(self):
+        """ValueError on a length or staleness <= 0, a gain < 0 or a bend beyond 106°."""
         for name in ('lookahead_m', 'switch_radius_m', 'goal_tolerance_m', 'stale_after_s'):
             value = getattr(self, name)
             if not (math.isfinite(value) and value > 0):
@@ -64,6 +65,7 @@ class LosTracker:
     """Follows ``waypoints`` (M+1, 2) in m from w_0; call ``step`` at the control rate."""
 
     def __init__(self, waypoints, settings: LosSettings = LosSettings()):
+        """ValueError unless ``waypoints`` has two distinct finite points; repeats dropped."""
         w = np.asarray(waypoints, dtype=float)
         if w.ndim != 2 or w.shape[1] != 2 or len(w) < 2 or not np.all(np.isfinite(w)):
             raise ValueError(f'waypoints: need at least two finite (x, y) points, got shape {w.shape}')
@@ -79,6 +81,7 @@ class LosTracker:
 
     @property
     def last(self) -> int:
+        """The index of the last waypoint, the goal."""
         return len(self.waypoints) - 1
 
     def step(self, pose, pose_time_s: float, now_s: float) -> LosStep:

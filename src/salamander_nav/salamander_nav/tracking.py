@@ -35,6 +35,7 @@ class StaleClock:
     """How long the tracked pose has been stale (s), to give up a path after ``give_up_s`` without tracking."""
 
     def __init__(self, give_up_s: float):
+        """Not stale yet; ``give_up_s`` (s): how long the pose may stay stale before giving up."""
         self.give_up_s, self.since = give_up_s, None
 
     def update(self, stale: bool, now_s: float) -> bool:
@@ -50,6 +51,7 @@ class Trail:
     """The tracked positions, one every ``spacing_m`` at least, at most ``max_points`` (the oldest dropped)."""
 
     def __init__(self, spacing_m: float = 0.005, max_points: int = 20_000):
+        """An empty trail: points at least ``spacing_m`` (m) apart, at most ``max_points`` kept."""
         self.spacing_m, self.max_points, self.poses = spacing_m, max_points, []
 
     def add(self, pose) -> bool:
@@ -61,8 +63,10 @@ class Trail:
         return True
 
     def array(self) -> np.ndarray:
+        """The kept poses (K, 3): x, y in m, ψ in rad, oldest first."""
         return np.array(self.poses).reshape(-1, 3)
 
 
 def joint_names() -> list[str]:
+    """The URDF's bend joints body_bend_1..4, in the order of ``bend_joints``' positions."""
     return [f'body_bend_{k}' for k in range(1, BEND_JOINTS + 1)]

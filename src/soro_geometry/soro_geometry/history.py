@@ -20,13 +20,16 @@ class PoseHistory:
     Safe to add from one thread (a subscription) while another queries (an action): queries read a snapshot."""
 
     def __init__(self, max_frames: int = 100_000):
+        """An empty history keeping at most ``max_frames`` frames (the oldest dropped)."""
         self._frames: deque = deque(maxlen=max_frames)
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
+        """The number of frames held."""
         return len(self._frames)
 
     def add(self, t_s: float, pose) -> None:
+        """Record the pose (x, y, θ) tracked at ``t_s`` (s) as the newest frame."""
         with self._lock:
             self._frames.append((float(t_s), np.asarray(pose, dtype=float)))
 
@@ -35,6 +38,7 @@ class PoseHistory:
             return list(self._frames)
 
     def latest(self) -> tuple[float, np.ndarray] | None:
+        """The newest frame as (t s, pose (3,)), or None before the first."""
         with self._lock:
             return self._frames[-1] if self._frames else None
 

@@ -16,6 +16,7 @@ def pose_msg(planar) -> Pose:
 
 
 def stamped(planar, header: Header) -> PoseStamped:
+    """A geometry_msgs/PoseStamped of (x m, y m, yaw rad) on the floor, with ``header``."""
     return PoseStamped(header=header, pose=pose_msg(planar))
 
 

@@ -61,6 +61,7 @@ def multiply_pure(w: np.ndarray, q: np.ndarray) -> np.ndarray:
 
 
 def from_axis_angle(axis, angle_rad) -> np.ndarray:
+    """The rotation by ``angle_rad`` about ``axis`` (..., 3) of any non-zero length; (..., 4)."""
     axis = np.asarray(axis, dtype=float)
     half = 0.5 * np.asarray(angle_rad, dtype=float)[..., None]
     return np.concatenate([np.cos(half), np.sin(half) * axis / np.linalg.norm(axis, axis=-1, keepdims=True)], axis=-1)
@@ -88,6 +89,7 @@ def body_x(q: np.ndarray) -> np.ndarray:
 
 
 def normalized(q: np.ndarray) -> np.ndarray:
+    """``q`` (..., 4) divided by its norm."""
     return q / np.linalg.norm(q, axis=-1, keepdims=True)
 
 

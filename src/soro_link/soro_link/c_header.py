@@ -70,6 +70,7 @@ def load_schemas(spec: str) -> tuple[BodySchema, ...]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Write the C header of the schemas ``module:ATTRIBUTE`` to ``--output``; 0 on success."""
     parser = argparse.ArgumentParser(prog='python -m soro_link.c_header', description=__doc__.split('\n\n')[0])
     parser.add_argument('schemas', help='module:ATTRIBUTE holding the schemas, e.g. terresoro_gait.limbs:SCHEMAS')
     parser.add_argument('prefix', help='C name prefix, e.g. terresoro')

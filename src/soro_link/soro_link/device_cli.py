@@ -19,6 +19,7 @@ BOOT_DELAY_S = ParamSpec('boot_delay_s', 2.0, 'bootloader time after the port op
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run ``sim_device`` with ``argv`` (default: the command line) until SIGINT or SIGTERM; 0."""
     parser = CommandParser(prog='sim_device', description=__doc__)
     parser.add_argument('--model', choices=sorted(MODELS), default='generic_outputs')
     parser.add_argument('--port', required=True, help='symlink to create for the pseudo-terminal')

@@ -110,6 +110,7 @@ class CrcError(FrameError):
 
 @dataclass
 class DecoderStats:
+    """A StreamDecoder's counts since it started: frames accepted, CRC failures, format errors."""
     frames: int = 0
     crc_errors: int = 0
     format_errors: int = 0   # bad COBS, too short, oversized
@@ -127,6 +128,7 @@ class StreamDecoder:
     _overflow: bool = False
 
     def feed(self, data: bytes) -> list[Frame]:
+        """The frames that ``data`` completes, in order; corrupt ones are counted and dropped."""
         frames = []
         *complete, rest = (bytes(self._buffer) + data).split(DELIMITER)
         for chunk in complete:

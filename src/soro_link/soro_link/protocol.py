@@ -24,6 +24,7 @@ class BodyError(FrameError):
 
 
 class LinkType(enum.IntEnum):
+    """Type ids of the link messages, shared by every robot (below ROBOT_TYPES_START)."""
     HELLO = 0x01        # host -> device: start of the handshake
     IDENTITY = 0x02     # device -> host: who it is; its layout never changes between protocol versions
     HEARTBEAT = 0x03    # both ways; the device's carries its safe-state flag
@@ -35,6 +36,7 @@ class LinkType(enum.IntEnum):
 
 
 class NackCode(enum.IntEnum):
+    """NACK's ``code``: why the device refused a command."""
     UNKNOWN_TYPE = 1
     BAD_BODY = 2
     OUT_OF_RANGE = 3
@@ -43,6 +45,7 @@ class NackCode(enum.IntEnum):
 
 
 class LogCode(enum.IntEnum):
+    """LOG's ``code``: what the device reports."""
     INFO = 0
     BOOTED = 1
     WATCHDOG = 2        # no heartbeat or command for watchdog_ms: the device went to its safe state
@@ -50,6 +53,7 @@ class LogCode(enum.IntEnum):
 
 
 class LogLevel(enum.IntEnum):
+    """LOG's ``level``: the report's severity."""
     INFO = 0
     WARN = 1
     ERROR = 2
@@ -62,6 +66,7 @@ class BodySchema:
     """The fields of one message body, in wire order: ``[(name, format), ...]`` (formats in the module doc)."""
 
     def __init__(self, type_id: int, name: str, fields: Sequence[tuple[str, str]] = ()):
+        """ValueError on a type id outside 1..255, struct.error on a bad field format."""
         if not 0 < type_id <= 0xFF:
             raise ValueError(f'type id {type_id} out of 1..255')
         self.type_id, self.name, self.fields = type_id, name, tuple(fields)
@@ -70,6 +75,10 @@ class BodySchema:
                 struct.calcsize('<' + fmt)  # raises struct.error on a bad format
 
     def encode(self, values: Mapping[str, object]) -> bytes:
+        """The body bytes of ``values`` (field name to value), in wire order.
+
+        BodyError when a field is missing, not finite (f, d) or does not fit its format, or
+        when the body exceeds MAX_BODY bytes."""
         out = bytearray()
         for name, fmt in self.fields:
             if name not in values:
@@ -80,6 +89,7 @@ class BodySchema:
         return bytes(out)
 
     def decode(self, body: bytes) -> dict[str, object]:
+        """Field values of ``body`` by name; BodyError on a bad size, non-finite float or UTF-8."""
         values, offset = {}, 0
         try:
             for name, fmt in self.fields:
@@ -138,6 +148,7 @@ class Message:
     fields: dict
 
     def __getitem__(self, key: str) -> object:
+        """The value of field ``key``; KeyError if the message has none."""
         return self.fields[key]
 
 
@@ -145,12 +156,14 @@ class Protocol:
     """The set of bodies one link speaks: the link messages plus a robot's own."""
 
     def __init__(self, schemas: Sequence[BodySchema]):
+        """Register every schema of ``schemas``, as ``register`` does."""
         self.by_id: dict[int, BodySchema] = {}
         self.by_name: dict[str, BodySchema] = {}
         for schema in schemas:
             self.register(schema)
 
     def register(self, schema: BodySchema) -> None:
+        """Add ``schema``; ValueError when its type id or name is already taken."""
         if schema.type_id in self.by_id or schema.name in self.by_name:
             raise ValueError(f'message {schema.name} (0x{schema.type_id:02x}) clashes with one already registered')
         self.by_id[schema.type_id] = schema

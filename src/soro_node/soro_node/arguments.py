@@ -31,12 +31,16 @@ STDOUT = Path('-')
 
 
 class CommandParser(argparse.ArgumentParser):
+    """The commands' ArgumentParser: one-line refusals (exit code 2); interruptible commands."""
+
     def parse_known_args(self, args=None, namespace=None):
+        """Parse as argparse does, first making SIGINT and SIGTERM unwind when reading sys.argv."""
         if args is None:            # a command started from its command line (not a test calling main(argv))
             interruptible()
         return super().parse_known_args(args, namespace)
 
     def error(self, message: str):
+        """Exit with code 2 after one line on stderr: ``prog: message (--help for usage)``."""
         self.exit(2, f'{self.prog}: {message} (--help for usage)\n')
 
 
@@ -107,6 +111,7 @@ class Terminated(SystemExit):
     """SIGTERM, raised in the main thread so that the command unwinds as on Ctrl-C; exits 143 (128 + SIGTERM)."""
 
     def __init__(self):
+        """Exit status 143 (128 + SIGTERM)."""
         super().__init__(128 + signal.SIGTERM)
 
 

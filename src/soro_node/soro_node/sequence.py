@@ -36,6 +36,7 @@ class Slot:
 
 @dataclass
 class PlayReport:
+    """What ``SequencePlayer.play`` did: steps played, if stopped, each step's lateness (s)."""
     played: int = 0             # steps whose ``act`` ran
     stopped: bool = False       # ``stop()`` held before a step: the rest were not played
     late_s: list[float] = field(default_factory=list)   # per played step, start minus due instant (s)
@@ -47,6 +48,7 @@ class SequencePlayer(Generic[Step]):
 
     def __init__(self, period_s: float, max_late_s: float | None = None,
                  clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep):
+        """ValueError unless ``period_s`` > 0; ``clock`` and ``sleep`` (s) replaceable in tests."""
         if not period_s > 0:
             raise ValueError(f'period_s = {period_s}: must be > 0')
         self.period_s = period_s
@@ -54,6 +56,7 @@ class SequencePlayer(Generic[Step]):
         self._clock, self._sleep = clock, sleep
 
     def sleep_until(self, instant_s: float) -> None:
+        """Sleep until ``instant_s`` on the player's clock; return at once if it has passed."""
         remaining = instant_s - self._clock()
         if remaining > 0:
             self._sleep(remaining)

@@ -16,15 +16,18 @@ class StopRequest:
     in a finaliser; the main loop notices within one spin timeout. A second signal asks to hurry."""
 
     def __init__(self):
+        """No signal received yet."""
         self.count = 0
         self.at_ns: int | None = None
 
     def __call__(self, _signum, _frame) -> None:
+        """The signal handler: count the signal and keep the instant of the first."""
         self.count += 1
         self.at_ns = self.at_ns or time.time_ns()
 
     @property
     def requested(self) -> bool:
+        """Whether a SIGINT or SIGTERM has arrived."""
         return self.count > 0
 
     def after(self, sent_ns: int) -> bool:
@@ -32,5 +35,6 @@ class StopRequest:
         return self.at_ns is not None and sent_ns > self.at_ns
 
     def install(self) -> None:
+        """Make this the handler of SIGINT and SIGTERM (call it from the main thread)."""
         for signum in (signal.SIGINT, signal.SIGTERM):
             signal.signal(signum, self)

@@ -7,6 +7,7 @@ import time
 
 
 class WaitTimeout(TimeoutError):
+    """``wait_for``'s future gave no result within its timeout."""
     pass
 
 

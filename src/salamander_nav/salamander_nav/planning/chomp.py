@@ -49,6 +49,7 @@ class ChompSettings:
     heading_tolerance_rad: float = paths.HEADING_TOLERANCE_RAD
 
     def __post_init__(self):
+        """ValueError naming the first setting outside its allowed range."""
         limits = {'n_points': (5, 2000), 'epsilon_m': (1e-4, 10.0), 'lambda0': (0.0, 1e6), 'lambda_growth': (1.0, 2.0),
                   'eta': (1e-9, 1e9), 'max_step_m': (1e-5, 10.0), 'alpha_const': (0.0, 1.0),
                   'orientation_points': (1, 1000), 'max_iterations': (1, 100_000), 'max_restarts': (0, 1000),

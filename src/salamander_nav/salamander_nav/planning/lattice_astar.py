@@ -56,6 +56,7 @@ class LatticeSettings:
     heuristic_weight: float = 1.0                       # w > 1: weighted A*
 
     def __post_init__(self):
+        """ValueError naming the first setting of the wrong type or outside its allowed range."""
         for f in fields(self):
             allowed, ok = _LIMITS[f.name]
             value = getattr(self, f.name)

@@ -37,6 +37,7 @@ class PrimitiveSet:
     """
 
     def __init__(self, settings):
+        """Sample every primitive of every start level once, from ``settings`` (see the class)."""
         self.length = float(settings.primitive_length_m)
         self.kappas = curvature_levels(float(settings.kappa_max), int(settings.curvature_levels))
         self.steps = max(1, math.ceil(self.length / settings.sample_spacing_m - 1e-9))

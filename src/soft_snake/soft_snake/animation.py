@@ -28,6 +28,10 @@ def record(gait: Gait, surface: str, duration_s: float, params) -> tuple[np.ndar
 
 
 def write_gif(frames: np.ndarray, com: np.ndarray, path: Path, title: str) -> Path:
+    """Top view of ``frames`` (F, P, 3), the body's axis as ``record`` gives it (every third point
+    a plate), and of the centre of mass ``com`` (F, 3), in m, as the GIF ``path`` at ``FPS`` frames
+    per second, titled ``title`` and the time; returns ``path``. The last frame also goes to a PNG
+    beside it."""
     from matplotlib.animation import FuncAnimation, PillowWriter
     from soro_analysis import plotting
     fig, axes = plotting.figure(size=(6.0, 4.0))

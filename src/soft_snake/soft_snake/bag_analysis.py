@@ -30,6 +30,12 @@ OPTIONS = (
 
 
 def analyze(recording: Recording, out: Path, options: dict) -> Report:
+    """The run in ``recording`` analysed into ``out``: centre-of-mass speed (mm/s, BL/s) and
+    forward speed, path curvature (1/m), the trajectory, speed and chamber figures, and the step
+    climb when a simulated run recorded its wheels; over whole gait periods after
+    ``options['settle_periods']``. Raises MissingTopics without the centre of mass or the duties,
+    AnalysisError when the duties' module count changes, no chamber opened, the period cannot be
+    read off the duties or fewer than two periods were tracked after settling."""
     recording.require(COM, DUTY)
     duty_t, duty = _duties(recording)
     segments = duty.shape[1]

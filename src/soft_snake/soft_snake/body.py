@@ -79,6 +79,7 @@ def bend(pressure_pa: np.ndarray, supply_pa: float, params: BodyParameters) -> n
 
 
 def plate_lengths(segments: int) -> list[float]:
+    """Plate lengths (N + 1) in m, head to tail: an end plate at each end, 36 mm plates between."""
     return [END_PLATE_LENGTH_M] + [PLATE_LENGTH_M] * (segments - 1) + [END_PLATE_LENGTH_M]
 
 

@@ -28,6 +28,7 @@ GRID = {'bend_rad': (1.0, 1.1, 1.2, 1.3, 1.4), 'pitch_stiffness_ratio': (1.5, 2.
 
 
 def head_first(gait: Gait) -> Gait:
+    """``gait`` with its travelling wave reversed (``wave_direction = HEAD_FIRST``): head first."""
     return dataclasses.replace(gait, wave_direction=HEAD_FIRST)
 
 

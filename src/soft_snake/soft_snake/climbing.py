@@ -30,6 +30,7 @@ class ClimbResult:
 
     @property
     def rows_done(self) -> int:
+        """Rows of Table 2.3 completed: how many wheels landed on the step."""
         return int(np.count_nonzero(np.isfinite(self.landed_at_s)))
 
 
@@ -48,9 +49,12 @@ class WheelLandings:
 
     @property
     def next_wheel(self) -> int:
+        """The wheel (0 at the head) that must land next: how many have landed so far."""
         return int(np.count_nonzero(np.isfinite(self.landed_at)))
 
     def update(self, sim: simulator.SnakeSim) -> int | None:
+        """Take this tick's wheel heights into ``peak``; the next wheel if it has now stood on the
+        step's top for ``landed_s`` (its time then in ``landed_at``), else None."""
         self.peak = np.maximum(self.peak, sim.wheel_heights())
         wheel = self.next_wheel
         if wheel > sim.segments or not self._on_step(sim, wheel):

@@ -46,6 +46,7 @@ class Gait:
 
     @property
     def period_s(self) -> float:
+        """One gait period 1/ω in s."""
         return 1.0 / self.frequency_hz
 
     @cached_property
@@ -112,6 +113,7 @@ class ValveCommander:
         self.last = np.zeros((segments, CHAMBERS))
 
     def duty(self, k: np.ndarray) -> np.ndarray:
+        """Valve duties (N, 3) in [0, 1] for chamber states ``k`` (N, 3); a 0 holds the last."""
         self.last = np.where(k > 0, self.inflate_duty, np.where(k < 0, 0.0, self.last))
         return self.last.copy()
 

@@ -26,10 +26,13 @@ class Prediction:
 
     @property
     def bl_per_s(self) -> float:
+        """The simulated speed in body lengths per second, the tables' measure."""
         return self.speed_m_s / body_length_m(self.cell.segments)
 
 
 def predict(cell: tables.Cell, params: body.BodyParameters = calibration.CALIBRATED) -> Prediction:
+    """One table cell's gait run head first on its surface by the simulator with ``params``
+    (default: the calibrated one), as ``simulator.gait_speed`` measures it."""
     gait = calibration.head_first(Gait(cell.gait, cell.segments, cell.frequency_hz, cell.beta_rad))
     return Prediction(cell, *simulator.gait_speed(gait, cell.surface, params))
 

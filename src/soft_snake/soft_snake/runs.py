@@ -82,17 +82,22 @@ class SpeedTracker:
         self._xy: list[tuple[float, float]] = []
 
     def add(self, t_s: float, x_m: float, y_m: float) -> None:
+        """One motion-capture sample: time ``t_s`` in s, centre of mass ``x_m``, ``y_m`` in m."""
         with self._lock:
             self._t.append(t_s)
             self._xy.append((x_m, y_m))
 
     def path(self) -> np.ndarray:
+        """The cycle path so far (C, 2) in m, the mean position over each whole gait period; (0, 2)
+        before two samples."""
         with self._lock:
             if len(self._t) < 2:
                 return np.zeros((0, 2))
             return locomotion.cycle_path(self._t, self._xy, self.period_s)
 
     def last_period_speed(self) -> float:
+        """Speed (m/s) between the last two whole periods' mean positions (the action's feedback);
+        NaN before two."""
         path = self.path()
         return locomotion.speed(path[-2:], self.period_s)
 

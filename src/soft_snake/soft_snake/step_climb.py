@@ -59,10 +59,12 @@ class StepClimb:
 
     @property
     def rows(self) -> int:
+        """Rows of the table: one per wheel to lift, head to tail."""
         return len(self.cells)
 
     @property
     def done(self) -> bool:
+        """Whether every row has run (the tail's wheel is up); ``segment_states`` then raises."""
         return self.row >= self.rows
 
     def advance(self) -> int:

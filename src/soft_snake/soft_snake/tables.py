@@ -28,6 +28,7 @@ class Cell:
 
     @property
     def speed_m_s(self) -> float:
+        """The measured speed in m/s: BL/s times the body length of ``segments`` modules."""
         return self.bl_per_s * body_length_m(self.segments)
 
 

@@ -17,6 +17,9 @@ SHAPE_TOLERANCE = 5e-4
 
 
 def strains(lengths_m: np.ndarray, rest_length_m: np.ndarray) -> np.ndarray:
+    """ε = (ℓ - l⁰)/l⁰ per cable as a fraction (negative: slack), shape (..., n_c), of cable
+    lengths ``lengths_m`` (..., n_c) against rest lengths ``rest_length_m`` broadcast to them, both
+    in m."""
     return (lengths_m - rest_length_m) / rest_length_m
 
 

@@ -32,6 +32,10 @@ def core_difference(preset_name: str, psi_deg: float, sim_time_s: np.ndarray, st
 
 
 def analyze(recording: Recording, out: Path, options: dict) -> Report:
+    """The run in ``recording`` analysed into ``out``: each triple's mean strain (%) against
+    simulated time (strains.png), the last ψ, the final strains, normal mode and energy, and the
+    publishing rate (Hz); with ``options['preset']`` also the largest strain difference from the
+    offline core."""
     state = recording.series(STATE, sim_time_s=lambda m: m.sim_time_s, psi_rad=lambda m: m.psi_rad,
                              energy=lambda m: m.energy, normal=lambda m: m.normal_mode,
                              strains=lambda m: np.asarray(m.cable_strains))

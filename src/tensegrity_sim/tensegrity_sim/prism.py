@@ -29,6 +29,7 @@ class PsiError(ValueError):
 
 
 def check_psi(psi_deg: float) -> float:
+    """``psi_deg`` as a float; PsiError naming it when it is not finite or outside (0°, 90°)."""
     lo, hi = PSI_OPEN_RANGE_DEG
     if not np.isfinite(psi_deg) or not lo < psi_deg < hi:
         raise PsiError(f'psi_deg = {float(psi_deg)!r}: allowed range is ({lo:g}°, {hi:g}°), exclusive')

@@ -144,14 +144,17 @@ class Structure:
 
     @property
     def n_rods(self) -> int:
+        """n_r, the rods (rows of ``rods``)."""
         return len(self.rods)
 
     @property
     def n_cables(self) -> int:
+        """n_c, the cables (rows of ``cables``), in the order strains and tensions are reported."""
         return len(self.cables)
 
     @property
     def n_vertices(self) -> int:
+        """n_v = 2 n_r: every vertex is the end of exactly one rod."""
         return 2 * len(self.rods)
 
     def rod_inertia(self) -> np.ndarray:

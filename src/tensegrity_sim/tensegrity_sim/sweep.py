@@ -80,6 +80,8 @@ def check_size(runs: int, dt_s: float, duration_s: float) -> None:
 
 @dataclass
 class PsiSweepResult:
+    """A ψ sweep: each run's cable strains at the sample times, its triple summaries, and the
+    paper's thresholds over the grid."""
     psi_deg: np.ndarray          # (P,)
     t: np.ndarray                # (k,) s
     strain: np.ndarray           # (P, k, n_c) fractions

@@ -47,6 +47,9 @@ OPTIONS = (
 
 @dataclass(frozen=True)
 class Edge:
+    """One executed primitive (an ``executed_edge`` message): 1-based states ``initial`` ->
+    ``terminal``, its command instant and the end of its τ (s), whether it was a transition, its
+    1-based gait cycle (0: none) and its 0-based ``index`` in the goal."""
     initial: int
     terminal: int
     start_s: float
@@ -67,6 +70,7 @@ def goals(edges: list[Edge]) -> list[list[Edge]]:
 
 
 def is_gait(run: list[Edge]) -> bool:
+    """Whether a goal ran a gait (a primitive in a gait cycle) rather than a learning round."""
     return any(e.cycle > 0 for e in run)
 
 
@@ -83,6 +87,8 @@ def explore(rounds: list[list[Edge]], history: PoseHistory, n_limbs: int, window
 
 @dataclass(frozen=True)
 class GaitRun:
+    """One gait goal's completed cycles: measured and predicted speeds per cycle, the tracked path
+    and the open-loop prediction's."""
     cycle: list[int]                 # the gait as run, from its entry state
     measured: CycleSpeeds
     predicted: CycleSpeeds | None
@@ -135,6 +141,10 @@ def _history(recording: Recording, topic: str, covariance: bool = False) -> Pose
 
 
 def analyze(recording: Recording, out: Path, options: dict) -> Report:
+    """The experiment in ``recording`` analysed into ``out``: learning rounds into weights.csv
+    (against ``weights_file`` and ``truth_file`` when given), gait goals into speeds per cycle
+    against the prediction. Raises MissingTopics without executed edges or ``pose_topic``,
+    AnalysisError when a pose needed was not tracked or a weights file is bad."""
     try:
         return _analyze(recording, out, options)
     except (TrackingLost, WeightsError) as error:     # no pose when one is needed; a bad weights file

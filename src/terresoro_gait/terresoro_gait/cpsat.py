@@ -61,6 +61,7 @@ def scale(values: np.ndarray) -> int:
 
 @dataclass(frozen=True)
 class Found:
+    """The exact optimum, written from its smallest vertex, and the CP-SAT solves it took."""
     cycle: tuple[int, ...]
     solves: int      # CP-SAT solves it took
 
@@ -127,6 +128,7 @@ class CircuitModel:
         raise CannotVerify(f'no exact optimum within {max_iterations} CP-SAT solves')
 
     def real_cost(self, cycle: tuple[int, ...]) -> float:
+        """J = c z of ``cycle`` in real arithmetic (unscaled, unrounded): what ranks candidates."""
         return float(self.cost @ self.graph.cycle_vector(cycle))
 
     def _objective(self):

@@ -75,10 +75,12 @@ class LimbDigraph:
 
     @property
     def n(self) -> int:
+        """n, the number of vertices (the states left once lost limbs are pruned)."""
         return len(self.vertices)
 
     @property
     def m(self) -> int:
+        """m, the number of edges: every ordered pair of distinct vertices, n (n - 1)."""
         return len(self.edges)
 
     @cached_property

@@ -19,6 +19,8 @@ class CycleSpeeds:
     yaw_rate_deg_s: np.ndarray
 
     def mean_sd(self) -> tuple[float, float, float, float]:
+        """(mean, SD) of the translation speeds (mm/s), then of the rotation rates (deg/s), over
+        the cycles; SD with ddof = 0."""
         return (float(self.speed_mm_s.mean()), float(self.speed_mm_s.std()), float(self.yaw_rate_deg_s.mean()),
                 float(self.yaw_rate_deg_s.std()))
 

@@ -24,6 +24,7 @@ MAX_GOAL_PRIMITIVES = 20_000   # one goal: about 3 h at τ = 0.55 s; its result 
 
 @dataclass(frozen=True)
 class Primitive:
+    """A motion primitive ``initial`` -> ``terminal`` (1-based states) as the executor runs it."""
     initial: int
     terminal: int
     transition: bool = False     # lead-in or stop: not part of the requested gait or walk
@@ -72,6 +73,7 @@ def entry_vertex(current: int, states: Sequence[int], n_limbs: int) -> int:
 
 
 def lead_in(current: int, start: int) -> list[Primitive]:
+    """The transition primitive from ``current`` to ``start``; none when already there."""
     return [] if current == start else [Primitive(current, start, transition=True)]
 
 

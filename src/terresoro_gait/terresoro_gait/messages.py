@@ -29,6 +29,7 @@ def paper_pose(pose: Pose) -> np.ndarray:
 
 
 def stamped(pose_paper, header: Header) -> PoseStamped:
+    """A PoseStamped (SI) of a paper-units pose (x mm, y mm, φ deg) with ``header``."""
     return pose_msgs.stamped(pose_to_si(pose_paper), header)
 
 
@@ -59,4 +60,5 @@ def gait_msg(vertices, cost_si: float, motion_paper, tau_s: float) -> Gait:
 
 
 def seconds(stamp: Time) -> float:
+    """A builtin_interfaces/Time in seconds, as a float."""
     return stamp.sec + stamp.nanosec * 1e-9

@@ -6,6 +6,7 @@ BODY_LENGTH_MM = {3: 220.0, 4: 350.0}
 
 
 def body_lengths_per_s(speed_mm_s: float, n_limbs: int) -> float:
+    """Speed in mm/s as body lengths per second (Table IX); KeyError unless 3 or 4 limbs."""
     return speed_mm_s / BODY_LENGTH_MM[n_limbs]
 
 

@@ -10,6 +10,8 @@ from terresoro_gait.weights import EdgeWeights
 
 
 def learned_vs_true(learned: EdgeWeights, truth: EdgeWeights, path: Path) -> Path:
+    """Learned against true mean motion of every primitive (p_x, p_y in mm, θ in deg), a panel each
+    with the diagonal, saved to ``path``; returns ``path``."""
     fig, axes = figure(1, 3, size=(4, 4))
     for ax, name, unit in zip(axes[0], ('px_mm', 'py_mm', 'theta_deg'), ('mm', 'mm', 'deg')):
         t, est = getattr(truth, name), getattr(learned, name)

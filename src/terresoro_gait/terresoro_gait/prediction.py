@@ -32,6 +32,8 @@ class Prediction:
             return cls(None, start_pose, str(error))
 
     def step(self, primitive: Primitive) -> None:
+        """Compose the learned mean motion of ``primitive`` onto the pose and propagate the
+        covariance to first order; nothing without weights."""
         if self.weights is None:
             return
         poses, covs = odometry(self.weights, [(primitive.initial, primitive.terminal)], self.pose, self.cov)
@@ -39,7 +41,9 @@ class Prediction:
         self.poses.append(self.pose)
 
     def message(self, header: Header) -> PoseWithCovarianceStamped | None:
+        """The pose and covariance as a PoseWithCovarianceStamped in SI; None without weights."""
         return None if self.weights is None else messages.with_covariance(self.pose, self.cov, header)
 
     def path(self, header: Header) -> Path:
+        """The predicted poses so far, from the start pose, as a nav_msgs/Path in SI."""
         return Path(header=header, poses=[messages.stamped(p, header) for p in self.poses])

@@ -22,6 +22,8 @@ from terresoro_gait.weights import EdgeWeights
 
 @dataclass(frozen=True)
 class SubstratePreset:
+    """A substrate's rules: a curl's stride and twist, the random per-primitive offsets and the
+    noise per primitive (mm, deg)."""
     stride_mm: float         # hub displacement when one limb curls against fully anchored others
     twist_deg: float         # rotation of one curl (an uncurl turns back 60 % of it)
     asymmetry_mm: float      # standard deviation of the per-primitive random mean offset

@@ -27,6 +27,7 @@ _WORKERS.set_forkserver_preload(['terresoro_gait.synthesis'])
 
 @dataclass
 class GaitSweepResult:
+    """What one α sweep found: the distinct gaits, the α samples behind each, the unresolved."""
     gaits: list[Solution]           # distinct gaits, in order of first discovery
     alphas: list[list[tuple]]       # per gait, the α samples that produced it
     unresolved: int                 # α samples with no single cycle within the iteration limit (spec A12)

@@ -13,6 +13,7 @@ DEG_PER_RAD = 180.0 / math.pi
 
 
 def pose_to_paper(x_m: float, y_m: float, yaw_rad: float) -> np.ndarray:
+    """(x mm, y mm, φ deg) (3,) of an SI pose (x m, y m, yaw rad)."""
     return np.array([x_m * MM_PER_M, y_m * MM_PER_M, yaw_rad * DEG_PER_RAD])
 
 

@@ -17,7 +17,6 @@ from dataclasses import replace
 
 import numpy as np
 from geometry_msgs.msg import Point, Pose, PoseArray, PoseStamped, Twist
-from rclpy.action import CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
@@ -63,8 +62,7 @@ class TensegritySimNode(Node):
         answering_service(self, ResetTensegrity, '~/reset', self._reset)
         answering_service(self, SetRestLengths, '~/set_rest_lengths', self._set_rest_lengths)
         self.sweep_server = action_server(self, PsiSweep, '~/sweep', self._sweep,
-                                          callback_group=ReentrantCallbackGroup(),   # beside the clock
-                                          cancel_callback=lambda _goal: CancelResponse.ACCEPT)
+                                          callback_group=ReentrantCallbackGroup())   # beside the clock
         self.create_timer(1.0 / run['publish_rate_hz'], self._tick)
 
     def _build_simulation(self) -> LiveSimulation:

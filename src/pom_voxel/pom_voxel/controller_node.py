@@ -122,16 +122,17 @@ class PomController(BridgeNode):
                     cycle=cycle, key_pose=k // per_step + 1, strokes_m=(q / 1000.0).tolist()))
 
         self.play_goal(goal_handle, 1.0 / rate, steps, act)
-        self._command(np.zeros(len(self.pom.structure.actuators)))         # back to rest, also when cancelled
+        self._command(np.zeros(len(self.pom.structure.actuators)))   # back to rest, also on cancel
         return f'{goal.cycles} cycle(s) of {goal.gait}, {result.key_poses} key poses; back at rest'
 
     def _command(self, q_mm) -> None:
-        self.goal_command(lambda link: link.send('set_strokes', wait_ack=True, timeout_s=ACK_TIMEOUT_S,
-                                                 resend=True, target_um=to_um(q_mm)))
+        self.goal_command(lambda link: link.send('set_strokes', wait_ack=True,
+                                                 timeout_s=ACK_TIMEOUT_S, resend=True,
+                                                 target_um=to_um(q_mm)))
 
     # --- telemetry: POM forward kinematics of what the actuators did ------------------------------------------
     def on_device_message(self, message) -> None:
-        """The board's strokes: joint_states, the markers' predicted poses and, at 10 Hz, the lattice."""
+        """The board's strokes: joint_states, the markers' predicted poses, the lattice (10 Hz)."""
         if message.name != 'strokes' or self.pom is None:
             return
         q = to_mm(message['position_um'])[:len(self.pom.structure.actuators)]

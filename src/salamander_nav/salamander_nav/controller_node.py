@@ -64,7 +64,8 @@ class SalamanderController(BridgeNode):
         self.trail_pub = self.create_lifecycle_publisher(Path, '~/trail', 10)
         self.joint_pub = self.create_lifecycle_publisher(JointState, 'joint_states', 10)
         self.tf = TrackedBase.of(self)
-        # one path at a time: a second is rejected at once, so requests queue only as a burst, never behind a path
+        # one path at a time: a second is rejected at once, so requests queue only as a burst,
+        # never behind a path
         self.goal_server(TrackPath, '~/track_path', self._follow, 'cancelled; wheels stopped',
                          callback_group=group, feedback_pub_qos_profile=QoSProfile(depth=10))
 
@@ -125,8 +126,9 @@ class SalamanderController(BridgeNode):
 
         self.play_goal(goal_handle, 1.0 / s['command_rate_hz'], itertools.repeat(None), act,
                        until=lambda: bool(outcome))
-        self._command(ModuleCommand(tracking.FRONT_MODULE, self._held_bend(), (0.0,) * modules.WHEELS))
-        if outcome == ['lost']:       # the wheels stopped above
+        self._command(ModuleCommand(tracking.FRONT_MODULE, self._held_bend(),
+                                    (0.0,) * modules.WHEELS))           # wheels stopped
+        if outcome == ['lost']:
             raise GoalRefused(f'aborted: no fresh pose on mocap/salamander/pose for {stale.give_up_s:.1f} s; '
                               'wheels stopped')
         return outcome[0] if outcome else 'cancelled'
@@ -144,8 +146,8 @@ class SalamanderController(BridgeNode):
 
     def _command(self, command: ModuleCommand) -> None:
         name, body = self._module_body(command)
-        self.goal_command(lambda link: link.send(name, wait_ack=True, timeout_s=ACK_TIMEOUT_S, resend=True,
-                                                 **body))
+        self.goal_command(lambda link: link.send(name, wait_ack=True, timeout_s=ACK_TIMEOUT_S,
+                                                 resend=True, **body))
 
     # --- commands by hand ----------------------------------------------------------------------------------------
     def _on_module_command(self, msg: ModuleCommandMsg) -> None:
@@ -176,7 +178,7 @@ class SalamanderController(BridgeNode):
 
     # --- telemetry -----------------------------------------------------------------------------------------------
     def on_device_message(self, message) -> None:
-        """A module's state: its bend for the goal's held bend and, for the front module, joint_states."""
+        """A module's state: its bend (a goal holds it) and, for the front module, joint_states."""
         if message.name != 'module_state':
             return
         bend = modules.bend_of_fields(message)

@@ -89,8 +89,8 @@ class SalamanderPlanner(Node):
         # every request is answered or refused at once (the toolkit's queues hold a burst): one plan and one
         # navigation at a time, the robot following one path
         kept = dict(feedback_pub_qos_profile=FEEDBACK, result_timeout=RESULT_KEEP_S)
-        action_server(self, PlanPath, '~/plan_path', self._compute, cancellable=False,    # a plan is not stopped
-                      callback_group=group, **kept)
+        action_server(self, PlanPath, '~/plan_path', self._compute, cancellable=False,
+                      callback_group=group, **kept)          # a plan is not stopped part-way
         action_server(self, PlanAndTrack, '~/plan_and_track', self._navigation, one_at_a_time=self._navigating,
                       callback_group=group, **kept)
         self.tracker = Tracker(self.get_name(), self.get_namespace(), self.resolve_service_name(FOLLOW_ACTION))

@@ -384,21 +384,24 @@ def test_a_best_effort_motion_capture_gives_the_planner_its_start(robot, tmp_pat
 
 
 def test_a_second_path_while_one_is_followed_is_rejected_at_once(robot):
-    """One path at a time: a TrackPath goal that comes while the controller follows a path is rejected when it
-    arrives (its client has the answer at once), and the path under way goes on until its client cancels it."""
-    here, header = tuple(robot.pose()), Header(frame_id='map')
+    """One path at a time: a TrackPath goal that comes while the controller follows a path is
+    rejected when it arrives (its client has the answer at once), and the path under way goes on
+    until its client cancels it."""
+    (x, y, heading), header = robot.pose(), Header(frame_id='map')
     goal = TrackPath.Goal(speed_m_s=0.05)
-    goal.path.poses = [stamped((here[0] + 0.01 * k * math.cos(here[2]), here[1] + 0.01 * k * math.sin(here[2]),
-                                here[2]), header) for k in range(200)]
+    goal.path.poses = [stamped((x + 0.01 * k * math.cos(heading), y + 0.01 * k * math.sin(heading),
+                                heading), header) for k in range(200)]
     assert robot.follow.wait_for_server(timeout_sec=5.0)
     feedback = []
     first = robot.follow.send_goal_async(goal, feedback_callback=feedback.append)
     assert poll(lambda: len(feedback) >= 3, 5.0)
     second = robot.follow.send_goal_async(goal)
-    assert poll(second.done, 5.0) and not second.result().accepted, 'a second path was accepted'
+    assert poll(second.done, 5.0)
+    assert not second.result().accepted, 'a second path was accepted'
     result = first.result().get_result_async()
     first.result().cancel_goal_async()
-    assert poll(result.done, 5.0) and result.result().status == GoalStatus.STATUS_CANCELED
+    assert poll(result.done, 5.0)
+    assert result.result().status == GoalStatus.STATUS_CANCELED, result.result().result.message
     assert result.result().result.message == 'cancelled; wheels stopped'
 
 

@@ -71,9 +71,9 @@ class SoftSnakeDriver(BridgeNode):
         self.create_subscription(PoseStamped, 'mocap/soft_snake/head', self.tf.send, sensor_data_qos(5),
                                  callback_group=group)
         answering_service(self, Trigger, '~/step_climb_advance', self._advance, callback_group=group)
-        self.goal_server(RunGait, '~/run_gait', self._run_gait, 'cancelled; every chamber vented', (GaitError,),
-                         make_result=lambda: RunGait.Result(distance_m=math.nan, speed_m_s=math.nan),
-                         callback_group=group)
+        self.goal_server(RunGait, '~/run_gait', self._run_gait, 'cancelled; every chamber vented',
+                         (GaitError,), callback_group=group,
+                         make_result=lambda: RunGait.Result(distance_m=math.nan, speed_m_s=math.nan))
 
     # --- running a gait --------------------------------------------------------------------------------------------
     def _run_gait(self, goal_handle, result) -> str:
@@ -108,7 +108,7 @@ class SoftSnakeDriver(BridgeNode):
                     step_climb_row=min(run.climb.row + 1, run.climb.rows) if run.climb else 0))
 
         self.play_goal(goal_handle, 1.0 / tick_hz, range(run.ticks), act)
-        self._command(np.zeros((self.segments, 3)), None)      # every chamber vented, also when cancelled
+        self._command(np.zeros((self.segments, 3)), None)     # every chamber vented, also on cancel
         result.distance_m, result.speed_m_s = self._tracker.run()
         speed = '' if math.isnan(result.speed_m_s) else f', {result.speed_m_s * 1e3:.1f} mm/s tracked'
         return f'{g.gait}: {run.ticks / tick_hz:.1f} s, {result.cycles} cycle(s){speed}; every chamber vented'
@@ -123,7 +123,7 @@ class SoftSnakeDriver(BridgeNode):
 
         pending = self.goal_command(send)
         if self._last_duty is None or not np.array_equal(duty, self._last_duty):
-            self.hand_over(lambda: self.duty_pub.publish(_array(duty)))     # never published from the beat
+            self.hand_over(lambda: self.duty_pub.publish(_array(duty)))   # never from the beat
             self._last_duty = duty
         return pending
 

@@ -62,7 +62,7 @@ LINK_PARAMS = (
     ParamSpec('stale_timeout_s', 0.3, 'link is stale after this long without a frame (s)', 0.05, 5.0),
     ParamSpec('autostart', False, 'configure and activate at start-up instead of waiting for lifecycle transitions'),
 )
-HANDED_OVER = 1000   # work waiting for the executor; beyond it the oldest goes (newer telemetry follows)
+HANDED_OVER = 1000   # work waiting for the executor; beyond it the oldest goes (newer follows)
 COMMANDS_OFF = 'commands are off: the bridge was deactivated or is stopping'
 Sent = TypeVar('Sent')
 
@@ -82,7 +82,7 @@ class BridgeNode(LifecycleNode):
         self.protocol = link_protocol(*robot_schemas)
         self.link: LinkSupervisor | None = None
         self.commands_enabled = False
-        self.goals = OneGoal()      # one goal at a time over all of the bridge's actions: one robot
+        self.goals = OneGoal()      # one goal at a time over all of the bridge's actions
         self._handed_over: deque[Callable[[], None]] = deque(maxlen=HANDED_OVER)
         self._hand_over_ready = self.create_guard_condition(self._run_handed_over)
         self.diagnostics_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
@@ -203,7 +203,7 @@ class BridgeNode(LifecycleNode):
             message = work(goal_handle, result)
         except (GoalRefused, *refused):
             raise
-        except Exception as error:  # noqa: BLE001 - a fault in a goal must not leave the robot moving
+        except Exception as error:  # noqa: BLE001 - a faulty goal must not leave the robot moving
             raise self.goal_aborted(failure_reason(error)) from error
         if goal_handle.is_cancel_requested:
             raise GoalCancelled
@@ -243,7 +243,7 @@ class BridgeNode(LifecycleNode):
             return cancelled or (until is not None and until())
         return SequencePlayer(period_s).play(steps, act, stop=stop)
 
-    # --- device to ROS -----------------------------------------------------------------------------
+    # --- device to ROS ---------------------------------------------------------------------------
     def hand_over(self, work: Callable[[], None]) -> None:
         """Have the executor run ``work`` (publishing, mostly) instead of the link's reader thread
         or a goal's beat, which must not wait on DDS; thread-safe."""

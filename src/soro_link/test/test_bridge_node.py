@@ -177,7 +177,7 @@ def test_invalid_parameters_are_refused_by_name(ros):
 
 
 class ThreadNotingBridge(GenericOutputsBridge):
-    """The generic bridge, noting the thread that handles (and publishes) each of its device's messages."""
+    """The generic bridge, noting the thread that handles (and publishes) each device message."""
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -189,14 +189,15 @@ class ThreadNotingBridge(GenericOutputsBridge):
 
 
 def test_telemetry_is_published_from_the_executor_not_the_links_reader_thread(ros):
-    """The link's reader also answers the device's heartbeats: publishing (which may wait on DDS) is the
-    executor's, for every bridge (issue 27: the snake stalled at 100 Hz)."""
+    """The link's reader also answers the device's heartbeats: publishing (which may wait on DDS)
+    is the executor's, for every bridge (issue 27: the snake stalled at 100 Hz)."""
     with SimulatedDevice(GenericOutputs()) as device:
         harness = Harness(device.port, bridge=ThreadNotingBridge)
         try:
             assert harness.bridge.trigger_configure() == TransitionCallbackReturn.SUCCESS
             assert harness.bridge.trigger_activate() == TransitionCallbackReturn.SUCCESS
             assert time_until(lambda: len(harness.bridge.threads) >= 10, 5.0) is not None
-            assert set(harness.bridge.threads) == {harness.thread.ident}, 'telemetry handled off the executor'
+            threads = set(harness.bridge.threads)
+            assert threads == {harness.thread.ident}, 'telemetry handled off the executor'
         finally:
             harness.close()

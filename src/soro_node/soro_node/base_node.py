@@ -7,10 +7,11 @@
   ``shut_down`` ends rclpy whoever else is ending it. ``spin_once`` is the spin of every node's loop: a callback
   that raises is logged as an error naming it, and the node spins on (one bad message must not end a node).
 - ``answering_service`` and ``action_server`` create services and action servers that answer every request: a
-  handler that raises answers failure with the reason, request queues are ``REQUEST_DEPTH`` deep, cancel requests
-  are accepted, and a busy action server (``OneGoal``) rejects a new goal at once.
+  handler that raises answers failure with the reason, request queues are ``REQUEST_DEPTH`` deep,
+  cancel requests are accepted, and a busy action server (``OneGoal``) rejects a new goal at once.
 - ``run_goal`` ends an action goal by what its work did: succeeded, cancelled (``GoalCancelled`` from a
-  ``progress_reporter``) or aborted with the refusal's one-line reason (``GoalRefused``, or the node's own).
+  ``progress_reporter``) or aborted with the refusal's one-line reason (``GoalRefused`` or the
+  node's own).
 - ``ActionClient`` is rclpy's, safe to send from one thread while an executor spins on another.
 - ``sensor_data_qos`` is the profile every motion-capture / tracked-pose subscription uses.
 """
@@ -132,9 +133,10 @@ ACCEPTED_TO_RUNNING_S = 1.0   # an accepted goal holds its claim this long for i
 
 
 class OneGoal:
-    """One goal at a time over the action servers that share it (a bridge's gait and walk servers drive one
-    robot), decided when a goal arrives: a goal is accepted only while no goal runs and none was just accepted
-    (rclpy starts an accepted goal's execution a little later, on any executor thread)."""
+    """One goal at a time over the action servers that share it (a bridge's gait and walk servers
+    drive one robot), decided when a goal arrives: a goal is accepted only while no goal runs and
+    none was just accepted (rclpy starts an accepted goal's execution a little later, on any
+    executor thread)."""
 
     def __init__(self):
         self._running = threading.Lock()
@@ -155,7 +157,7 @@ class OneGoal:
             return True
 
     def start(self) -> bool:
-        """True, with the goal marked running, when this goal may run (the caller calls ``end``)."""
+        """True, with the goal marked running, when this goal may run (then call ``end``)."""
         if not self._running.acquire(blocking=False):
             return False
         with self._deciding:
@@ -167,13 +169,15 @@ class OneGoal:
         self._running.release()
 
 
-def action_server(node: rclpy.node.Node, action_type, name: str, execute, one_at_a_time: OneGoal | None = None,
-                  cancellable: bool = True, depth: int = REQUEST_DEPTH, **kwargs) -> rclpy.action.ActionServer:
-    """An rclpy ActionServer whose goal, result and cancel requests queue ``depth`` deep and whose cancel requests
-    are accepted (the work sees ``is_cancel_requested``; ``cancellable=False`` refuses them, for work that cannot
-    stop part-way). With ``one_at_a_time`` (shared by the servers that drive one thing), a goal that arrives while
-    another runs or has just been accepted is rejected at once in the goal callback, so its client has its answer
-    immediately instead of an accepted goal aborted later."""
+def action_server(node: rclpy.node.Node, action_type, name: str, execute,
+                  one_at_a_time: OneGoal | None = None, cancellable: bool = True,
+                  depth: int = REQUEST_DEPTH, **kwargs) -> rclpy.action.ActionServer:
+    """An rclpy ActionServer whose goal, result and cancel requests queue ``depth`` deep and whose
+    cancel requests are accepted (the work sees ``is_cancel_requested``; ``cancellable=False``
+    refuses them, for work that cannot stop part-way). With ``one_at_a_time`` (shared by the
+    servers that drive one thing), a goal that arrives while another runs or has just been accepted
+    is rejected at once in the goal callback, so its client has its answer immediately instead of
+    an accepted goal aborted later."""
     logger = node.get_logger()
 
     def on_goal(_request) -> GoalResponse:
@@ -185,7 +189,7 @@ def action_server(node: rclpy.node.Node, action_type, name: str, execute, one_at
     def run(goal_handle):
         if one_at_a_time is None:
             return execute(goal_handle)
-        if not one_at_a_time.start():    # not reached while goals are decided on arrival; a guard all the same
+        if not one_at_a_time.start():    # not reached while goals are decided on arrival; a guard
             goal_handle.abort()
             result = action_type.Result()
             result.message = 'refused: running another goal'
@@ -283,7 +287,8 @@ class GoalCancelled(Exception):
 
 
 class GoalRefused(RuntimeError):
-    """A goal that cannot run or could not go on; the message is the result's reason (``run_goal`` aborts it)."""
+    """A goal that cannot run or could not go on; the message is the result's reason (``run_goal``
+    aborts it)."""
 
 
 def progress_reporter(goal_handle, make_feedback: Callable[..., object]) -> Callable[..., None]:
@@ -300,8 +305,8 @@ def run_goal(goal_handle, result, work: Callable[[], str], refused: tuple[type[E
              cancelled: str, refusal_prefix: str = ''):
     """Run ``work()``, which fills ``result`` and returns its success message, and end the goal by the outcome:
     succeeded; cancelled with message ``cancelled`` when work raised GoalCancelled; aborted with
-    ``refusal_prefix`` + the one-line reason when it raised GoalRefused or one of ``refused``. Sets ``result.message`` (and
-    ``result.success`` where the result has one); returns ``result``."""
+    ``refusal_prefix`` + the one-line reason when it raised GoalRefused or one of ``refused``.
+    Sets ``result.message`` (and ``result.success`` where the result has one); returns it."""
     try:
         message = work()
     except GoalCancelled:

@@ -66,9 +66,9 @@ class TerreSoroExecutor(BridgeNode):
                                  callback_group=group)
         self.create_timer(TRAIL_PERIOD_S, self._publish_trail)
         for action, name, run in ((ExecuteGait, '~/execute_gait', self._execute_gait),
-                                  (ExecuteWalk, '~/execute_walk', self._execute_walk)):     # one goal of either
+                                  (ExecuteWalk, '~/execute_walk', self._execute_walk)):
             self.goal_server(action, name, run, 'cancelled; stopped in state 1', (GaitError,),
-                             callback_group=group)
+                             callback_group=group)                  # one goal of either at a time
 
     def on_configure(self, state: State) -> TransitionCallbackReturn:
         try:
@@ -94,7 +94,7 @@ class TerreSoroExecutor(BridgeNode):
                                  primitives_done=k, primitives_total=total, edge=edge))
 
     def _execute(self, goal_handle, result, plan, feedback) -> str:
-        """Run plan(graph, current state), then the clean stop (also when cancelled); fill ``result``."""
+        """Run plan(graph, current state), then the clean stop (also on cancel); fill ``result``."""
         self._at = self._ready()
         primitives = plan(self.robot.graph, self._at)
         prediction = self._prediction()
@@ -111,8 +111,9 @@ class TerreSoroExecutor(BridgeNode):
         return self.vertex
 
     def _run(self, primitives, goal_handle, result, prediction, feedback) -> None:
-        """Run ``primitives`` one per τ on the sequence player until done or cancelled (asked before each one;
-        never for the clean stop, which has no ``goal_handle``). Each primitive's acks are confirmed after the next one is commanded, so a slow ack never moves a command."""
+        """Run ``primitives`` one per τ on the sequence player until done or cancelled (asked
+        before each one; never for the clean stop, which has no ``goal_handle``). Each primitive's
+        acks are confirmed after the next one is commanded, so a slow ack never moves a command."""
         total, unconfirmed = len(primitives), []
 
         def act(slot, primitive) -> None:
@@ -154,12 +155,14 @@ class TerreSoroExecutor(BridgeNode):
 
     def _post(self, drive, primitive):
         """Send one drive; (the primitive, the pending ack)."""
-        return primitive, self.goal_command(lambda link: link.post('set_limbs', drive=drive), _in(primitive))
+        posted = self.goal_command(lambda link: link.post('set_limbs', drive=drive), _in(primitive))
+        return primitive, posted
 
     def _confirm(self, posted) -> None:
         """Wait (up to ACK_TIMEOUT_S from their sending) for the acks of ``posted`` drives."""
         for primitive, pending in posted:
-            self.goal_command(lambda link: link.confirm(pending, ACK_TIMEOUT_S, resend=True), _in(primitive))
+            self.goal_command(lambda link: link.confirm(pending, ACK_TIMEOUT_S, resend=True),
+                              _in(primitive))
 
     # --- prediction, tracking and telemetry ------------------------------------------------------------------------
     def _publish_prediction(self, prediction: Prediction) -> PoseWithCovarianceStamped:

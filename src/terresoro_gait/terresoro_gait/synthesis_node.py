@@ -39,7 +39,7 @@ class TerreSoroSynthesis(Node):
         self.params = read_parameters(self, SYNTHESIS)
         answering_service(self, SynthesizeGait, '~/synthesize', self._synthesize)
         self.sweep_server = action_server(self, SweepGaits, '~/sweep', self._sweep,
-                                          callback_group=ReentrantCallbackGroup())    # beside ~/synthesize
+                                          callback_group=ReentrantCallbackGroup())  # by ~/synthesize
 
     def _synthesize(self, request, response):
         try:

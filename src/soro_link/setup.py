@@ -20,7 +20,7 @@ setup(
     description='soro_link: the framed serial protocol, link supervision, simulated devices and the bridge base.',
     license='Apache-2.0',
     entry_points={'console_scripts': [
-        'bridge_node = soro_link.bridge_node:main',
+        'bridge_node = soro_link.outputs_bridge_node:main',
         'sim_device = soro_link.device_cli:main',
     ]},
 )

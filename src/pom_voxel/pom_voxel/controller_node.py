@@ -17,11 +17,9 @@ static identities: POM has no odometry).
 from __future__ import annotations
 
 import sys
-import threading
 
 import numpy as np
 from geometry_msgs.msg import Point, Pose, PoseArray, Vector3
-from rclpy.action import CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.lifecycle import State, TransitionCallbackReturn
@@ -31,12 +29,11 @@ from soro_interfaces.srv import ComputeVoxelIK
 from std_msgs.msg import ColorRGBA, Header
 from visualization_msgs.msg import Marker, MarkerArray
 
-from soro_link.bridge_node import BridgeNode, run_bridge
-from soro_link.supervisor import CommandRefused, LinkDown
-from soro_node.base_node import GoalCancelled, action_server, answering_service, read_parameters, run_goal
+from soro_link.bridge_main_node import run_bridge
+from soro_link.bridge_node import BridgeNode
+from soro_node.base_node import GoalRefused, answering_service, read_parameters
 from soro_node.frames import StaticTransforms, frame_values, tracked_base_of
 from soro_node.params import ParameterError
-from soro_node.sequence import SequencePlayer
 from pom_voxel import drawing, gaits, structure
 from pom_voxel.actuators import SCHEMAS, to_mm, to_um
 from pom_voxel.lattice import LatticeError
@@ -48,15 +45,12 @@ ACK_TIMEOUT_S = 0.5           # as the TerreSoRo executor: a board (or a simulat
 LATTICE_PERIOD_S = 0.1        # the drawing is for the eye: 10 Hz of it is plenty
 
 
-class Refused(RuntimeError):
-    """A goal that cannot run; the message is the result's reason."""
-
-
 class PomController(BridgeNode):
+    LEFT_IN = ('actuators held where they are', 'actuators left to the firmware watchdog (held)')
+
     def __init__(self, **kwargs):
         super().__init__('pom_controller', SCHEMAS, CONTROLLER, **kwargs)
         self.pom: PlanesOfMotion | None = None
-        self._busy = threading.Lock()
         self._last_drawing = 0.0
         self.markers_pub = self.create_lifecycle_publisher(PoseArray, '~/predicted_markers', 10)
         self.joint_pub = self.create_lifecycle_publisher(JointState, 'joint_states', 10)
@@ -66,11 +60,8 @@ class PomController(BridgeNode):
         group = ReentrantCallbackGroup()
         answering_service(self, ComputeVoxelIK, '~/inverse_kinematics', self._inverse_kinematics,
                           callback_group=group)
-        action_server(self, ExecuteVoxelGait, '~/execute_gait', self._execute_gait, one_at_a_time=self._busy,
-                      callback_group=group, cancel_callback=lambda _goal: CancelResponse.ACCEPT)
-
-    def goals_running(self) -> bool:
-        return self._busy.locked()
+        self.goal_server(ExecuteVoxelGait, '~/execute_gait', self._walk, 'cancelled; back at rest',
+                         (LatticeError,), callback_group=group)
 
     def on_configure(self, state: State) -> TransitionCallbackReturn:
         try:
@@ -110,19 +101,13 @@ class PomController(BridgeNode):
         return response
 
     # --- gaits ---------------------------------------------------------------------------------------------------
-    def _execute_gait(self, goal_handle) -> ExecuteVoxelGait.Result:
-        result = ExecuteVoxelGait.Result()       # one goal at a time: action_server holds self._busy meanwhile
-        return run_goal(goal_handle, result, lambda: self._walk(goal_handle, result),
-                        (Refused, LatticeError), self.get_logger(), cancelled='cancelled; back at rest')
-
     def _walk(self, goal_handle, result) -> str:
         goal, rate = goal_handle.request, self.settings['command_rate_hz']
         period = goal.step_period_s or self.get_parameter('step_period_s').value
         if not 1 <= goal.cycles <= MAX_CYCLES or not (np.isfinite(period) and 0.05 <= period <= 60.0):
-            raise Refused(f'cycles = {goal.cycles}, step_period_s = {period}: allowed 1-{MAX_CYCLES} cycles of '
+            raise GoalRefused(f'cycles = {goal.cycles}, step_period_s = {period}: allowed 1-{MAX_CYCLES} cycles of '
                           'steps of 0.05-60 s')
-        if not self.commands_enabled or self.link is None:
-            raise Refused('refused: the controller is not active (lifecycle: configure, then activate)')
+        self.require_active('controller')
         keys, _ = gaits.key_strokes(self.pom, gaits.gait(goal.gait), goal.reverse)
         per_step = max(1, round(period * rate))
         _, strokes = gaits.interpolate(keys[1:], period, per_step * (len(keys) - 1), 'cosine')
@@ -136,33 +121,18 @@ class PomController(BridgeNode):
                 goal_handle.publish_feedback(ExecuteVoxelGait.Feedback(
                     cycle=cycle, key_pose=k // per_step + 1, strokes_m=(q / 1000.0).tolist()))
 
-        try:
-            report = SequencePlayer(1.0 / rate).play(steps, act, stop=lambda: goal_handle.is_cancel_requested)
-        finally:
-            self._back_to_rest()
-        if report.stopped:
-            raise GoalCancelled
+        self.play_goal(goal_handle, 1.0 / rate, steps, act)
+        self._command(np.zeros(len(self.pom.structure.actuators)))   # back to rest, also on cancel
         return f'{goal.cycles} cycle(s) of {goal.gait}, {result.key_poses} key poses; back at rest'
 
     def _command(self, q_mm) -> None:
-        link = self.link
-        try:
-            if not self.commands_enabled or link is None:
-                raise LinkDown('commands are off (the controller was deactivated or is stopping)')
-            link.send('set_strokes', wait_ack=True, timeout_s=ACK_TIMEOUT_S, resend=True, target_um=to_um(q_mm))
-        except (LinkDown, CommandRefused) as error:
-            safe = self.force_safe_state('gait aborted') if self.link else False
-            raise Refused(f'aborted: {error}; actuators ' + ('held where they are' if safe else
-                                                            'left to the firmware watchdog (held)')) from None
-
-    def _back_to_rest(self) -> None:
-        try:
-            self._command(np.zeros(len(self.pom.structure.actuators)))
-        except Refused:
-            pass           # the reason is already the goal's; the board holds
+        self.goal_command(lambda link: link.send('set_strokes', wait_ack=True,
+                                                 timeout_s=ACK_TIMEOUT_S, resend=True,
+                                                 target_um=to_um(q_mm)))
 
     # --- telemetry: POM forward kinematics of what the actuators did ------------------------------------------
     def on_device_message(self, message) -> None:
+        """The board's strokes: joint_states, the markers' predicted poses, the lattice (10 Hz)."""
         if message.name != 'strokes' or self.pom is None:
             return
         q = to_mm(message['position_um'])[:len(self.pom.structure.actuators)]

@@ -15,13 +15,11 @@ from __future__ import annotations
 
 import itertools
 import sys
-import threading
 import time
 
 import numpy as np
 from geometry_msgs.msg import Point, PoseStamped
 from nav_msgs.msg import Path
-from rclpy.action import CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.lifecycle import State, TransitionCallbackReturn
@@ -33,12 +31,11 @@ from std_msgs.msg import ColorRGBA, Header
 from visualization_msgs.msg import Marker, MarkerArray
 
 from soro_geometry.pose_msgs import planar_pose, stamped
-from soro_link.bridge_node import BridgeNode, run_bridge
-from soro_link.supervisor import CommandRefused, LinkDown
-from soro_node.base_node import GoalCancelled, action_server, read_parameters, run_goal, sensor_data_qos
+from soro_link.bridge_main_node import run_bridge
+from soro_link.bridge_node import BridgeNode
+from soro_node.base_node import GoalRefused, read_parameters, sensor_data_qos
 from soro_node.frames import TrackedBase
 from soro_node.params import ParameterError
-from soro_node.sequence import SequencePlayer
 from salamander_nav import modules, origami, tracking
 from salamander_nav.los import LosSettings, LosTracker
 from salamander_nav.modules import SCHEMAS, ModuleCommand
@@ -50,14 +47,11 @@ ACK_TIMEOUT_S = 0.5
 TRAIL_PERIOD_S = 0.5
 
 
-class Refused(RuntimeError):
-    """A path that cannot be followed; the message is the result's reason."""
-
-
 class SalamanderController(BridgeNode):
+    LEFT_IN = ('wheels stopped', 'wheels left to the ESP32 watchdog (300 ms)')
+
     def __init__(self, **kwargs):
         super().__init__('salamander_controller', SCHEMAS, CONTROLLER, **kwargs)
-        self._busy = threading.Lock()
         self._pose: tuple[np.ndarray, float] | None = None          # (x, y, ψ), monotonic time received
         self._bends: dict[int, Bend] = {}
         self.trail, self._trail_sent = tracking.Trail(), 0.0
@@ -70,13 +64,10 @@ class SalamanderController(BridgeNode):
         self.trail_pub = self.create_lifecycle_publisher(Path, '~/trail', 10)
         self.joint_pub = self.create_lifecycle_publisher(JointState, 'joint_states', 10)
         self.tf = TrackedBase.of(self)
-        # one path at a time: a second is refused at once, so requests queue only as a burst, never behind a path
-        action_server(self, TrackPath, '~/track_path', self._follow_path, callback_group=group,
-                      cancel_callback=lambda _goal: CancelResponse.ACCEPT,
-                      feedback_pub_qos_profile=QoSProfile(depth=10))
-
-    def goals_running(self) -> bool:
-        return self._busy.locked()
+        # one path at a time: a second is rejected at once, so requests queue only as a burst,
+        # never behind a path
+        self.goal_server(TrackPath, '~/track_path', self._follow, 'cancelled; wheels stopped',
+                         callback_group=group, feedback_pub_qos_profile=QoSProfile(depth=10))
 
     def on_configure(self, state: State) -> TransitionCallbackReturn:
         try:
@@ -101,30 +92,17 @@ class SalamanderController(BridgeNode):
         self.tf.send(msg)
 
     # --- following a path ---------------------------------------------------------------------------------------
-    def _follow_path(self, goal_handle) -> TrackPath.Result:
-        result = TrackPath.Result()
-        if not self._busy.acquire(blocking=False):
-            goal_handle.abort()
-            result.message = 'refused: following another path'
-            return result
-        try:
-            return run_goal(goal_handle, result, lambda: self._follow(goal_handle, result), (Refused,),
-                            self.get_logger(), cancelled='cancelled; wheels stopped')
-        finally:
-            self._busy.release()
-
     def _follow(self, goal_handle, result) -> str:
         request, s = goal_handle.request, self.settings
         speed = request.speed_m_s or self.get_parameter('speed_m_s').value
         if not (np.isfinite(speed) and 0 < speed <= 0.3):
-            raise Refused(f'speed_m_s = {request.speed_m_s}: allowed (0, 0.3] m/s (0: the speed parameter)')
-        if not self.commands_enabled or self.link is None:
-            raise Refused('refused: the controller is not active (lifecycle: configure, then activate)')
+            raise GoalRefused(f'speed_m_s = {request.speed_m_s}: allowed (0, 0.3] m/s (0: the speed parameter)')
+        self.require_active('controller')
         try:
             tracker = LosTracker([(p.pose.position.x, p.pose.position.y) for p in request.path.poses],
                                  self._los_settings())
         except ValueError as error:
-            raise Refused(f'refused: {error}') from None
+            raise GoalRefused(f'refused: {error}') from None
         stale = tracking.StaleClock(self.get_parameter('tracking_lost_s').value)
         outcome: list[str] = []
 
@@ -146,17 +124,14 @@ class SalamanderController(BridgeNode):
                     cross_track_m=step.cross_track_m, heading_error=step.heading_error,
                     distance_left_m=step.distance_left_m, waypoint=step.waypoint, bend=step.bend_rad))
 
-        try:
-            report = SequencePlayer(1.0 / s['command_rate_hz']).play(
-                itertools.repeat(None), act, stop=lambda: bool(outcome) or goal_handle.is_cancel_requested)
-        finally:
-            self._stop_wheels()
+        self.play_goal(goal_handle, 1.0 / s['command_rate_hz'], itertools.repeat(None), act,
+                       until=lambda: bool(outcome))
+        self._command(ModuleCommand(tracking.FRONT_MODULE, self._held_bend(),
+                                    (0.0,) * modules.WHEELS))           # wheels stopped
         if outcome == ['lost']:
-            raise Refused(f'aborted: no fresh pose on mocap/salamander/pose for {stale.give_up_s:.1f} s; wheels '
-                          'stopped')
-        if report.stopped and not outcome:
-            raise GoalCancelled
-        return outcome[0]
+            raise GoalRefused(f'aborted: no fresh pose on mocap/salamander/pose for {stale.give_up_s:.1f} s; '
+                              'wheels stopped')
+        return outcome[0] if outcome else 'cancelled'
 
     def _los_settings(self) -> LosSettings:
         value = self.get_parameter
@@ -170,22 +145,9 @@ class SalamanderController(BridgeNode):
         return origami.saturate(self._bends.get(tracking.FRONT_MODULE, Bend(origami.S_MAX_M, 0.0, 0.0)))[0]
 
     def _command(self, command: ModuleCommand) -> None:
-        link = self.link
-        try:
-            if not self.commands_enabled or link is None:
-                raise LinkDown('the bridge was deactivated')
-            name, body = self._module_body(command)
-            link.send(name, wait_ack=True, timeout_s=ACK_TIMEOUT_S, resend=True, **body)
-        except (LinkDown, CommandRefused) as error:
-            safe = self.force_safe_state('path abandoned') if self.link else False
-            raise Refused(f'aborted: {error}; wheels ' + ('stopped' if safe else 'left to the ESP32 watchdog '
-                                                                                 '(300 ms)')) from None
-
-    def _stop_wheels(self) -> None:
-        try:
-            self._command(ModuleCommand(tracking.FRONT_MODULE, self._held_bend(), (0.0,) * modules.WHEELS))
-        except Refused:
-            pass            # the reason is already the goal's; the ESP32's watchdog stops the wheels
+        name, body = self._module_body(command)
+        self.goal_command(lambda link: link.send(name, wait_ack=True, timeout_s=ACK_TIMEOUT_S,
+                                                 resend=True, **body))
 
     # --- commands by hand ----------------------------------------------------------------------------------------
     def _on_module_command(self, msg: ModuleCommandMsg) -> None:
@@ -193,7 +155,7 @@ class SalamanderController(BridgeNode):
         if problem or not np.all(np.isfinite(msg.wheel_speeds)):
             self.get_logger().error(f'~/module_command refused: {problem or "wheel speeds not finite"}')
             return
-        if self._busy.locked():
+        if self.goals_running():
             self.get_logger().warning('~/module_command refused: following a path (cancel it first)')
             return
         try:
@@ -216,6 +178,7 @@ class SalamanderController(BridgeNode):
 
     # --- telemetry -----------------------------------------------------------------------------------------------
     def on_device_message(self, message) -> None:
+        """A module's state: its bend (a goal holds it) and, for the front module, joint_states."""
         if message.name != 'module_state':
             return
         bend = modules.bend_of_fields(message)

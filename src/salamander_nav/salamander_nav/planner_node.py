@@ -29,7 +29,6 @@ from builtin_interfaces.msg import Duration
 from geometry_msgs.msg import PoseStamped
 from nav_msgs.msg import OccupancyGrid, Path
 import rclpy
-from rclpy.action import CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor, SingleThreadedExecutor
 from rclpy.node import Node
@@ -40,8 +39,8 @@ from std_msgs.msg import Header
 from visualization_msgs.msg import MarkerArray
 
 from soro_geometry.pose_msgs import planar_pose, stamped
-from soro_link.bridge_node import log_at
-from soro_node.base_node import (ActionClient, StartRefused, action_server, declare_parameters, init_ros,
+from soro_link.link_reports import log_at
+from soro_node.base_node import (ActionClient, OneGoal, StartRefused, action_server, declare_parameters, init_ros,
                                  read_parameters, refuse_start, sensor_data_qos, shut_down, spin_once)
 from soro_node.params import ParameterError
 from soro_node.stop import StopRequest
@@ -80,7 +79,7 @@ class SalamanderPlanner(Node):
         self._lock = threading.Lock()
         self._pose: tuple[np.ndarray, float] | None = None
         self._first_pose = threading.Event()
-        self._planning, self._navigating, self._stopping = threading.Lock(), threading.Lock(), threading.Event()
+        self._planning, self._navigating, self._stopping = threading.Lock(), OneGoal(), threading.Event()
         group = ReentrantCallbackGroup()
         self.plan_pub = self.create_publisher(Path, 'plan', LATCHED)
         self.costmap_pub = self.create_publisher(OccupancyGrid, '~/costmap', LATCHED)
@@ -93,9 +92,10 @@ class SalamanderPlanner(Node):
         # every request is answered or refused at once (the toolkit's queues hold a burst): one plan and one
         # navigation at a time, the robot following one path
         kept = dict(feedback_pub_qos_profile=FEEDBACK, result_timeout=RESULT_KEEP_S)
-        action_server(self, PlanPath, '~/plan_path', self._compute, callback_group=group, **kept)
+        action_server(self, PlanPath, '~/plan_path', self._compute, cancellable=False,
+                      callback_group=group, **kept)          # a plan is not stopped part-way
         action_server(self, PlanAndTrack, '~/plan_and_track', self._navigation, one_at_a_time=self._navigating,
-                      callback_group=group, cancel_callback=lambda _goal: CancelResponse.ACCEPT, **kept)
+                      callback_group=group, **kept)
         self.tracker = Tracker(self.get_name(), self.get_namespace(), self.resolve_service_name(FOLLOW_ACTION))
         self.navigator = ActionClient(self, PlanAndTrack, '~/plan_and_track', callback_group=group)
         self._publish_world()
@@ -221,7 +221,7 @@ class SalamanderPlanner(Node):
     # --- navigating: plan, then follow ---------------------------------------------------------------------------
     def _on_goal_pose(self, msg: PoseStamped) -> None:
         goal = np.round(planar_pose(msg.pose), 3).tolist()
-        if self._navigating.locked():           # dropped, not queued: a stream of goals must not pile up
+        if self._navigating.running():          # dropped, not queued: a stream of goals must not pile up
             self.get_logger().warning(f'goal_pose {goal} dropped: navigating (cancel that goal first)',
                                       throttle_duration_sec=1.0)
             return
@@ -299,10 +299,10 @@ class SalamanderPlanner(Node):
         """Ctrl-C: refuse new navigations, have the running one cancel its path, and spin until it has answered its
         client (at most STOP_WAIT_S; a second Ctrl-C cuts it short)."""
         self._stopping.set()
-        if self._navigating.locked():
+        if self._navigating.running():
             self.get_logger().warning('stopping: cancelling the running navigation (its path and its goal)')
         deadline = time.monotonic() + STOP_WAIT_S
-        while self._navigating.locked() and time.monotonic() < deadline and stop.count < 2 and rclpy.ok():
+        while self._navigating.running() and time.monotonic() < deadline and stop.count < 2 and rclpy.ok():
             spin_once(executor, self.get_logger(), 0.05)
         for _ in range(5):              # the result goes out to a client waiting for it as the goal ends
             if rclpy.ok():

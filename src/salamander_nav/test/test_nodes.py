@@ -383,6 +383,28 @@ def test_a_best_effort_motion_capture_gives_the_planner_its_start(robot, tmp_pat
     assert planar_pose(result.path.poses[0].pose) == pytest.approx(START, abs=1e-3)     # the lattice's heading
 
 
+def test_a_second_path_while_one_is_followed_is_rejected_at_once(robot):
+    """One path at a time: a TrackPath goal that comes while the controller follows a path is
+    rejected when it arrives (its client has the answer at once), and the path under way goes on
+    until its client cancels it."""
+    (x, y, heading), header = robot.pose(), Header(frame_id='map')
+    goal = TrackPath.Goal(speed_m_s=0.05)
+    goal.path.poses = [stamped((x + 0.01 * k * math.cos(heading), y + 0.01 * k * math.sin(heading),
+                                heading), header) for k in range(200)]
+    assert robot.follow.wait_for_server(timeout_sec=5.0)
+    feedback = []
+    first = robot.follow.send_goal_async(goal, feedback_callback=feedback.append)
+    assert poll(lambda: len(feedback) >= 3, 5.0)
+    second = robot.follow.send_goal_async(goal)
+    assert poll(second.done, 5.0)
+    assert not second.result().accepted, 'a second path was accepted'
+    result = first.result().get_result_async()
+    first.result().cancel_goal_async()
+    assert poll(result.done, 5.0)
+    assert result.result().status == GoalStatus.STATUS_CANCELED, result.result().result.message
+    assert result.result().result.message == 'cancelled; wheels stopped'
+
+
 def test_the_esp32_vanishing_aborts_the_path_and_the_link_comes_back(robot, tmp_path):
     sim = robot.processes[0]
     assert sim.name == 'salamander_sim'

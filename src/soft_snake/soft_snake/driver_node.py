@@ -20,13 +20,11 @@ from __future__ import annotations
 
 import math
 import sys
-import threading
 from collections import deque
 
 import numpy as np
 from geometry_msgs.msg import PoseStamped
 from nav_msgs.msg import Path
-from rclpy.action import CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import MultiThreadedExecutor
 from sensor_msgs.msg import JointState
@@ -35,12 +33,10 @@ from std_msgs.msg import Float64MultiArray, Header, MultiArrayDimension, MultiAr
 from std_srvs.srv import Trigger
 from visualization_msgs.msg import MarkerArray
 
-from soro_link.bridge_node import BridgeNode, run_bridge
-from soro_link.supervisor import CommandRefused, LinkDown
-from soro_node.base_node import (GoalCancelled, action_server, answering_service, read_parameters, run_goal,
-                                 sensor_data_qos)
+from soro_link.bridge_main_node import run_bridge
+from soro_link.bridge_node import BridgeNode
+from soro_node.base_node import answering_service, read_parameters, sensor_data_qos
 from soro_node.frames import TrackedBase
-from soro_node.sequence import SequencePlayer
 from soft_snake import calibration, drawing, pneumatics
 from soft_snake.gaits import GaitError, ValveCommander
 from soft_snake.parameters import DRIVER
@@ -48,19 +44,15 @@ from soft_snake.runs import GaitRequest, Run, SpeedTracker
 from soft_snake.valves import SCHEMAS, duties_of, pressures_of, to_wire
 
 ACK_TIMEOUT_S = 0.5
-TELEMETRY_PERIOD_S = 0.02     # the head reports at 20 Hz: look for news at 50 Hz
 TRAIL_EVERY = 5               # one tracked pose in five joins the trail (10 Hz at motion capture's 50 Hz) ...
 TRAIL_POSES = 300             # ... for 30 s, and the trail goes out once a second: a long Path costs a Python node
 
 
-class Refused(RuntimeError):
-    """A goal that cannot run or could not go on; the message is the result's reason."""
-
-
 class SoftSnakeDriver(BridgeNode):
+    LEFT_IN = ('chambers vented', 'chambers left to the head\'s watchdog (vents)')
+
     def __init__(self, **kwargs):
         super().__init__('soft_snake_driver', SCHEMAS, DRIVER, **kwargs)
-        self._busy = threading.Lock()
         self._run: Run | None = None
         self._tracker: SpeedTracker | None = None
         self.segments = self.get_parameter('segments').value
@@ -71,10 +63,7 @@ class SoftSnakeDriver(BridgeNode):
         self.trail_pub = self.create_lifecycle_publisher(Path, '~/trail', 10)
         self._trail: deque[PoseStamped] = deque(maxlen=TRAIL_POSES)
         self._poses_seen = 0
-        self._telemetry: np.ndarray | None = None
-        self._duty_news: deque[np.ndarray] = deque(maxlen=1000)
         self._last_duty: np.ndarray | None = None
-        self.create_timer(TELEMETRY_PERIOD_S, self._publish_telemetry)
         self.tf = TrackedBase.of(self)      # base_link is the head (plate0)
         group = ReentrantCallbackGroup()
         self.create_subscription(PoseStamped, 'mocap/soft_snake/com', self._on_com, sensor_data_qos(10),
@@ -82,18 +71,14 @@ class SoftSnakeDriver(BridgeNode):
         self.create_subscription(PoseStamped, 'mocap/soft_snake/head', self.tf.send, sensor_data_qos(5),
                                  callback_group=group)
         answering_service(self, Trigger, '~/step_climb_advance', self._advance, callback_group=group)
-        action_server(self, RunGait, '~/run_gait', self._run_gait, one_at_a_time=self._busy, callback_group=group,
-                      cancel_callback=lambda _goal: CancelResponse.ACCEPT)
-
-    def goals_running(self) -> bool:
-        return self._busy.locked()
+        self.goal_server(RunGait, '~/run_gait', self._run_gait, 'cancelled; every chamber vented',
+                         (GaitError,), callback_group=group,
+                         make_result=lambda: RunGait.Result(distance_m=math.nan, speed_m_s=math.nan))
 
     # --- running a gait --------------------------------------------------------------------------------------------
-    def _run_gait(self, goal_handle) -> RunGait.Result:
-        result = RunGait.Result(distance_m=math.nan, speed_m_s=math.nan)  # action_server holds self._busy meanwhile
+    def _run_gait(self, goal_handle, result) -> str:
         try:
-            return run_goal(goal_handle, result, lambda: self._play(goal_handle, result), (Refused, GaitError),
-                            self.get_logger(), cancelled='cancelled; every chamber vented')
+            return self._play(goal_handle, result)
         finally:
             self._run = self._tracker = None
 
@@ -103,8 +88,7 @@ class SoftSnakeDriver(BridgeNode):
         tick_hz = settings['tick_hz']
         run = Run(GaitRequest(g.gait, g.frequency_hz, g.beta_rad, g.phi, g.segments, g.duration_s, g.cycles),
                   settings, self.segments, tick_hz)
-        if not self.commands_enabled or self.link is None:
-            raise Refused('refused: the driver is not active (lifecycle: configure, then activate)')
+        self.require_active('driver')
         self._run, self._tracker = run, SpeedTracker(run.period_s)
         valves = ValveCommander(self.segments, settings['inflate_duty'])
         per_cycle = max(1, round(run.period_s * tick_hz))
@@ -123,40 +107,25 @@ class SoftSnakeDriver(BridgeNode):
                     cycle=result.cycles, elapsed_s=t, speed_m_s=self._tracker.last_period_speed(),
                     step_climb_row=min(run.climb.row + 1, run.climb.rows) if run.climb else 0))
 
-        try:
-            report = SequencePlayer(1.0 / tick_hz).play(range(run.ticks), act,
-                                                        stop=lambda: goal_handle.is_cancel_requested)
-        finally:
-            self._vent()
+        self.play_goal(goal_handle, 1.0 / tick_hz, range(run.ticks), act)
+        self._command(np.zeros((self.segments, 3)), None)     # every chamber vented, also on cancel
         result.distance_m, result.speed_m_s = self._tracker.run()
-        if report.stopped:
-            raise GoalCancelled
         speed = '' if math.isnan(result.speed_m_s) else f', {result.speed_m_s * 1e3:.1f} mm/s tracked'
         return f'{g.gait}: {run.ticks / tick_hz:.1f} s, {result.cycles} cycle(s){speed}; every chamber vented'
 
     def _command(self, duty: np.ndarray, previous):
         """Post this tick's duties and confirm the previous tick's ack, so a slow ack never delays a tick."""
-        link = self.link
-        try:
-            if not self.commands_enabled or link is None:
-                raise LinkDown('the bridge was deactivated')
+        def send(link):
             pending = link.post('set_valves', **to_wire(duty))
             if previous is not None:
                 link.confirm(previous, ACK_TIMEOUT_S, resend=True)
-        except (LinkDown, CommandRefused) as error:
-            vented = self.force_safe_state('gait aborted') if self.link else False
-            raise Refused(f'aborted: {error}; chambers ' + ('vented' if vented else
-                                                           'left to the head\'s watchdog (vents)')) from None
+            return pending
+
+        pending = self.goal_command(send)
         if self._last_duty is None or not np.array_equal(duty, self._last_duty):
-            self._duty_news.append(duty)            # published by the executor, never from the beat
+            self.hand_over(lambda: self.duty_pub.publish(_array(duty)))   # never from the beat
             self._last_duty = duty
         return pending
-
-    def _vent(self) -> None:
-        try:
-            self._command(np.zeros((self.segments, 3)), None)
-        except Refused:
-            pass           # the goal already says why; the head's watchdog vents
 
     def _advance(self, request, response):
         run = self._run
@@ -183,23 +152,14 @@ class SoftSnakeDriver(BridgeNode):
 
     # --- telemetry ---------------------------------------------------------------------------------------------------
     def on_device_message(self, message) -> None:
-        """On the link's reader thread: keep the news and return. Publishing waits on DDS at times, and the
-        reader must not: it also answers the head's heartbeats."""
+        """The head's chambers: joint_states, the chamber drawing and the measured pressures."""
         if message.name != 'chambers':
             return
         if message['modules'] != self.segments:
             self.get_logger().error(f'the head reports {message["modules"]} modules, this driver has '
                                     f'{self.segments}: check the segments parameter')
             return
-        self._telemetry = pressures_of(message), duties_of(message)
-
-    def _publish_telemetry(self) -> None:
-        while self._duty_news:
-            self.duty_pub.publish(_array(self._duty_news.popleft()))
-        telemetry, self._telemetry = self._telemetry, None
-        if telemetry is None:
-            return
-        pressure, duty = telemetry
+        pressure, duty = pressures_of(message), duties_of(message)
         # a head that measures no pressure (firmware/snake_head.c) is drawn with the pressures its duties call for
         drawn = np.where(np.isnan(pressure), duty * pneumatics.SUPPLY_PA, pressure)
         stamp = self.get_clock().now().to_msg()

@@ -1,4 +1,4 @@
-"""The lifecycle bridge node every robot's hardware bridge derives from, and the generic-outputs bridge.
+"""The lifecycle bridge node every robot's hardware bridge derives from.
 
 configure opens the port (the supervisor keeps retrying with backoff), activate enables commands and data,
 deactivate puts the device in its safe state and stops the data, cleanup closes the port. Diagnostics
@@ -18,31 +18,42 @@ booting, thus comes up by itself instead of needing a second configure; a wrong 
 but an ERROR in the diagnostics (status ``<node>: link``, message ``disconnected; <why the port did not open>``),
 at 1 Hz until the device answers (WARN while it identifies itself), then OK. A parameter out of range fails
 configure.
+
+Threads: the link's reader thread also answers the device's heartbeats, and publishing may wait on
+DDS, so it publishes nothing: a device message (and a link state change's diagnostics) is handed to
+the executor (``hand_over``), which calls ``on_device_message``. A goal's timed beat hands its
+publishing over the same way.
+
+Goals: ``goal_server`` sets up each of a bridge's actions, one goal at a time across all of them (a
+goal sent while one runs is rejected at once), cancel accepted. A goal's commands go through
+``goal_command``: when commands are off or the link fails, the device is put in its safe state and
+the goal aborts with the reason and what the robot was left in (``LEFT_IN``); nothing is commanded
+after that. ``play_goal`` plays a goal's timed steps until they are done or its client cancels; the
+goal then commands the robot's rest, and ends cancelled if its client asked. The process around a
+bridge (start, spin, the safe end on Ctrl-C) is ``bridge_main_node``.
 """
 from __future__ import annotations
 
-import logging
-import math
-import sys
-import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterable
+from typing import TypeVar
 
-import rclpy
-from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from diagnostic_msgs.msg import DiagnosticArray
 from rclpy.lifecycle import LifecycleNode, State, TransitionCallbackReturn
 from soro_interfaces.msg import LinkStatus
-from std_msgs.msg import Float64MultiArray, Header
+from std_msgs.msg import Header
 from std_srvs.srv import Trigger
 
-from soro_link.device import GenericOutputs
-from soro_link.protocol import BodyError, BodySchema, LogCode, LogLevel, Message, link_protocol
 from soro_link.link_health import snapshot
+from soro_link.link_reports import RosLogHandler, link_diagnostic, link_status, log_device_report
+from soro_link.protocol import BodyError, BodySchema, Message, link_protocol
 from soro_link.supervisor import CommandRefused, LinkConfig, LinkDown, LinkSupervisor
 from soro_link.supervisor import log as supervisor_log
-from soro_node.base_node import (EXIT_REFUSED, StartRefused, answering_service, declare_parameters, init_ros,
-                                 read_parameters, refuse_start, shut_down, spin_once)
+from soro_node.base_node import (GoalCancelled, GoalRefused, OneGoal, action_server,
+                                 answering_service, declare_parameters, failure_reason,
+                                 read_parameters, run_goal)
 from soro_node.params import ParameterError, ParamSpec
-from soro_node.stop import StopRequest
+from soro_node.sequence import PlayReport, SequencePlayer
 
 LINK_PARAMS = (
     ParamSpec('port', '/dev/ttyUSB0', 'pyserial URL of the device (a path, or e.g. socket://host:port)',
@@ -52,34 +63,17 @@ LINK_PARAMS = (
     ParamSpec('stale_timeout_s', 0.3, 'link is stale after this long without a frame (s)', 0.05, 5.0),
     ParamSpec('autostart', False, 'configure and activate at start-up instead of waiting for lifecycle transitions'),
 )
-GOALS_END_S = 3.0       # on SIGINT, how long running goals get to abort and answer their clients
-RESULTS_SENT_S = 0.3    # spinning on after the last goal ended, for its result to reach the client
-
-
-class _ToRosLog(logging.Handler):
-    """The link supervisor's Python log records into the node's ROS log (rosout, the launch screen)."""
-
-    def __init__(self, logger):
-        super().__init__()
-        self.ros_logger = logger
-
-    def emit(self, record: logging.LogRecord) -> None:
-        log_at(self.ros_logger, record.levelno, record.getMessage())
-
-
-def log_at(ros_logger, level: int, text: str) -> None:
-    """``text`` in a ROS log at a Python logging ``level``, one call site per severity, as rclpy requires (it
-    refuses a call site whose severity changes between calls)."""
-    if level >= logging.ERROR:
-        ros_logger.error(text)
-    elif level >= logging.WARNING:
-        ros_logger.warning(text)
-    else:
-        ros_logger.info(text)
+HANDED_OVER = 1000   # work waiting for the executor; beyond it the oldest goes (newer follows)
+COMMANDS_OFF = 'commands are off: the bridge was deactivated or is stopping'
+Sent = TypeVar('Sent')
 
 
 class BridgeNode(LifecycleNode):
-    """Base of every hardware bridge. Subclasses pass their body schemas and override ``on_device_message``."""
+    """Base of every hardware bridge. Subclasses pass their body schemas, override
+    ``on_device_message`` and set up their actions with ``goal_server``."""
+
+    # what a goal aborted on the safety path leaves the robot in: (safe state confirmed, or not)
+    LEFT_IN = ('device in its safe state', 'device left to its firmware watchdog (safe state)')
 
     def __init__(self, node_name: str, robot_schemas: tuple[BodySchema, ...] = (),
                  extra_params: tuple[ParamSpec, ...] = (), **kwargs):
@@ -89,11 +83,14 @@ class BridgeNode(LifecycleNode):
         self.protocol = link_protocol(*robot_schemas)
         self.link: LinkSupervisor | None = None
         self.commands_enabled = False
+        self.goals = OneGoal()      # one goal at a time over all of the bridge's actions
+        self._handed_over: deque[Callable[[], None]] = deque(maxlen=HANDED_OVER)
+        self._hand_over_ready = self.create_guard_condition(self._run_handed_over)
         self.diagnostics_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self.status_pub = self.create_publisher(LinkStatus, '~/link_status', 10)
         answering_service(self, Trigger, '~/safe_state', self._safe_state_service)
         self.create_timer(1.0, self.publish_diagnostics)
-        self._link_log = _ToRosLog(self.get_logger())
+        self._link_log = RosLogHandler(self.get_logger())
         supervisor_log.addHandler(self._link_log)
 
     # --- lifecycle ---------------------------------------------------------------------------------------------
@@ -106,7 +103,8 @@ class BridgeNode(LifecycleNode):
         p = self.params
         self.link = LinkSupervisor(
             LinkConfig(p['port'], p['baud'], p['heartbeat_period_s'], p['stale_timeout_s']), self.protocol,
-            on_message=self._device_message, on_state=lambda _state: self.publish_diagnostics())
+            on_message=self._device_message,
+            on_state=lambda _state: self.hand_over(self.publish_diagnostics))
         self.link.start()
         self.get_logger().info(f'opening {p["port"]} at {p["baud"]} baud')
         return TransitionCallbackReturn.SUCCESS
@@ -165,10 +163,11 @@ class BridgeNode(LifecycleNode):
         return True
 
     def goals_running(self) -> bool:
-        """Whether an action goal is under way; bridges with actions override it (``spin_bridge`` waits for it)."""
-        return False
+        """Whether an action goal is under way (``spin_bridge`` lets it end first)."""
+        return self.goals.running()
 
     def force_safe_state(self, reason: str) -> bool:
+        """Command the device's safe state; whether it confirmed (the reason goes to the log)."""
         try:
             self.link.safe_state()
         except (LinkDown, CommandRefused, AttributeError) as exc:
@@ -184,139 +183,97 @@ class BridgeNode(LifecycleNode):
             'device did not confirm (link down?); its watchdog will vent/stop it'
         return response
 
-    # --- device to ROS -----------------------------------------------------------------------------------------
+    # --- goals -----------------------------------------------------------------------------------
+    def goal_server(self, action_type, name: str, work: Callable[[object, object], str],
+                    cancelled: str, refused: tuple[type[Exception], ...] = (), make_result=None,
+                    **kwargs):
+        """An action server for one of the bridge's goals (one at a time over all of them, cancel
+        accepted). ``work(goal_handle, result)`` fills ``result`` and returns its success message;
+        the goal ends succeeded, cancelled with message ``cancelled`` when its client asked, or
+        aborted with the reason of a GoalRefused (or one of ``refused``). Any other failure puts
+        the device in its safe state first."""
+        def execute(goal_handle):
+            result = make_result() if make_result else action_type.Result()
+            return run_goal(goal_handle, result,
+                            lambda: self._goal_work(work, goal_handle, result, refused),
+                            refused, self.get_logger(), cancelled)
+        return action_server(self, action_type, name, execute, one_at_a_time=self.goals, **kwargs)
+
+    def _goal_work(self, work, goal_handle, result, refused: tuple[type[Exception], ...]) -> str:
+        try:
+            message = work(goal_handle, result)
+        except (GoalRefused, *refused):
+            raise
+        except Exception as error:  # noqa: BLE001 - a faulty goal must not leave the robot moving
+            raise self.goal_aborted(failure_reason(error)) from error
+        if goal_handle.is_cancel_requested:
+            raise GoalCancelled
+        self.get_logger().info(message)
+        return message
+
+    def require_active(self, role: str) -> None:
+        """Refuse a goal (GoalRefused) unless the bridge is configured and active."""
+        if not self.commands_enabled or self.link is None:
+            raise GoalRefused(f'refused: the {role} is not active '
+                              '(lifecycle: configure, then activate)')
+
+    def goal_command(self, send: Callable[[LinkSupervisor], Sent], where: str = '') -> Sent:
+        """``send(link)`` for a running goal. With commands off, the link down or the command
+        refused, the goal aborts: GoalRefused with the reason, the device put in its safe state."""
+        link = self.link
+        try:
+            if not self.commands_enabled or link is None:
+                raise LinkDown(COMMANDS_OFF)
+            return send(link)
+        except (LinkDown, CommandRefused) as error:
+            raise self.goal_aborted(error, where) from None
+
+    def goal_aborted(self, error: object, where: str = '') -> GoalRefused:
+        """The safety path of a goal that cannot go on: the device to its safe state, and the
+        goal's reason, which says what the robot was left in (``LEFT_IN``)."""
+        safe = self.force_safe_state('goal aborted') if self.link else False
+        return GoalRefused(f'aborted{where}: {error}; {self.LEFT_IN[0 if safe else 1]}')
+
+    def play_goal(self, goal_handle, period_s: float, steps: Iterable, act: Callable,
+                  until: Callable[[], bool] | None = None) -> PlayReport:
+        """Play ``steps`` one per ``period_s`` with ``act(slot, step)`` until they are done,
+        ``until()`` holds or the goal's client cancels (``soro_node.sequence``); without a
+        ``goal_handle``, a clean stop that no client cancels."""
+        def stop() -> bool:
+            cancelled = goal_handle is not None and goal_handle.is_cancel_requested
+            return cancelled or (until is not None and until())
+        return SequencePlayer(period_s).play(steps, act, stop=stop)
+
+    # --- device to ROS ---------------------------------------------------------------------------
+    def hand_over(self, work: Callable[[], None]) -> None:
+        """Have the executor run ``work`` (publishing, mostly) instead of the link's reader thread
+        or a goal's beat, which must not wait on DDS; thread-safe."""
+        self._handed_over.append(work)
+        self._hand_over_ready.trigger()
+
+    def _run_handed_over(self) -> None:
+        while self._handed_over:
+            work = self._handed_over.popleft()
+            try:
+                work()
+            except Exception as error:  # noqa: BLE001 - one bad message must not stop the rest
+                self.get_logger().error(f'device message not handled: {failure_reason(error)}')
+
     def _device_message(self, message: Message) -> None:
+        """On the link's reader thread: a device log is logged at once, the rest handed over."""
         if message.name == 'log':
-            self._device_log(message)
+            log_device_report(self.get_logger(), message)
         else:
-            self.on_device_message(message)
+            self.hand_over(lambda: self.on_device_message(message))
 
     def on_device_message(self, message: Message) -> None:
-        """A robot telemetry message from the device (called on the link thread). Subclasses publish it."""
-
-    def _device_log(self, message: Message) -> None:
-        code = message['code']
-        text = f'device: {message["text"]} ({LogCode(code).name if code in set(LogCode) else f"code {code}"})'
-        level = {LogLevel.INFO: logging.INFO, LogLevel.WARN: logging.WARNING}.get(message['level'], logging.ERROR)
-        log_at(self.get_logger(), level, text)
+        """A robot telemetry message from the device, on the executor. Subclasses publish it."""
 
     def publish_diagnostics(self) -> None:
-        if self.link is None:
-            status = DiagnosticStatus(level=DiagnosticStatus.STALE, name=f'{self.get_name()}: link',
-                                      message='not configured', hardware_id='')
-            self.diagnostics_pub.publish(DiagnosticArray(header=self._header(), status=[status]))
-            return
-        snap = snapshot(self.link)
-        values = {'port': snap.port, 'state': snap.state.name, 'device_safe': snap.device_safe,
-                  'commands_enabled': self.commands_enabled, 'rtt_p50_ms': snap.rtt_p50_s * 1e3,
-                  'rtt_p99_ms': snap.rtt_p99_s * 1e3, 'last_rx_age_s': snap.last_rx_age_s,
-                  'frames_rx': snap.frames_rx, 'frames_tx': snap.frames_tx, 'crc_errors': snap.crc_errors,
-                  'format_errors': snap.format_errors, 'nacks': snap.nacks, 'resent': snap.resent,
-                  'reconnects': snap.reconnects}
-        if snap.identity:
-            values.update(snap.identity)
-        values.update({f'device_{kind}_errors': count for kind, count in snap.device_rx_errors.items()})
-        status = DiagnosticStatus(level=bytes([snap.level]), name=f'{self.get_name()}: link', message=snap.summary,
-                                  hardware_id=snap.port, values=[KeyValue(key=k, value=str(v)) for k, v in values.items()])
-        self.diagnostics_pub.publish(DiagnosticArray(header=self._header(), status=[status]))
-        self.status_pub.publish(self._link_status(snap))
-
-    def _link_status(self, snap) -> LinkStatus:
-        msg = LinkStatus(header=self._header(), state=int(snap.state), device_safe=snap.device_safe,
-                         commands_enabled=self.commands_enabled, rtt_last_s=snap.rtt_last_s,
-                         rtt_p50_s=snap.rtt_p50_s, rtt_p99_s=snap.rtt_p99_s, last_rx_age_s=snap.last_rx_age_s,
-                         frames_rx=snap.frames_rx, frames_tx=snap.frames_tx, crc_errors=snap.crc_errors,
-                         format_errors=snap.format_errors, nacks=snap.nacks, reconnects=snap.reconnects)
-        msg.device.port = snap.port
-        if snap.identity:
-            msg.device.device_kind = snap.identity['device_kind']
-            msg.device.firmware_version = snap.identity['firmware_version']
-            msg.device.protocol_version = snap.identity['protocol_version']
-        return msg
-
-    def _header(self) -> Header:
-        return Header(stamp=self.get_clock().now().to_msg())
-
-
-class GenericOutputsBridge(BridgeNode):
-    """Bridge to a generic four-output board: ``~/duty`` in (fractions 0-1), ``~/outputs`` out."""
-
-    def __init__(self, **kwargs):
-        super().__init__('soro_link_bridge', GenericOutputs.schemas, **kwargs)
-        self.outputs_pub = self.create_lifecycle_publisher(Float64MultiArray, '~/outputs', 10)
-        self.create_subscription(Float64MultiArray, '~/duty', self._on_duty, 10)
-
-    def _on_duty(self, msg: Float64MultiArray) -> None:
-        duty = list(msg.data)
-        if len(duty) != 4 or not all(math.isfinite(d) and 0.0 <= d <= 1.0 for d in duty):
-            self.get_logger().error(f'~/duty {duty} refused: needs 4 finite fractions in [0, 1]; safe state')
-            if self.link:
-                self.force_safe_state('invalid duty command')
-            return
-        self.send_command('set_outputs', duty_pct=tuple(round(d * 100) for d in duty))
-
-    def on_device_message(self, message: Message) -> None:
-        if message.name == 'outputs':
-            self.outputs_pub.publish(Float64MultiArray(data=[d / 100.0 for d in message['duty_pct']]))
-
-
-def run_bridge(make_node: Callable[[], BridgeNode], name: str, make_executor=None, args=None) -> int:
-    """A bridge's whole main(): init with a flag for SIGINT/SIGTERM instead of rclpy's handlers (so the context
-    stays alive until the device is safe and the goals have answered), build the node, spin it. Returns the exit
-    code; a start-up refusal is its last line."""
-    stop = StopRequest()
-    try:
-        init_ros(args, stop)
-    except StartRefused as error:
-        return refuse_start(name, error)
-    node = make_node()
-    return spin_bridge(node, make_executor() if make_executor else rclpy.executors.SingleThreadedExecutor(), stop)
-
-
-def spin_bridge(node: BridgeNode, executor: rclpy.executors.Executor, stop: StopRequest) -> int:
-    """Spin ``node`` on ``executor`` until ``stop`` is requested; with ``autostart`` configure and activate it
-    first. Always ends safe: commands off, the device's safe state, running goals left to end (they abort, their
-    clients get the result), then the node destroyed. Returns the exit code: 0, or EXIT_REFUSED when autostart was
-    refused (the refusal, logged by the transition, is the last line)."""
-    executor.add_node(node)
-    try:
-        if node.get_parameter('autostart').value and not _autostart(node):
-            return EXIT_REFUSED
-        while rclpy.ok() and not stop.requested:
-            spin_once(executor, node.get_logger(), 0.1)    # a callback that raises is logged; the bridge goes on
-    except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
-        pass
-    finally:
-        node.commands_enabled = False
-        if node.link:
-            node.force_safe_state('bridge stopping')
-        _let_goals_end(node, executor, stop)
-        node.destroy_node()  # stops the link
-        shut_down()
-    return 0
-
-
-def _autostart(node: BridgeNode) -> bool:
-    """configure, then activate; False (each failure already logged with its reason) when either is refused."""
-    return node.trigger_configure() == TransitionCallbackReturn.SUCCESS and \
-        node.trigger_activate() == TransitionCallbackReturn.SUCCESS
-
-
-def _let_goals_end(node: BridgeNode, executor: rclpy.executors.Executor, stop: StopRequest) -> None:
-    """Spin until the node's goals have ended (with commands off they abort at their next command) and their
-    results have gone out to the clients, at most GOALS_END_S; a second Ctrl-C cuts it short."""
-    if not node.goals_running():
-        return
-    deadline, answered = time.monotonic() + GOALS_END_S, None     # a result goes out after its callback returns
-    while rclpy.ok() and stop.count < 2 and time.monotonic() < min(deadline, (answered or deadline) + RESULTS_SENT_S):
-        spin_once(executor, node.get_logger(), 0.02)
-        if answered is None and not node.goals_running():
-            answered = time.monotonic()
-
-
-def main(args=None) -> int:
-    return run_bridge(GenericOutputsBridge, 'soro_link_bridge', args=args)
-
-
-if __name__ == '__main__':
-    sys.exit(main())
+        """The link's state on ``/diagnostics`` and, once configured, on ``~/link_status``."""
+        link, header = self.link, Header(stamp=self.get_clock().now().to_msg())
+        snap = snapshot(link) if link is not None else None
+        status = link_diagnostic(f'{self.get_name()}: link', snap, self.commands_enabled)
+        self.diagnostics_pub.publish(DiagnosticArray(header=header, status=[status]))
+        if snap is not None:
+            self.status_pub.publish(link_status(snap, self.commands_enabled, header))

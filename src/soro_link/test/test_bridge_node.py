@@ -12,7 +12,7 @@ from rclpy.parameter import Parameter
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
 
-from soro_link.bridge_node import GenericOutputsBridge
+from soro_link.outputs_bridge_node import GenericOutputsBridge
 from soro_link.bridge_probe_node import inactive_bridge_check
 from soro_link.device import GenericOutputs, SimulatedDevice
 from soro_link.protocol import PROTOCOL_VERSION
@@ -25,9 +25,9 @@ OK, ERROR = ord(DiagnosticStatus.OK), ord(DiagnosticStatus.ERROR)  # byte consta
 class Harness:
     """A bridge and a probe node spun by one executor thread; the probe records diagnostics as they arrive."""
 
-    def __init__(self, port, **params):
+    def __init__(self, port, bridge=GenericOutputsBridge, **params):
         overrides = [Parameter('port', value=str(port))] + [Parameter(k, value=v) for k, v in params.items()]
-        self.bridge = GenericOutputsBridge(parameter_overrides=overrides)
+        self.bridge = bridge(parameter_overrides=overrides)
         self.probe = rclpy.create_node('probe')
         self.levels = []  # (arrival time, level)
         self.probe.create_subscription(DiagnosticArray, '/diagnostics', self._on_diag, 50)
@@ -172,5 +172,32 @@ def test_invalid_parameters_are_refused_by_name(ros):
             result = harness.bridge.set_parameters([Parameter('stale_timeout_s', value=math.inf)])[0]
             assert not result.successful and 'stale_timeout_s' in result.reason and 'finite' in result.reason
             assert harness.bridge.trigger_configure() == TransitionCallbackReturn.SUCCESS
+        finally:
+            harness.close()
+
+
+class ThreadNotingBridge(GenericOutputsBridge):
+    """The generic bridge, noting the thread that handles (and publishes) each device message."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.threads = []
+
+    def on_device_message(self, message):
+        self.threads.append(threading.get_ident())
+        super().on_device_message(message)
+
+
+def test_telemetry_is_published_from_the_executor_not_the_links_reader_thread(ros):
+    """The link's reader also answers the device's heartbeats: publishing (which may wait on DDS)
+    is the executor's, for every bridge (issue 27: the snake stalled at 100 Hz)."""
+    with SimulatedDevice(GenericOutputs()) as device:
+        harness = Harness(device.port, bridge=ThreadNotingBridge)
+        try:
+            assert harness.bridge.trigger_configure() == TransitionCallbackReturn.SUCCESS
+            assert harness.bridge.trigger_activate() == TransitionCallbackReturn.SUCCESS
+            assert time_until(lambda: len(harness.bridge.threads) >= 10, 5.0) is not None
+            threads = set(harness.bridge.threads)
+            assert threads == {harness.thread.ident}, 'telemetry handled off the executor'
         finally:
             harness.close()

@@ -7,10 +7,11 @@
   ``shut_down`` ends rclpy whoever else is ending it. ``spin_once`` is the spin of every node's loop: a callback
   that raises is logged as an error naming it, and the node spins on (one bad message must not end a node).
 - ``answering_service`` and ``action_server`` create services and action servers that answer every request: a
-  handler that raises answers failure with the reason, request queues are ``REQUEST_DEPTH`` deep, and a busy
-  action server rejects a new goal at once.
+  handler that raises answers failure with the reason, request queues are ``REQUEST_DEPTH`` deep,
+  cancel requests are accepted, and a busy action server (``OneGoal``) rejects a new goal at once.
 - ``run_goal`` ends an action goal by what its work did: succeeded, cancelled (``GoalCancelled`` from a
-  ``progress_reporter``) or aborted with the refusal's one-line reason.
+  ``progress_reporter``) or aborted with the refusal's one-line reason (``GoalRefused`` or the
+  node's own).
 - ``ActionClient`` is rclpy's, safe to send from one thread while an executor spins on another.
 - ``sensor_data_qos`` is the profile every motion-capture / tracked-pose subscription uses.
 """
@@ -28,7 +29,7 @@ import traceback
 import rclpy
 import rclpy.action
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
-from rclpy.action import GoalResponse
+from rclpy.action import CancelResponse, GoalResponse
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from rclpy.signals import SignalHandlerOptions
 
@@ -131,51 +132,64 @@ ACCEPTED_TO_RUNNING_S = 1.0   # an accepted goal holds its claim this long for i
                               # drop an accepted goal whose answer could not be sent: its claim must not last)
 
 
-class _OneGoal:
-    """One goal at a time, decided when the goal arrives: a goal is accepted only while no goal runs and none was
-    just accepted (rclpy starts an accepted goal's execution a little later, on any executor thread)."""
+class OneGoal:
+    """One goal at a time over the action servers that share it (a bridge's gait and walk servers
+    drive one robot), decided when a goal arrives: a goal is accepted only while no goal runs and
+    none was just accepted (rclpy starts an accepted goal's execution a little later, on any
+    executor thread)."""
 
-    def __init__(self, running: threading.Lock):
-        self.running = running
+    def __init__(self):
+        self._running = threading.Lock()
         self._deciding = threading.Lock()
         self._accepted_at: float | None = None
 
+    def running(self) -> bool:
+        """Whether a goal is under way (a node's ``goals_running``)."""
+        return self._running.locked()
+
     def accept(self) -> bool:
+        """Whether a goal that arrives now may run; it then holds its claim until it starts."""
         with self._deciding:
             since = time.monotonic() - (self._accepted_at or -math.inf)
-            if self.running.locked() or since < ACCEPTED_TO_RUNNING_S:
+            if self.running() or since < ACCEPTED_TO_RUNNING_S:
                 return False
             self._accepted_at = time.monotonic()
             return True
 
     def start(self) -> bool:
-        """True, with ``running`` held, when this goal may run (the caller releases it)."""
-        if not self.running.acquire(blocking=False):
+        """True, with the goal marked running, when this goal may run (then call ``end``)."""
+        if not self._running.acquire(blocking=False):
             return False
         with self._deciding:
             self._accepted_at = None
         return True
 
+    def end(self) -> None:
+        """The goal that ``start`` let run has ended."""
+        self._running.release()
 
-def action_server(node: rclpy.node.Node, action_type, name: str, execute, one_at_a_time: threading.Lock | None = None,
+
+def action_server(node: rclpy.node.Node, action_type, name: str, execute,
+                  one_at_a_time: OneGoal | None = None, cancellable: bool = True,
                   depth: int = REQUEST_DEPTH, **kwargs) -> rclpy.action.ActionServer:
-    """An rclpy ActionServer whose goal, result and cancel requests queue ``depth`` deep. With ``one_at_a_time`` (a
-    lock, held while a goal runs: the node's ``goals_running``), a goal that arrives while another runs or has just
-    been accepted is rejected at once in the goal callback, so its client has its answer immediately instead of an
-    accepted goal aborted later."""
+    """An rclpy ActionServer whose goal, result and cancel requests queue ``depth`` deep and whose
+    cancel requests are accepted (the work sees ``is_cancel_requested``; ``cancellable=False``
+    refuses them, for work that cannot stop part-way). With ``one_at_a_time`` (shared by the
+    servers that drive one thing), a goal that arrives while another runs or has just been accepted
+    is rejected at once in the goal callback, so its client has its answer immediately instead of
+    an accepted goal aborted later."""
     logger = node.get_logger()
-    one = _OneGoal(one_at_a_time) if one_at_a_time is not None else None
 
     def on_goal(_request) -> GoalResponse:
-        if one is not None and not one.accept():
+        if one_at_a_time is not None and not one_at_a_time.accept():
             logger.warning(f'{name}: goal rejected: busy with another goal', throttle_duration_sec=1.0)
             return GoalResponse.REJECT
         return GoalResponse.ACCEPT
 
     def run(goal_handle):
-        if one is None:
+        if one_at_a_time is None:
             return execute(goal_handle)
-        if not one.start():         # not reached while goals are decided on arrival; a guard all the same
+        if not one_at_a_time.start():    # not reached while goals are decided on arrival; a guard
             goal_handle.abort()
             result = action_type.Result()
             result.message = 'refused: running another goal'
@@ -183,9 +197,11 @@ def action_server(node: rclpy.node.Node, action_type, name: str, execute, one_at
         try:
             return execute(goal_handle)
         finally:
-            one.running.release()
+            one_at_a_time.end()
 
     queue = request_qos(depth)
+    if cancellable:
+        kwargs.setdefault('cancel_callback', lambda _goal: CancelResponse.ACCEPT)
     return rclpy.action.ActionServer(node, action_type, name, run, goal_callback=on_goal,
                                      goal_service_qos_profile=queue, result_service_qos_profile=queue,
                                      cancel_service_qos_profile=queue, **kwargs)
@@ -270,6 +286,11 @@ class GoalCancelled(Exception):
     """Raised inside an action's work when its client asked to cancel; ``run_goal`` ends the goal as cancelled."""
 
 
+class GoalRefused(RuntimeError):
+    """A goal that cannot run or could not go on; the message is the result's reason (``run_goal``
+    aborts it)."""
+
+
 def progress_reporter(goal_handle, make_feedback: Callable[..., object]) -> Callable[..., None]:
     """A progress callback for long work: publishes ``make_feedback(*args)`` as the goal's feedback, and raises
     GoalCancelled instead once the client asked to cancel (so cancelling takes effect at the next progress)."""
@@ -284,15 +305,15 @@ def run_goal(goal_handle, result, work: Callable[[], str], refused: tuple[type[E
              cancelled: str, refusal_prefix: str = ''):
     """Run ``work()``, which fills ``result`` and returns its success message, and end the goal by the outcome:
     succeeded; cancelled with message ``cancelled`` when work raised GoalCancelled; aborted with
-    ``refusal_prefix`` + the one-line reason when it raised one of ``refused``. Sets ``result.message`` (and
-    ``result.success`` where the result has one); returns ``result``."""
+    ``refusal_prefix`` + the one-line reason when it raised GoalRefused or one of ``refused``.
+    Sets ``result.message`` (and ``result.success`` where the result has one); returns it."""
     try:
         message = work()
     except GoalCancelled:
         goal_handle.canceled()
         result.message = cancelled
         return result
-    except refused as error:
+    except (GoalRefused, *refused) as error:
         goal_handle.abort()
         result.message = f'{refusal_prefix}{error}'
         logger.warning(result.message)

@@ -17,7 +17,6 @@ from dataclasses import replace
 
 import numpy as np
 from geometry_msgs.msg import Point, Pose, PoseArray, PoseStamped, Twist
-from rclpy.action import CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
@@ -62,9 +61,8 @@ class TensegritySimNode(Node):
         self.tf = TrackedBase.of(self)    # world -> odom -> base_link at the centre of mass: rviz's world exists
         answering_service(self, ResetTensegrity, '~/reset', self._reset)
         answering_service(self, SetRestLengths, '~/set_rest_lengths', self._set_rest_lengths)
-        self.sweep_server = action_server(self, PsiSweep, '~/sweep', self._sweep,
-                                          callback_group=ReentrantCallbackGroup(),   # beside the clock
-                                          cancel_callback=lambda _goal: CancelResponse.ACCEPT)
+        self.sweep_server = action_server(self, PsiSweep, '~/sweep', self._sweep,   # beside the clock
+                                          callback_group=ReentrantCallbackGroup())
         self.create_timer(1.0 / run['publish_rate_hz'], self._tick)
 
     def _build_simulation(self) -> LiveSimulation:

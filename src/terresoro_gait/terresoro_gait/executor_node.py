@@ -18,7 +18,6 @@ from collections import deque
 
 from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
 from nav_msgs.msg import Path
-from rclpy.action import CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.duration import Duration
 from rclpy.executors import MultiThreadedExecutor
@@ -28,12 +27,11 @@ from soro_interfaces.action import ExecuteGait, ExecuteWalk
 from soro_interfaces.msg import ExecutedEdge
 from std_msgs.msg import Header
 
-from soro_link.bridge_node import BridgeNode, run_bridge
-from soro_link.supervisor import CommandRefused, LinkDown
-from soro_node.base_node import action_server, read_parameters, sensor_data_qos
+from soro_link.bridge_main_node import run_bridge
+from soro_link.bridge_node import BridgeNode
+from soro_node.base_node import GoalRefused, read_parameters, sensor_data_qos
 from soro_node.frames import TrackedBase
 from soro_node.params import ParameterError
-from soro_node.sequence import SequencePlayer
 from terresoro_gait import messages
 from terresoro_gait.digraph import GaitError
 from terresoro_gait.execution import gait_primitives, stop_primitives, walk_primitives
@@ -47,17 +45,14 @@ TELEMETRY_WAIT_S = 5.0        # a goal sent right after start-up waits this long
 TRAIL_PERIOD_S = 0.5          # the trail is for the eye; every camera frame would cost thousands of poses a second
 
 
-class Refused(RuntimeError):
-    """A goal that cannot run or has to stop; the message is the action result's reason."""
-
-
 class TerreSoroExecutor(BridgeNode):
+    LEFT_IN = ('robot in its safe state', 'robot left to its firmware watchdog (safe state)')
+
     def __init__(self, **kwargs):
         super().__init__('terresoro_executor', SCHEMAS, EXECUTOR, **kwargs)
         self.robot, self.vertex = None, None          # set by configure and by the device's telemetry
         self._at = None                                # the state the last command left the robot in
         self._telemetry = threading.Event()
-        self._busy = threading.Lock()
         self._trail: deque = deque()
         self._latest_tracked = None
         self.edge_pub = self.create_lifecycle_publisher(ExecutedEdge, '~/executed_edge', 100)
@@ -72,11 +67,8 @@ class TerreSoroExecutor(BridgeNode):
         self.create_timer(TRAIL_PERIOD_S, self._publish_trail)
         for action, name, run in ((ExecuteGait, '~/execute_gait', self._execute_gait),
                                   (ExecuteWalk, '~/execute_walk', self._execute_walk)):
-            action_server(self, action, name, run, callback_group=group,
-                          cancel_callback=lambda _goal: CancelResponse.ACCEPT)
-
-    def goals_running(self) -> bool:
-        return self._busy.locked()
+            self.goal_server(action, name, run, 'cancelled; stopped in state 1', (GaitError,),
+                             callback_group=group)                  # one goal of either at a time
 
     def on_configure(self, state: State) -> TransitionCallbackReturn:
         try:
@@ -87,49 +79,41 @@ class TerreSoroExecutor(BridgeNode):
         return super().on_configure(state)
 
     # --- actions -----------------------------------------------------------------------------------------------
-    def _execute_gait(self, goal_handle) -> ExecuteGait.Result:
+    def _execute_gait(self, goal_handle, result: ExecuteGait.Result) -> str:
         goal = goal_handle.request
-        return self._execute(goal_handle, ExecuteGait.Result(),
+        return self._execute(goal_handle, result,
                              lambda graph, current: gait_primitives(graph, current, list(goal.vertices), goal.cycles),
                              lambda p, k, total, edge, pose: ExecuteGait.Feedback(cycle=p.cycle, edge=edge,
                                                                                   predicted_pose=pose))
 
-    def _execute_walk(self, goal_handle) -> ExecuteWalk.Result:
+    def _execute_walk(self, goal_handle, result: ExecuteWalk.Result) -> str:
         walk = list(goal_handle.request.vertices)
-        return self._execute(goal_handle, ExecuteWalk.Result(),
+        return self._execute(goal_handle, result,
                              lambda graph, current: walk_primitives(graph, current, walk),
                              lambda p, k, total, edge, pose: ExecuteWalk.Feedback(
                                  primitives_done=k, primitives_total=total, edge=edge))
 
-    def _execute(self, goal_handle, result, plan, feedback):
-        """Run plan(graph, current state) and the clean stop; fill ``result``; end the goal by its outcome."""
-        if not self._busy.acquire(blocking=False):
-            return self._end(goal_handle, result, 'abort', 'refused: the executor is running another goal')
-        try:
-            self._at = self._ready()
-            primitives = plan(self.robot.graph, self._at)
-            prediction = self._prediction()
-            outcome = self._run(primitives, goal_handle, result, prediction, feedback)
-            self._run(stop_primitives(self._at), None, result, prediction, feedback)
-            if isinstance(result, ExecuteGait.Result):
-                result.predicted_pose = prediction.message(self._world_header()) or result.predicted_pose
-            return self._end(goal_handle, result, outcome, 'cancelled; stopped in state 1'
-                             if outcome == 'cancel' else f'done: {result.primitives} primitives, stopped in state 1')
-        except (Refused, GaitError) as error:
-            return self._end(goal_handle, result, 'abort', str(error))
-        finally:
-            self._busy.release()
+    def _execute(self, goal_handle, result, plan, feedback) -> str:
+        """Run plan(graph, current state), then the clean stop (also on cancel); fill ``result``."""
+        self._at = self._ready()
+        primitives = plan(self.robot.graph, self._at)
+        prediction = self._prediction()
+        self._run(primitives, goal_handle, result, prediction, feedback)
+        self._run(stop_primitives(self._at), None, result, prediction, feedback)
+        if isinstance(result, ExecuteGait.Result):
+            result.predicted_pose = prediction.message(self._world_header()) or result.predicted_pose
+        return f'done: {result.primitives} primitives, stopped in state 1'
 
     def _ready(self) -> int:
-        if not self.commands_enabled or self.link is None:
-            raise Refused('refused: the executor is not active (lifecycle: configure, then activate)')
+        self.require_active('executor')
         if not self._telemetry.wait(TELEMETRY_WAIT_S):
-            raise Refused(f'refused: no telemetry from the robot within {TELEMETRY_WAIT_S:g} s, its state is unknown')
+            raise GoalRefused(f'refused: no telemetry from the robot within {TELEMETRY_WAIT_S:g} s, its state is unknown')
         return self.vertex
 
-    def _run(self, primitives, goal_handle, result, prediction, feedback) -> str:
-        """Run ``primitives`` one per τ on the sequence player; 'succeed' or 'cancel' (asked before each one).
-        Each primitive's acks are confirmed after the next one is commanded, so a slow ack never moves a command."""
+    def _run(self, primitives, goal_handle, result, prediction, feedback) -> None:
+        """Run ``primitives`` one per τ on the sequence player until done or cancelled (asked
+        before each one; never for the clean stop, which has no ``goal_handle``). Each primitive's
+        acks are confirmed after the next one is commanded, so a slow ack never moves a command."""
         total, unconfirmed = len(primitives), []
 
         def act(slot, primitive) -> None:
@@ -148,13 +132,11 @@ class TerreSoroExecutor(BridgeNode):
             if goal_handle is not None:
                 goal_handle.publish_feedback(feedback(primitive, slot.index + 1, total, edge, pose))
 
-        report = SequencePlayer(self.robot.tau_s).play(
-            primitives, act, stop=lambda: goal_handle is not None and goal_handle.is_cancel_requested)
+        report = self.play_goal(goal_handle, self.robot.tau_s, primitives, act)
         self._confirm(unconfirmed)
         if report.reanchored:
             self.get_logger().warning(f'{report.reanchored} primitive(s) started over τ/4 late (up to '
                                       f'{max(report.late_s) * 1e3:.0f} ms): was the machine overloaded?')
-        return 'cancel' if report.stopped else 'succeed'
 
     def _drive(self, primitive, slot, previous):
         """Command one primitive at the start of its slot: the pulse drive at once, the held drive after the
@@ -173,38 +155,14 @@ class TerreSoroExecutor(BridgeNode):
 
     def _post(self, drive, primitive):
         """Send one drive; (the primitive, the pending ack)."""
-        link = self.link
-        try:
-            if not self.commands_enabled or link is None:
-                raise LinkDown('the bridge was deactivated')
-            return primitive, link.post('set_limbs', drive=drive)
-        except LinkDown as error:
-            raise self._aborted(primitive, error) from None
+        posted = self.goal_command(lambda link: link.post('set_limbs', drive=drive), _in(primitive))
+        return primitive, posted
 
     def _confirm(self, posted) -> None:
         """Wait (up to ACK_TIMEOUT_S from their sending) for the acks of ``posted`` drives."""
         for primitive, pending in posted:
-            link = self.link
-            try:
-                if link is None:
-                    raise LinkDown('the bridge was cleaned up')
-                link.confirm(pending, ACK_TIMEOUT_S, resend=True)
-            except (LinkDown, CommandRefused) as error:
-                raise self._aborted(primitive, error) from None
-
-    def _aborted(self, primitive, error) -> Refused:
-        safe = self.force_safe_state('gait aborted') if self.link else False
-        return Refused(f'aborted in primitive {primitive.initial}->{primitive.terminal}: {error}; robot '
-                       + ('in its safe state' if safe else 'left to its firmware watchdog (safe state)'))
-
-    def _end(self, goal_handle, result, outcome: str, message: str):
-        result.success, result.message = outcome == 'succeed', message
-        getattr(goal_handle, {'succeed': 'succeed', 'cancel': 'canceled', 'abort': 'abort'}[outcome])()
-        if result.success:   # one call site per severity: rclpy refuses to change it at a call site
-            self.get_logger().info(message)
-        else:
-            self.get_logger().warning(message)
-        return result
+            self.goal_command(lambda link: link.confirm(pending, ACK_TIMEOUT_S, resend=True),
+                              _in(primitive))
 
     # --- prediction, tracking and telemetry ------------------------------------------------------------------------
     def _publish_prediction(self, prediction: Prediction) -> PoseWithCovarianceStamped:
@@ -236,6 +194,7 @@ class TerreSoroExecutor(BridgeNode):
             self.trail_pub.publish(Path(header=self._trail[-1].header, poses=list(self._trail)))
 
     def on_device_message(self, message) -> None:
+        """The limbs' curls: the robot's state for the next goal, and joint_states."""
         if message.name != 'limbs' or self.robot is None:
             return
         self.vertex = int(message['vertex']) or vertex_of_curls(message['curl_pct'], self.robot.motor_of_limb)
@@ -246,6 +205,11 @@ class TerreSoroExecutor(BridgeNode):
 
     def _world_header(self) -> Header:
         return Header(stamp=self.get_clock().now().to_msg(), frame_id=self.get_parameter('frame_id').value)
+
+
+def _in(primitive) -> str:
+    """Where a goal aborted: `` in primitive 3->1``."""
+    return f' in primitive {primitive.initial}->{primitive.terminal}'
 
 
 def main(args=None) -> int:

@@ -17,7 +17,6 @@ import sys
 
 import numpy as np
 from geometry_msgs.msg import PoseStamped
-from rclpy.action import CancelResponse
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
@@ -25,8 +24,8 @@ from soro_interfaces.action import ExecuteWalk, LearnEdges
 
 from soro_geometry import pose_msgs
 from soro_geometry.history import PoseHistory, TrackingLost
-from soro_node.base_node import (ActionClient, action_server, declare_parameters, read_parameters, run_node,
-                                 sensor_data_qos)
+from soro_node.base_node import (ActionClient, OneGoal, action_server, declare_parameters,
+                                 read_parameters, run_node, sensor_data_qos)
 from soro_node.waiting import poll, wait_for
 from terresoro_gait import messages
 from terresoro_gait.digraph import LimbDigraph
@@ -58,8 +57,9 @@ class TerreSoroLearner(Node):
         # one at a time, so the walk's feedback is relayed in the order it was sent
         self.walk_client = ActionClient(self, ExecuteWalk, self.walk_action,
                                         callback_group=MutuallyExclusiveCallbackGroup())
-        self.server = action_server(self, LearnEdges, '~/learn_edges', self._learn, callback_group=group,
-                                    cancel_callback=lambda _goal: CancelResponse.ACCEPT)
+        # one learning run at a time: the robot walks one walk at a time
+        self.server = action_server(self, LearnEdges, '~/learn_edges', self._learn,
+                                    one_at_a_time=OneGoal(), callback_group=group)
 
     def _on_tracked(self, msg: PoseStamped) -> None:
         self.history.add(messages.seconds(msg.header.stamp), pose_msgs.planar_pose(msg.pose))

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import sys
 
-from rclpy.action import CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
@@ -40,8 +39,7 @@ class TerreSoroSynthesis(Node):
         self.params = read_parameters(self, SYNTHESIS)
         answering_service(self, SynthesizeGait, '~/synthesize', self._synthesize)
         self.sweep_server = action_server(self, SweepGaits, '~/sweep', self._sweep,
-                                          callback_group=ReentrantCallbackGroup(),    # beside ~/synthesize
-                                          cancel_callback=lambda _goal: CancelResponse.ACCEPT)
+                                          callback_group=ReentrantCallbackGroup())  # by ~/synthesize
 
     def _synthesize(self, request, response):
         try:

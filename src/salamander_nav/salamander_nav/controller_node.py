@@ -24,7 +24,6 @@ from nav_msgs.msg import Path
 from rclpy.action import CancelResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import MultiThreadedExecutor
-from rclpy.lifecycle import State, TransitionCallbackReturn
 from rclpy.qos import QoSProfile
 from sensor_msgs.msg import JointState
 from soro_interfaces.action import TrackPath
@@ -35,9 +34,9 @@ from visualization_msgs.msg import Marker, MarkerArray
 from soro_geometry.pose_msgs import planar_pose, stamped
 from soro_link.bridge_node import BridgeNode, run_bridge
 from soro_link.supervisor import CommandRefused, LinkDown
-from soro_node.base_node import GoalCancelled, action_server, read_parameters, run_goal, sensor_data_qos
+from soro_node.base_node import GoalCancelled, action_server, run_goal, sensor_data_qos
 from soro_node.frames import TrackedBase
-from soro_node.params import ParameterError
+from soro_node.params import FieldRefused, field_value
 from soro_node.sequence import SequencePlayer
 from salamander_nav import modules, origami, tracking
 from salamander_nav.los import LosSettings, LosTracker
@@ -69,7 +68,7 @@ class SalamanderController(BridgeNode):
         self.los_pub = self.create_lifecycle_publisher(MarkerArray, '~/los_debug', 10)
         self.trail_pub = self.create_lifecycle_publisher(Path, '~/trail', 10)
         self.joint_pub = self.create_lifecycle_publisher(JointState, 'joint_states', 10)
-        self.tf = TrackedBase.of(self)
+        self.tf = TrackedBase.of(self, self.settings)
         # one path at a time: a second is refused at once, so requests queue only as a burst, never behind a path
         action_server(self, TrackPath, '~/track_path', self._follow_path, callback_group=group,
                       cancel_callback=lambda _goal: CancelResponse.ACCEPT,
@@ -77,14 +76,6 @@ class SalamanderController(BridgeNode):
 
     def goals_running(self) -> bool:
         return self._busy.locked()
-
-    def on_configure(self, state: State) -> TransitionCallbackReturn:
-        try:
-            self.settings = read_parameters(self, self.param_specs)
-        except ParameterError as error:
-            self.get_logger().error(str(error))
-            return TransitionCallbackReturn.FAILURE
-        return super().on_configure(state)
 
     # --- tracking ----------------------------------------------------------------------------------------------
     def _on_pose(self, msg: PoseStamped) -> None:
@@ -96,7 +87,7 @@ class SalamanderController(BridgeNode):
         self._pose = (pose, time.monotonic())
         if self.trail.add(pose) and time.monotonic() - self._trail_sent > TRAIL_PERIOD_S:
             self._trail_sent = time.monotonic()
-            header = Header(stamp=msg.header.stamp, frame_id=self.get_parameter('frame_id').value)
+            header = Header(stamp=msg.header.stamp, frame_id=self.settings.frame_id)
             self.trail_pub.publish(Path(header=header, poses=[stamped(p, header) for p in self.trail.array()]))
         self.tf.send(msg)
 
@@ -108,16 +99,16 @@ class SalamanderController(BridgeNode):
             result.message = 'refused: following another path'
             return result
         try:
-            return run_goal(goal_handle, result, lambda: self._follow(goal_handle, result), (Refused,),
-                            self.get_logger(), cancelled='cancelled; wheels stopped')
+            return run_goal(goal_handle, result, lambda: self._follow(goal_handle, result),
+                            (Refused, FieldRefused), self.get_logger(),
+                            cancelled='cancelled; wheels stopped')
         finally:
             self._busy.release()
 
     def _follow(self, goal_handle, result) -> str:
-        request, s = goal_handle.request, self.settings
-        speed = request.speed_m_s or self.get_parameter('speed_m_s').value
-        if not (np.isfinite(speed) and 0 < speed <= 0.3):
-            raise Refused(f'speed_m_s = {request.speed_m_s}: allowed (0, 0.3] m/s (0: the speed parameter)')
+        request, s = goal_handle.request, self.params       # as configured
+        speed = field_value(self.settings.spec('speed_m_s'), request.speed_m_s, 'speed_m_s',
+                            self.settings.speed_m_s)
         if not self.commands_enabled or self.link is None:
             raise Refused('refused: the controller is not active (lifecycle: configure, then activate)')
         try:
@@ -125,7 +116,7 @@ class SalamanderController(BridgeNode):
                                  self._los_settings())
         except ValueError as error:
             raise Refused(f'refused: {error}') from None
-        stale = tracking.StaleClock(self.get_parameter('tracking_lost_s').value)
+        stale = tracking.StaleClock(self.settings.tracking_lost_s)
         outcome: list[str] = []
 
         def act(_slot, _step) -> None:
@@ -159,10 +150,9 @@ class SalamanderController(BridgeNode):
         return outcome[0]
 
     def _los_settings(self) -> LosSettings:
-        value = self.get_parameter
-        return LosSettings(value('lookahead_m').value, value('switch_radius_m').value,
-                           value('goal_tolerance_m').value, value('kp').value, value('kd_s').value,
-                           stale_after_s=value('stale_after_s').value)
+        s = self.settings
+        return LosSettings(s.lookahead_m, s.switch_radius_m, s.goal_tolerance_m, s.kp, s.kd_s,
+                           stale_after_s=s.stale_after_s)
 
     def _held_bend(self) -> Bend:
         """The front module's bend as its encoders last read it, inside the workspace (the reading may round a hair
@@ -189,7 +179,7 @@ class SalamanderController(BridgeNode):
 
     # --- commands by hand ----------------------------------------------------------------------------------------
     def _on_module_command(self, msg: ModuleCommandMsg) -> None:
-        problem = modules.module_id_problem(msg.module_id, self.get_parameter('modules').value)
+        problem = modules.module_id_problem(msg.module_id, self.settings.modules)
         if problem or not np.all(np.isfinite(msg.wheel_speeds)):
             self.get_logger().error(f'~/module_command refused: {problem or "wheel speeds not finite"}')
             return
@@ -210,8 +200,8 @@ class SalamanderController(BridgeNode):
     def _module_body(self, command: ModuleCommand) -> tuple[str, dict]:
         """The body that carries ``command``: (s, θ, ϕ), or Eq. 3.1's cable lengths for a firmware without the
         kinematics (``send_cable_lengths``)."""
-        if self.get_parameter('send_cable_lengths').value:
-            return 'module_cables', command.cable_fields(self.get_parameter('cable_offset_m').value)
+        if self.settings.send_cable_lengths:
+            return 'module_cables', command.cable_fields(self.settings.cable_offset_m)
         return 'module_command', command.fields()
 
     # --- telemetry -----------------------------------------------------------------------------------------------
@@ -225,7 +215,7 @@ class SalamanderController(BridgeNode):
                                               position=tracking.bend_joints(bend)))
 
     def _header(self) -> Header:
-        return Header(stamp=self.get_clock().now().to_msg(), frame_id=self.get_parameter('frame_id').value)
+        return Header(stamp=self.get_clock().now().to_msg(), frame_id=self.settings.frame_id)
 
 
 def los_markers(pose, step, header: Header) -> MarkerArray:

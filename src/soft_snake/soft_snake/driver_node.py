@@ -37,9 +37,10 @@ from visualization_msgs.msg import MarkerArray
 
 from soro_link.bridge_node import BridgeNode, run_bridge
 from soro_link.supervisor import CommandRefused, LinkDown
-from soro_node.base_node import (GoalCancelled, action_server, answering_service, read_parameters, run_goal,
+from soro_node.base_node import (GoalCancelled, action_server, answering_service, run_goal,
                                  sensor_data_qos)
 from soro_node.frames import TrackedBase
+from soro_node.params import FieldRefused, field_value
 from soro_node.sequence import SequencePlayer
 from soft_snake import calibration, drawing, pneumatics
 from soft_snake.gaits import GaitError, ValveCommander
@@ -63,7 +64,7 @@ class SoftSnakeDriver(BridgeNode):
         self._busy = threading.Lock()
         self._run: Run | None = None
         self._tracker: SpeedTracker | None = None
-        self.segments = self.get_parameter('segments').value
+        self.segments = self.settings.segments
         self.joint_pub = self.create_lifecycle_publisher(JointState, 'joint_states', 10)
         self.chambers_pub = self.create_lifecycle_publisher(MarkerArray, '~/chambers', 10)
         self.pressure_pub = self.create_lifecycle_publisher(Float64MultiArray, '~/chamber_pressure', 10)
@@ -75,7 +76,7 @@ class SoftSnakeDriver(BridgeNode):
         self._duty_news: deque[np.ndarray] = deque(maxlen=1000)
         self._last_duty: np.ndarray | None = None
         self.create_timer(TELEMETRY_PERIOD_S, self._publish_telemetry)
-        self.tf = TrackedBase.of(self)      # base_link is the head (plate0)
+        self.tf = TrackedBase.of(self, self.settings)      # base_link is the head (plate0)
         group = ReentrantCallbackGroup()
         self.create_subscription(PoseStamped, 'mocap/soft_snake/com', self._on_com, sensor_data_qos(10),
                                  callback_group=group)   # every pose: the speed fit and the trail
@@ -92,17 +93,20 @@ class SoftSnakeDriver(BridgeNode):
     def _run_gait(self, goal_handle) -> RunGait.Result:
         result = RunGait.Result(distance_m=math.nan, speed_m_s=math.nan)  # action_server holds self._busy meanwhile
         try:
-            return run_goal(goal_handle, result, lambda: self._play(goal_handle, result), (Refused, GaitError),
-                            self.get_logger(), cancelled='cancelled; every chamber vented')
+            return run_goal(goal_handle, result, lambda: self._play(goal_handle, result),
+                            (Refused, GaitError, FieldRefused), self.get_logger(),
+                            cancelled='cancelled; every chamber vented')
         finally:
             self._run = self._tracker = None
 
     def _play(self, goal_handle, result) -> str:
-        g = goal_handle.request
-        settings = read_parameters(self, DRIVER)
+        g, settings = goal_handle.request, self.settings
         tick_hz = settings['tick_hz']
-        run = Run(GaitRequest(g.gait, g.frequency_hz, g.beta_rad, g.phi, g.segments, g.duration_s, g.cycles),
-                  settings, self.segments, tick_hz)
+        # the wave's fields stand in for the parameters of the same names: one range for both
+        wave = [field_value(settings.spec(name), getattr(g, name), name, settings[name])
+                for name in ('frequency_hz', 'beta_rad', 'phi')]
+        run = Run(GaitRequest(g.gait, *wave, g.segments, g.duration_s, g.cycles), settings,
+                  self.segments, tick_hz)
         if not self.commands_enabled or self.link is None:
             raise Refused('refused: the driver is not active (lifecycle: configure, then activate)')
         self._run, self._tracker = run, SpeedTracker(run.period_s)

@@ -39,7 +39,7 @@ from soro_link.protocol import BodyError, BodySchema, LogCode, LogLevel, Message
 from soro_link.supervisor import CommandRefused, LinkConfig, LinkDown, LinkSupervisor, snapshot
 from soro_link.supervisor import log as supervisor_log
 from soro_node.base_node import (EXIT_REFUSED, StartRefused, answering_service, declare_parameters, init_ros,
-                                 read_parameters, refuse_start, shut_down, spin_once)
+                                 refuse_start, shut_down, spin_once)
 from soro_node.params import ParameterError, ParamSpec
 from soro_node.stop import StopRequest
 
@@ -84,7 +84,8 @@ class BridgeNode(LifecycleNode):
                  extra_params: tuple[ParamSpec, ...] = (), **kwargs):
         super().__init__(node_name, **kwargs)
         self.param_specs = LINK_PARAMS + extra_params
-        declare_parameters(self, self.param_specs)
+        # current values; ``params`` holds them as configure found them
+        self.settings = declare_parameters(self, self.param_specs)
         self.protocol = link_protocol(*robot_schemas)
         self.link: LinkSupervisor | None = None
         self.commands_enabled = False
@@ -98,7 +99,7 @@ class BridgeNode(LifecycleNode):
     # --- lifecycle ---------------------------------------------------------------------------------------------
     def on_configure(self, state: State) -> TransitionCallbackReturn:
         try:
-            self.params = read_parameters(self, self.param_specs)
+            self.params = self.settings.checked()
         except ParameterError as exc:
             self.get_logger().error(str(exc))
             return TransitionCallbackReturn.FAILURE
@@ -279,7 +280,7 @@ def spin_bridge(node: BridgeNode, executor: rclpy.executors.Executor, stop: Stop
     refused (the refusal, logged by the transition, is the last line)."""
     executor.add_node(node)
     try:
-        if node.get_parameter('autostart').value and not _autostart(node):
+        if node.settings.autostart and not _autostart(node):
             return EXIT_REFUSED
         while rclpy.ok() and not stop.requested:
             spin_once(executor, node.get_logger(), 0.1)    # a callback that raises is logged; the bridge goes on

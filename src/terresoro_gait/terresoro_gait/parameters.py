@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from softbots_bringup.description import default_sim_port
 from soro_node.frames import BASE_FRAME, ODOM_FRAME, FrameUse, tracked_base_of
 from soro_node.params import ParamSpec
 
@@ -42,7 +43,8 @@ EXECUTOR = ROBOT + (
 )
 SIMULATOR = ROBOT + (
     MOTOR_MAP, FRAME,
-    ParamSpec('port', '/tmp/terresoro/ttySIM0', 'path of the pseudo-terminal the bridge opens', read_only=True),
+    ParamSpec('port', default_sim_port('terresoro'), 'path of the pseudo-terminal the bridge '
+              'opens (terresoro.launch.py gives both the same)', read_only=True),
     ParamSpec('substrate', 'rubber_mat', 'ground-truth substrate preset', choices=tuple(PRESETS), read_only=True),
     ParamSpec('seed', 0, 'seed of the substrate preset; the motion noise is seeded with seed + 1', 0, 2**31 - 1,
               read_only=True),

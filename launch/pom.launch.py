@@ -13,9 +13,9 @@ Then: ros2 action send_goal /pom_controller/execute_gait soro_interfaces/action/
 
 ROBOT is what this launch starts, as data: the runner of demos and tests starts the same processes from it.
 """
-from softbots_bringup.description import Argument, NodeSpec, RobotLaunch, switch
+from softbots_bringup.description import Argument, NodeSpec, RobotLaunch, sim_port, switch
 
-SIM_PORT = '{sim_dir}/pom_sim'
+SIM_PORT = sim_port('pom')
 STRUCTURE = '{share}/config/pom.yaml'
 
 ROBOT = RobotLaunch(

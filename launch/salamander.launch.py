@@ -16,9 +16,9 @@ Then: ros2 action send_goal --feedback /salamander_planner/plan_and_track soro_i
 
 ROBOT is what this launch starts, as data: the runner of demos and tests starts the same processes from it.
 """
-from softbots_bringup.description import Argument, NodeSpec, RobotLaunch, switch
+from softbots_bringup.description import Argument, NodeSpec, RobotLaunch, sim_port, switch
 
-SIM_PORT = '{sim_dir}/salamander_sim'
+SIM_PORT = sim_port('salamander')
 CONFIG = 'config/salamander.yaml'
 
 ROBOT = RobotLaunch(

@@ -17,9 +17,9 @@ no driver at all: ros2 run soft_snake soft_snake_sim --ros-args -p port:='' -p g
 
 ROBOT is what this launch starts, as data: the runner of demos and tests starts the same processes from it.
 """
-from softbots_bringup.description import Argument, NodeSpec, RobotLaunch, switch
+from softbots_bringup.description import Argument, NodeSpec, RobotLaunch, sim_port, switch
 
-SIM_PORT = '{sim_dir}/soft_snake_sim'
+SIM_PORT = sim_port('soft_snake')
 CONFIG = 'config/soft_snake.yaml'
 
 ROBOT = RobotLaunch(

@@ -6,9 +6,9 @@
 
 ROBOT is what this launch starts, as data: the runner of demos and tests starts the same processes from it.
 """
-from softbots_bringup.description import Argument, NodeSpec, RobotLaunch, switch
+from softbots_bringup.description import Argument, NodeSpec, RobotLaunch, sim_port, switch
 
-SIM_PORT = '{sim_dir}/soro_link_sim'
+SIM_PORT = sim_port('soro_link')
 
 ROBOT = RobotLaunch(
     arguments=(

@@ -13,9 +13,9 @@ Then: ros2 action send_goal /terresoro_learner/learn_edges soro_interfaces/actio
 
 ROBOT is what this launch starts, as data: the runner of demos and tests starts the same processes from it.
 """
-from softbots_bringup.description import Argument, NodeSpec, RobotLaunch, switch
+from softbots_bringup.description import Argument, NodeSpec, RobotLaunch, sim_port, switch
 
-SIM_PORT = '{sim_dir}/terresoro_sim'
+SIM_PORT = sim_port('terresoro')
 CONFIG = 'config/terresoro_{robot}.yaml'
 WEIGHTS = '{data_dir}/terresoro_{robot}_weights.csv'     # kept across reboots (/tmp was not), one per namespace
 

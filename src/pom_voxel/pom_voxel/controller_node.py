@@ -31,9 +31,9 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 from soro_link.bridge_main_node import run_bridge
 from soro_link.bridge_node import BridgeNode
-from soro_node.base_node import GoalRefused, answering_service, read_parameters
-from soro_node.frames import StaticTransforms, frame_values, tracked_base_of
-from soro_node.params import ParameterError
+from soro_node.base_node import GoalRefused, answering_service
+from soro_node.frames import StaticTransforms, tracked_base_of
+from soro_node.params import ParameterError, field_value
 from pom_voxel import drawing, gaits, structure
 from pom_voxel.actuators import SCHEMAS, to_mm, to_um
 from pom_voxel.lattice import LatticeError
@@ -56,7 +56,7 @@ class PomController(BridgeNode):
         self.joint_pub = self.create_lifecycle_publisher(JointState, 'joint_states', 10)
         self.lattice_pub = self.create_lifecycle_publisher(MarkerArray, '~/lattice', 10)
         # no odometry: the structure stands at the world's origin for rviz (world -> odom -> base_link, identities)
-        self.tf = StaticTransforms(self, tracked_base_of(frame_values(self)))
+        self.tf = StaticTransforms(self, tracked_base_of(self.settings))
         group = ReentrantCallbackGroup()
         answering_service(self, ComputeVoxelIK, '~/inverse_kinematics', self._inverse_kinematics,
                           callback_group=group)
@@ -65,10 +65,10 @@ class PomController(BridgeNode):
 
     def on_configure(self, state: State) -> TransitionCallbackReturn:
         try:
-            self.settings = read_parameters(self, self.param_specs)
-            self.pom = PlanesOfMotion(structure.load(structure.resolve(self.settings['structure_file'])),
-                                      self.settings['ideality'])
-            self._markers = structure.effector_nodes(self.pom.structure, self.settings['markers'])
+            values = self.settings.checked()
+            self.pom = PlanesOfMotion(structure.load(structure.resolve(values['structure_file'])),
+                                      values['ideality'])
+            self._markers = structure.effector_nodes(self.pom.structure, values['markers'])
         except (ParameterError, LatticeError) as error:
             self.get_logger().error(str(error))
             return TransitionCallbackReturn.FAILURE
@@ -103,10 +103,10 @@ class PomController(BridgeNode):
     # --- gaits ---------------------------------------------------------------------------------------------------
     def _walk(self, goal_handle, result) -> str:
         goal, rate = goal_handle.request, self.settings['command_rate_hz']
-        period = goal.step_period_s or self.get_parameter('step_period_s').value
-        if not 1 <= goal.cycles <= MAX_CYCLES or not (np.isfinite(period) and 0.05 <= period <= 60.0):
-            raise GoalRefused(f'cycles = {goal.cycles}, step_period_s = {period}: allowed 1-{MAX_CYCLES} cycles of '
-                          'steps of 0.05-60 s')
+        period = field_value(self.settings.spec('step_period_s'), goal.step_period_s,
+                             'step_period_s', self.settings.step_period_s)
+        if not 1 <= goal.cycles <= MAX_CYCLES:
+            raise GoalRefused(f'cycles = {goal.cycles}: allowed 1-{MAX_CYCLES} cycles')
         self.require_active('controller')
         keys, _ = gaits.key_strokes(self.pom, gaits.gait(goal.gait), goal.reverse)
         per_step = max(1, round(period * rate))
@@ -136,7 +136,7 @@ class PomController(BridgeNode):
         if message.name != 'strokes' or self.pom is None:
             return
         q = to_mm(message['position_um'])[:len(self.pom.structure.actuators)]
-        header = Header(stamp=self.get_clock().now().to_msg(), frame_id=self.get_parameter('base_frame').value)
+        header = Header(stamp=self.get_clock().now().to_msg(), frame_id=self.settings.base_frame)
         positions = drawing.deformed_m(self.pom, q)
         self.joint_pub.publish(JointState(header=header, name=[a.name for a in self.pom.structure.actuators],
                                           position=(q / 1000.0).tolist()))

@@ -1,6 +1,7 @@
 """The POM nodes' parameters as typed data (no rclpy), in SI where they are physical."""
 from __future__ import annotations
 
+from softbots_bringup.description import default_sim_port
 from soro_node.frames import BASE_FRAME, ODOM_FRAME, FrameUse, tracked_base_of
 from soro_node.params import ParamSpec
 
@@ -22,7 +23,8 @@ CONTROLLER = (
 )
 SIMULATOR = (
     STRUCTURE, MARKERS,
-    ParamSpec('port', '/tmp/softbots/pom_sim', 'path of the pseudo-terminal the bridge opens', read_only=True),
+    ParamSpec('port', default_sim_port('pom'), 'path of the pseudo-terminal the bridge opens '
+              '(pom.launch.py gives both the same)', read_only=True),
     ParamSpec('watchdog_ms', 500, 'firmware watchdog (ms)', 10, 60_000, read_only=True),
     ParamSpec('speed_mm_s', 20.0, 'actuator speed (mm/s)', 0.1, 1000.0, read_only=True),
     ParamSpec('camera_rate_hz', 30.0, 'motion-capture frame rate (Hz)', 1.0, 1000.0, read_only=True),

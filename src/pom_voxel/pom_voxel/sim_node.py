@@ -19,7 +19,7 @@ from rclpy.node import Node
 from std_msgs.msg import Header
 
 from soro_link.device import SimulatedDevice
-from soro_node.base_node import declare_parameters, read_parameters, run_node
+from soro_node.base_node import declare_parameters, run_node
 from pom_voxel import drawing, structure
 from pom_voxel.device import PomBoardFirmware
 from pom_voxel.parameters import SIMULATOR
@@ -29,8 +29,8 @@ from pom_voxel.planes_of_motion import PlanesOfMotion
 class PomSimNode(Node):
     def __init__(self, **kwargs):
         super().__init__('pom_sim', **kwargs)
-        declare_parameters(self, SIMULATOR)
-        p = read_parameters(self, SIMULATOR)
+        self.settings = declare_parameters(self, SIMULATOR)
+        p = self.settings.checked()
         self.pom = PlanesOfMotion(structure.load(structure.resolve(p['structure_file'])))
         self._markers = [self.pom.index[node] for node in structure.effector_nodes(self.pom.structure, p['markers'])]
         self.firmware = PomBoardFirmware(p['speed_mm_s'])
@@ -45,16 +45,16 @@ class PomSimNode(Node):
         q = self.firmware.positions_mm()[:len(self.pom.structure.actuators)]
         body = drawing.deformed_m(self.pom, q)[self._markers, :2]
         t = (self.get_clock().now() - self._started).nanoseconds * 1e-9
-        turn = self.get_parameter('turn_rad_s').value * t
+        turn = self.settings.turn_rad_s * t
         c, s = np.cos(turn), np.sin(turn)
-        lab = body @ np.array([[c, s], [-s, c]]) + self.get_parameter('drift_m_s').value * t / np.sqrt(2)
-        lab += self._rng.normal(0.0, self.get_parameter('camera_noise_m').value, lab.shape)
+        lab = body @ np.array([[c, s], [-s, c]]) + self.settings.drift_m_s * t / np.sqrt(2)
+        lab += self._rng.normal(0.0, self.settings.camera_noise_m, lab.shape)
         poses = []
         for x, y in lab:
             pose = Pose()
             pose.position.x, pose.position.y, pose.orientation.w = float(x), float(y), 1.0
             poses.append(pose)
-        header = Header(stamp=self.get_clock().now().to_msg(), frame_id=self.get_parameter('frame_id').value)
+        header = Header(stamp=self.get_clock().now().to_msg(), frame_id=self.settings.frame_id)
         self.camera_pub.publish(PoseArray(header=header, poses=poses))
 
     def destroy_node(self) -> None:

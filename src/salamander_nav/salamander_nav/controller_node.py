@@ -22,7 +22,6 @@ from geometry_msgs.msg import Point, PoseStamped
 from nav_msgs.msg import Path
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import MultiThreadedExecutor
-from rclpy.lifecycle import State, TransitionCallbackReturn
 from rclpy.qos import QoSProfile
 from sensor_msgs.msg import JointState
 from soro_interfaces.action import TrackPath
@@ -33,9 +32,9 @@ from visualization_msgs.msg import Marker, MarkerArray
 from soro_geometry.pose_msgs import planar_pose, stamped
 from soro_link.bridge_main_node import run_bridge
 from soro_link.bridge_node import BridgeNode
-from soro_node.base_node import GoalRefused, read_parameters, sensor_data_qos
+from soro_node.base_node import GoalRefused, sensor_data_qos
 from soro_node.frames import TrackedBase
-from soro_node.params import ParameterError
+from soro_node.params import field_value
 from salamander_nav import modules, origami, tracking
 from salamander_nav.los import LosSettings, LosTracker
 from salamander_nav.modules import SCHEMAS, ModuleCommand
@@ -63,19 +62,11 @@ class SalamanderController(BridgeNode):
         self.los_pub = self.create_lifecycle_publisher(MarkerArray, '~/los_debug', 10)
         self.trail_pub = self.create_lifecycle_publisher(Path, '~/trail', 10)
         self.joint_pub = self.create_lifecycle_publisher(JointState, 'joint_states', 10)
-        self.tf = TrackedBase.of(self)
+        self.tf = TrackedBase.of(self, self.settings)
         # one path at a time: a second is rejected at once, so requests queue only as a burst,
         # never behind a path
         self.goal_server(TrackPath, '~/track_path', self._follow, 'cancelled; wheels stopped',
                          callback_group=group, feedback_pub_qos_profile=QoSProfile(depth=10))
-
-    def on_configure(self, state: State) -> TransitionCallbackReturn:
-        try:
-            self.settings = read_parameters(self, self.param_specs)
-        except ParameterError as error:
-            self.get_logger().error(str(error))
-            return TransitionCallbackReturn.FAILURE
-        return super().on_configure(state)
 
     # --- tracking ----------------------------------------------------------------------------------------------
     def _on_pose(self, msg: PoseStamped) -> None:
@@ -87,23 +78,22 @@ class SalamanderController(BridgeNode):
         self._pose = (pose, time.monotonic())
         if self.trail.add(pose) and time.monotonic() - self._trail_sent > TRAIL_PERIOD_S:
             self._trail_sent = time.monotonic()
-            header = Header(stamp=msg.header.stamp, frame_id=self.get_parameter('frame_id').value)
+            header = Header(stamp=msg.header.stamp, frame_id=self.settings.frame_id)
             self.trail_pub.publish(Path(header=header, poses=[stamped(p, header) for p in self.trail.array()]))
         self.tf.send(msg)
 
     # --- following a path ---------------------------------------------------------------------------------------
     def _follow(self, goal_handle, result) -> str:
-        request, s = goal_handle.request, self.settings
-        speed = request.speed_m_s or self.get_parameter('speed_m_s').value
-        if not (np.isfinite(speed) and 0 < speed <= 0.3):
-            raise GoalRefused(f'speed_m_s = {request.speed_m_s}: allowed (0, 0.3] m/s (0: the speed parameter)')
+        request, s = goal_handle.request, self.params       # as configured
+        speed = field_value(self.settings.spec('speed_m_s'), request.speed_m_s, 'speed_m_s',
+                            self.settings.speed_m_s)
         self.require_active('controller')
         try:
             tracker = LosTracker([(p.pose.position.x, p.pose.position.y) for p in request.path.poses],
                                  self._los_settings())
         except ValueError as error:
             raise GoalRefused(f'refused: {error}') from None
-        stale = tracking.StaleClock(self.get_parameter('tracking_lost_s').value)
+        stale = tracking.StaleClock(self.settings.tracking_lost_s)
         outcome: list[str] = []
 
         def act(_slot, _step) -> None:
@@ -134,10 +124,9 @@ class SalamanderController(BridgeNode):
         return outcome[0] if outcome else 'cancelled'
 
     def _los_settings(self) -> LosSettings:
-        value = self.get_parameter
-        return LosSettings(value('lookahead_m').value, value('switch_radius_m').value,
-                           value('goal_tolerance_m').value, value('kp').value, value('kd_s').value,
-                           stale_after_s=value('stale_after_s').value)
+        s = self.settings
+        return LosSettings(s.lookahead_m, s.switch_radius_m, s.goal_tolerance_m, s.kp, s.kd_s,
+                           stale_after_s=s.stale_after_s)
 
     def _held_bend(self) -> Bend:
         """The front module's bend as its encoders last read it, inside the workspace (the reading may round a hair
@@ -151,7 +140,7 @@ class SalamanderController(BridgeNode):
 
     # --- commands by hand ----------------------------------------------------------------------------------------
     def _on_module_command(self, msg: ModuleCommandMsg) -> None:
-        problem = modules.module_id_problem(msg.module_id, self.get_parameter('modules').value)
+        problem = modules.module_id_problem(msg.module_id, self.settings.modules)
         if problem or not np.all(np.isfinite(msg.wheel_speeds)):
             self.get_logger().error(f'~/module_command refused: {problem or "wheel speeds not finite"}')
             return
@@ -172,8 +161,8 @@ class SalamanderController(BridgeNode):
     def _module_body(self, command: ModuleCommand) -> tuple[str, dict]:
         """The body that carries ``command``: (s, θ, ϕ), or Eq. 3.1's cable lengths for a firmware without the
         kinematics (``send_cable_lengths``)."""
-        if self.get_parameter('send_cable_lengths').value:
-            return 'module_cables', command.cable_fields(self.get_parameter('cable_offset_m').value)
+        if self.settings.send_cable_lengths:
+            return 'module_cables', command.cable_fields(self.settings.cable_offset_m)
         return 'module_command', command.fields()
 
     # --- telemetry -----------------------------------------------------------------------------------------------
@@ -188,7 +177,7 @@ class SalamanderController(BridgeNode):
                                               position=tracking.bend_joints(bend)))
 
     def _header(self) -> Header:
-        return Header(stamp=self.get_clock().now().to_msg(), frame_id=self.get_parameter('frame_id').value)
+        return Header(stamp=self.get_clock().now().to_msg(), frame_id=self.settings.frame_id)
 
 
 def los_markers(pose, step, header: Header) -> MarkerArray:

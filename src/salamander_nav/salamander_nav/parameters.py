@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from softbots_bringup.description import default_sim_port
 from soro_node.frames import BASE_FRAME, ODOM_FRAME, FrameUse, tracked_base_of
 from soro_node.params import ParamSpec
 
@@ -54,8 +55,8 @@ PLANNER = (
 )
 SIMULATOR = (
     MODULES, FRAME,
-    ParamSpec('port', '/tmp/softbots/salamander_sim', 'path of the pseudo-terminal the bridge opens',
-              nonempty=True, read_only=True),
+    ParamSpec('port', default_sim_port('salamander'), 'path of the pseudo-terminal the bridge '
+              'opens (salamander.launch.py gives both the same)', nonempty=True, read_only=True),
     ParamSpec('watchdog_ms', 300, 'host ESP32 link watchdog (ms; spec B8: 300)', 10, 60_000, read_only=True),
     ParamSpec('start_pose', [0.35, 0.3, math.pi / 2], 'front wheel set at start: x m, y m, heading rad',
               read_only=True),

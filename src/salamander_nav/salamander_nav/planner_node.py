@@ -41,8 +41,8 @@ from visualization_msgs.msg import MarkerArray
 from soro_geometry.pose_msgs import planar_pose, stamped
 from soro_link.link_reports import log_at
 from soro_node.base_node import (ActionClient, OneGoal, StartRefused, action_server, declare_parameters, init_ros,
-                                 read_parameters, refuse_start, sensor_data_qos, shut_down, spin_once)
-from soro_node.params import ParameterError
+                                 refuse_start, sensor_data_qos, shut_down, spin_once)
+from soro_node.params import FieldRefused, ParameterError, field_value
 from soro_node.stop import StopRequest
 from salamander_nav import planning
 from salamander_nav.drawing import obstacle_markers
@@ -73,8 +73,8 @@ BUSY = 'busy: planning another path'
 class SalamanderPlanner(Node):
     def __init__(self, **kwargs):
         super().__init__('salamander_planner', **kwargs)
-        declare_parameters(self, PLANNER)
-        p = read_parameters(self, PLANNER)
+        self.settings = declare_parameters(self, PLANNER)
+        p = self.settings.checked()
         self.world = LiveScene(load_scene(resolve_scene(p['scene_file'])))
         self._lock = threading.Lock()
         self._pose: tuple[np.ndarray, float] | None = None
@@ -136,7 +136,7 @@ class SalamanderPlanner(Node):
     def _publish_world(self) -> None:
         with self._lock:
             field, scene = self.world.field(), self.world.scene
-        header = Header(stamp=self.get_clock().now().to_msg(), frame_id=self.get_parameter('frame_id').value)
+        header = Header(stamp=self.get_clock().now().to_msg(), frame_id=self.settings.frame_id)
         grid = OccupancyGrid(header=header, data=array.array('b', np.where(field.occupied, 100, 0).astype(np.int8)
                                                             .tobytes()))     # not a list: 25 M ints took 190 MB
         grid.info.resolution, (grid.info.height, grid.info.width) = field.resolution, field.shape
@@ -151,10 +151,11 @@ class SalamanderPlanner(Node):
 
     # --- planning ------------------------------------------------------------------------------------------------
     def _plan(self, start, goal, planner_id: str) -> paths.Plan:
-        p = read_parameters(self, PLANNER)
-        planner = planner_id or p['planner']
-        if planner not in planning.PLANNERS:
-            return _refusal(planner, f'planner_id {planner!r}: allowed {", ".join(planning.PLANNERS)}')
+        p = self.settings
+        try:
+            planner = field_value(p.spec('planner'), planner_id, 'planner_id', p.planner, unset='')
+        except FieldRefused as refused:
+            return _refusal(planner_id, str(refused))
         if not (np.all(np.isfinite(start)) and np.all(np.isfinite(goal))):
             return _refusal(planner, f'start {np.round(start, 3).tolist()} or goal {np.round(goal, 3).tolist()} '
                                      'is not finite')
@@ -211,7 +212,7 @@ class SalamanderPlanner(Node):
         return result
 
     def _path_msg(self, plan: paths.Plan) -> Path:
-        header = Header(stamp=self.get_clock().now().to_msg(), frame_id=self.get_parameter('frame_id').value)
+        header = Header(stamp=self.get_clock().now().to_msg(), frame_id=self.settings.frame_id)
         path = np.asarray(plan.path).reshape(-1, 2)
         if len(path) < 2:
             return Path(header=header)

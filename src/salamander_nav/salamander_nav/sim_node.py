@@ -19,7 +19,7 @@ from std_msgs.msg import Header
 
 from soro_geometry.pose_msgs import stamped
 from soro_link.device import SimulatedDevice
-from soro_node.base_node import declare_parameters, read_parameters, run_node
+from soro_node.base_node import declare_parameters, run_node
 from soro_node.params import ParameterError
 from salamander_nav.device import SalamanderFirmware
 from salamander_nav.kinematics import ModuleGeometry
@@ -30,8 +30,8 @@ from salamander_nav.parameters import SIMULATOR
 class SalamanderSimNode(Node):
     def __init__(self, **kwargs):
         super().__init__('salamander_sim', **kwargs)
-        declare_parameters(self, SIMULATOR)
-        p = read_parameters(self, SIMULATOR)
+        self.settings = declare_parameters(self, SIMULATOR)
+        p = self.settings.checked()
         start = np.asarray(p['start_pose'], dtype=float)
         if start.shape != (3,) or not np.all(np.isfinite(start)):
             raise ParameterError(f'parameter start_pose = {p["start_pose"]!r}: needs [x m, y m, heading rad], finite')
@@ -48,9 +48,9 @@ class SalamanderSimNode(Node):
                                f'{p["port"]}')
 
     def _mocap_frame(self) -> None:
-        noise = self.get_parameter('mocap_noise_m').value
+        noise = self.settings.mocap_noise_m
         pose = self.firmware.pose() + self._rng.normal(0.0, 1.0, 3) * [noise, noise, noise / (BODY_LENGTH_M / 2)]
-        header = Header(stamp=self.get_clock().now().to_msg(), frame_id=self.get_parameter('frame_id').value)
+        header = Header(stamp=self.get_clock().now().to_msg(), frame_id=self.settings.frame_id)
         self.pose_pub.publish(stamped(pose, header))
 
     def destroy_node(self) -> None:

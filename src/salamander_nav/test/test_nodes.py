@@ -139,9 +139,19 @@ def test_bad_goals_are_refused_with_a_reason(robot):
     _, result, _ = robot.plan(START, (float('nan'), 1.0, 0.0))
     assert not result.success and 'not finite' in result.message
     _, result, _ = robot.plan(START, GOAL, planner='rrt')
-    assert not result.success and "planner_id 'rrt'" in result.message
+    assert not result.success and "planner_id = 'rrt'" in result.message
     status, result, _ = robot.run(robot.follow, TrackPath.Goal(), 5.0)
     assert status == GoalStatus.STATUS_ABORTED and 'waypoints' in result.message
+
+
+def test_a_goal_speed_its_parameter_refuses_is_refused_with_the_parameters_range(robot):
+    """The goal's speed_m_s stands in for the controller's speed_m_s parameter: the spec's range
+    holds for both (the goal once took any speed in (0, 0.3] m/s, the parameter 0.005-0.3)."""
+    for speed in (0.004, 0.31):
+        status, result, _ = robot.run(robot.follow, TrackPath.Goal(speed_m_s=speed), 5.0)
+        assert status == GoalStatus.STATUS_ABORTED
+        refusal = f'speed_m_s = {speed}: allowed range is [0.005, 0.3] (as parameter speed_m_s)'
+        assert refusal in result.message
 
 
 def test_a_module_command_by_hand_bends_the_module(robot):

@@ -35,8 +35,9 @@ from visualization_msgs.msg import MarkerArray
 
 from soro_link.bridge_main_node import run_bridge
 from soro_link.bridge_node import BridgeNode
-from soro_node.base_node import answering_service, read_parameters, sensor_data_qos
+from soro_node.base_node import answering_service, sensor_data_qos
 from soro_node.frames import TrackedBase
+from soro_node.params import field_value
 from soft_snake import calibration, drawing, pneumatics
 from soft_snake.gaits import GaitError, ValveCommander
 from soft_snake.parameters import DRIVER
@@ -55,7 +56,7 @@ class SoftSnakeDriver(BridgeNode):
         super().__init__('soft_snake_driver', SCHEMAS, DRIVER, **kwargs)
         self._run: Run | None = None
         self._tracker: SpeedTracker | None = None
-        self.segments = self.get_parameter('segments').value
+        self.segments = self.settings.segments
         self.joint_pub = self.create_lifecycle_publisher(JointState, 'joint_states', 10)
         self.chambers_pub = self.create_lifecycle_publisher(MarkerArray, '~/chambers', 10)
         self.pressure_pub = self.create_lifecycle_publisher(Float64MultiArray, '~/chamber_pressure', 10)
@@ -64,7 +65,7 @@ class SoftSnakeDriver(BridgeNode):
         self._trail: deque[PoseStamped] = deque(maxlen=TRAIL_POSES)
         self._poses_seen = 0
         self._last_duty: np.ndarray | None = None
-        self.tf = TrackedBase.of(self)      # base_link is the head (plate0)
+        self.tf = TrackedBase.of(self, self.settings)      # base_link is the head (plate0)
         group = ReentrantCallbackGroup()
         self.create_subscription(PoseStamped, 'mocap/soft_snake/com', self._on_com, sensor_data_qos(10),
                                  callback_group=group)   # every pose: the speed fit and the trail
@@ -83,11 +84,13 @@ class SoftSnakeDriver(BridgeNode):
             self._run = self._tracker = None
 
     def _play(self, goal_handle, result) -> str:
-        g = goal_handle.request
-        settings = read_parameters(self, DRIVER)
+        g, settings = goal_handle.request, self.settings
         tick_hz = settings['tick_hz']
-        run = Run(GaitRequest(g.gait, g.frequency_hz, g.beta_rad, g.phi, g.segments, g.duration_s, g.cycles),
-                  settings, self.segments, tick_hz)
+        # the wave's fields stand in for the parameters of the same names: one range for both
+        wave = [field_value(settings.spec(name), getattr(g, name), name, settings[name])
+                for name in ('frequency_hz', 'beta_rad', 'phi')]
+        run = Run(GaitRequest(g.gait, *wave, g.segments, g.duration_s, g.cycles), settings,
+                  self.segments, tick_hz)
         self.require_active('driver')
         self._run, self._tracker = run, SpeedTracker(run.period_s)
         valves = ValveCommander(self.segments, settings['inflate_duty'])

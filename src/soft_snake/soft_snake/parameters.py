@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 
+from softbots_bringup.description import default_sim_port
 from soro_node.frames import BASE_FRAME, ODOM_FRAME, FrameUse, tracked_base_of
 from soro_node.params import ParamSpec
 
@@ -30,8 +31,8 @@ DRIVER = GAIT + (
 ) + FRAMES_OF_MOCAP
 SIMULATOR = GAIT + (
     SEGMENTS,
-    ParamSpec('port', '/tmp/softbots/soft_snake_sim', 'path of the pseudo-terminal the driver opens (empty: no '
-              'valve board, the simulator runs ``gait`` itself)', read_only=True),
+    ParamSpec('port', default_sim_port('soft_snake'), 'path of the pseudo-terminal the driver '
+              'opens (empty: no valve board, the simulator runs ``gait`` itself)', read_only=True),
     ParamSpec('gait', 'undulation', 'the gait run without a valve board (undulation, sidewinding)',
               choices=('undulation', 'sidewinding')),
     ParamSpec('surface', 'paper', 'ground, Table 5.1', choices=tables.SURFACES, read_only=True),

@@ -29,7 +29,7 @@ from std_msgs.msg import Float64MultiArray, Header
 from std_srvs.srv import Trigger
 
 from soro_link.device import SimulatedDevice
-from soro_node.base_node import declare_parameters, read_parameters, run_node
+from soro_node.base_node import declare_parameters, run_node
 from soro_node.frames import TrackedBase
 from soro_node.params import ParameterError
 from soft_snake import calibration, climbing, simulator
@@ -46,8 +46,8 @@ MIN_PAUSE_S = 0.0005       # 0.2 ms of physics per 10 ms tick: with this pause i
 class SoftSnakeSimNode(Node):
     def __init__(self, **kwargs):
         super().__init__('soft_snake_sim', **kwargs)
-        declare_parameters(self, SIMULATOR)
-        p = read_parameters(self, SIMULATOR)
+        self.settings = declare_parameters(self, SIMULATOR)
+        p = self.settings.checked()
         self.sim = simulator.SnakeSim(p['segments'], p['surface'], calibration.CALIBRATED, p['tau_s'], p['tau_s'],
                                       step_at_m=p['step_ahead_m'] or None)
         self.landings = climbing.WheelLandings(self.sim) if p['step_ahead_m'] else None
@@ -65,7 +65,8 @@ class SoftSnakeSimNode(Node):
         self.head_pub = self.create_publisher(PoseStamped, 'mocap/soft_snake/head', 10)
         self.com_pub = self.create_publisher(PoseStamped, 'mocap/soft_snake/com', 10)
         self.joint_pub = None if self.device else self.create_publisher(JointState, 'joint_states', 10)
-        self.tf = None if self.device else TrackedBase.of(self)     # else the driver places it
+        # without a board the simulator places the snake, else the driver does
+        self.tf = None if self.device else TrackedBase.of(self, self.settings)
         self.create_timer(1.0 / p['mocap_rate_hz'], self._mocap_frame)
         if self.landings is not None:
             self.wheels_pub = self.create_publisher(Float64MultiArray, '~/wheel_heights', 10)
@@ -106,7 +107,7 @@ class SoftSnakeSimNode(Node):
     def _own_duty(self) -> np.ndarray:
         try:
             if self._gait is None:
-                g = read_parameters(self, SIMULATOR)
+                g = self.settings
                 self._valves.inflate_duty = g['inflate_duty']
                 self._gait = Gait(g['gait'], g['segments'], g['frequency_hz'], g['beta_rad'], g['phi'],
                                   g['wave_direction'])
@@ -140,9 +141,9 @@ class SoftSnakeSimNode(Node):
         with self._lock:
             (head, quaternion), com = self.sim.head_pose(), self.sim.com()
             bends = self.sim.joint_angles() if self.joint_pub is not None else None
-        noise = self.get_parameter('mocap_noise_m').value
+        noise = self.settings.mocap_noise_m
         head, com = head + self._rng.normal(0, noise, 3), com + self._rng.normal(0, noise, 3)
-        header = Header(stamp=self.get_clock().now().to_msg(), frame_id=self.get_parameter('frame_id').value)
+        header = Header(stamp=self.get_clock().now().to_msg(), frame_id=self.settings.frame_id)
         head_msg = _pose(header, head, quaternion)
         self.head_pub.publish(head_msg)
         self.com_pub.publish(_pose(header, com, (1.0, 0.0, 0.0, 0.0)))

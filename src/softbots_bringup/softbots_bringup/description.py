@@ -141,6 +141,18 @@ def sim_dir(ns: str) -> str:
     return f'{SIM_ROOT}/{ns}' if ns else SIM_ROOT
 
 
+def sim_port(robot: str) -> str:
+    """The template of ``robot``'s simulated port, ``{sim_dir}/<robot>_sim``: the one place it is
+    spelled. A launch gives it to the board stand-in and the bridge alike; a stand-in started alone
+    takes ``default_sim_port``."""
+    return f'{{sim_dir}}/{robot}_sim'
+
+
+def default_sim_port(robot: str) -> str:
+    """``robot``'s simulated port outside a launch (the root namespace): its stand-in's default."""
+    return sim_port(robot).format(sim_dir=sim_dir(''))
+
+
 def data_dir(ns: str) -> str:
     """The folder of a namespace's lasting files, ~ unexpanded (the nodes expand it where they run)."""
     return f'{DATA_ROOT}/{ns}' if ns else DATA_ROOT

@@ -32,7 +32,7 @@ from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPo
 from soro_analysis.bag_writer import BagWriter, DiskFull
 from soro_analysis.recorder import (RECORDER, ParameterRefused, check_output, import_message_class,
                                     offered_profile, recordable_type, recording_policies, select_topics)
-from soro_node.base_node import StartRefused, declare_parameters, init_ros, read_parameters, refuse_start, shut_down
+from soro_node.base_node import StartRefused, declare_parameters, init_ros, refuse_start, shut_down
 from soro_node.params import ParameterError
 from soro_node.stop import StopRequest
 
@@ -82,8 +82,7 @@ class RecorderNode(Node):
     # -- parameters
 
     def _read_parameters(self) -> tuple[Path, tuple[str, ...], float, float]:
-        declare_parameters(self, RECORDER)
-        values = read_parameters(self, RECORDER)
+        values = declare_parameters(self, RECORDER).checked()     # all read once, at start-up
         return (check_output(values['output']), self._resolve_topics(values['topics']), values['discovery_period_s'],
                 values['flush_period_s'])
 

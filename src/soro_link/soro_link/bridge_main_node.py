@@ -40,7 +40,7 @@ def spin_bridge(node: BridgeNode, executor: rclpy.executors.Executor, stop: Stop
     refused (the refusal, logged by the transition, is the last line)."""
     executor.add_node(node)
     try:
-        if node.get_parameter('autostart').value and not _autostart(node):
+        if node.settings.autostart and not _autostart(node):
             return EXIT_REFUSED
         while rclpy.ok() and not stop.requested:
             spin_once(executor, node.get_logger(), 0.1)    # a callback that raises is logged; the bridge goes on

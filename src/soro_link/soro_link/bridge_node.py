@@ -51,8 +51,8 @@ from soro_link.supervisor import CommandRefused, LinkConfig, LinkDown, LinkSuper
 from soro_link.supervisor import log as supervisor_log
 from soro_node.base_node import (GoalCancelled, GoalRefused, OneGoal, action_server,
                                  answering_service, declare_parameters, failure_reason,
-                                 read_parameters, run_goal)
-from soro_node.params import ParameterError, ParamSpec
+                                 run_goal)
+from soro_node.params import FieldRefused, ParameterError, ParamSpec
 from soro_node.sequence import PlayReport, SequencePlayer
 
 LINK_PARAMS = (
@@ -79,7 +79,8 @@ class BridgeNode(LifecycleNode):
                  extra_params: tuple[ParamSpec, ...] = (), **kwargs):
         super().__init__(node_name, **kwargs)
         self.param_specs = LINK_PARAMS + extra_params
-        declare_parameters(self, self.param_specs)
+        # current values; ``params`` holds them as configure found them
+        self.settings = declare_parameters(self, self.param_specs)
         self.protocol = link_protocol(*robot_schemas)
         self.link: LinkSupervisor | None = None
         self.commands_enabled = False
@@ -96,7 +97,7 @@ class BridgeNode(LifecycleNode):
     # --- lifecycle ---------------------------------------------------------------------------------------------
     def on_configure(self, state: State) -> TransitionCallbackReturn:
         try:
-            self.params = read_parameters(self, self.param_specs)
+            self.params = self.settings.checked()
         except ParameterError as exc:
             self.get_logger().error(str(exc))
             return TransitionCallbackReturn.FAILURE
@@ -202,7 +203,7 @@ class BridgeNode(LifecycleNode):
     def _goal_work(self, work, goal_handle, result, refused: tuple[type[Exception], ...]) -> str:
         try:
             message = work(goal_handle, result)
-        except (GoalRefused, *refused):
+        except (GoalRefused, FieldRefused, *refused):
             raise
         except Exception as error:  # noqa: BLE001 - a faulty goal must not leave the robot moving
             raise self.goal_aborted(failure_reason(error)) from error

@@ -1,7 +1,9 @@
 """The rclpy side of every softbots node that is not a hardware bridge: typed parameters, main(), action goals.
 
-- ``declare_parameters`` / ``read_parameters`` turn ``params.ParamSpec`` tuples into declared parameters whose
-  descriptors carry the range, and refuse a bad value at start-up and on every later ``ros2 param set``.
+- ``declare_parameters`` turns ``params.ParamSpec`` tuples into declared parameters whose
+  descriptors carry the range, refuses a bad value on every later ``ros2 param set``, and hands
+  back the node's ``params.Settings``, kept current (``settings.checked()`` refuses a bad start-up
+  value): the one way a node reads its parameters.
 - ``init_ros`` is rclpy.init that refuses malformed ROS arguments (``-p port:=``) in one line.
 - ``run_node`` is a node's whole main(): init, build, spin until SIGINT, clean up, one line for a start-up refusal;
   ``shut_down`` ends rclpy whoever else is ending it. ``spin_once`` is the spin of every node's loop: a callback
@@ -33,12 +35,13 @@ from rclpy.action import CancelResponse, GoalResponse
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from rclpy.signals import SignalHandlerOptions
 
-from soro_node.params import ParamSpec, check_all
+from soro_node.params import ParamSpec, Settings
 from soro_node.stop import StopRequest
 
 
-def declare_parameters(node: rclpy.node.Node, specs: tuple[ParamSpec, ...]) -> None:
-    """Declare ``specs`` with descriptors and refuse any later change that a spec does not allow."""
+def declare_parameters(node: rclpy.node.Node, specs: tuple[ParamSpec, ...]) -> Settings:
+    """Declare ``specs`` with descriptors and refuse any later change that a spec does not allow;
+    the node's ``Settings`` of ``specs``, refreshed after every change rclpy accepts."""
     for spec in specs:
         limits = spec.allowed_range if (spec.low, spec.high) != (None, None) else ', '.join(map(str, spec.choices))
         node.declare_parameter(spec.name, spec.default, ParameterDescriptor(
@@ -56,11 +59,13 @@ def declare_parameters(node: rclpy.node.Node, specs: tuple[ParamSpec, ...]) -> N
         return SetParametersResult(successful=True)
 
     node.add_on_set_parameters_callback(on_set)
+    # the values given at start-up (-p, a params file) are the declared ones: checked() refuses
+    # bad ones, so a bridge can refuse at configure rather than at construction
+    settings = Settings(specs, {spec.name: node.get_parameter(spec.name).value for spec in specs})
+    node.add_post_set_parameters_callback(
+        lambda changed: settings.refresh({change.name: change.value for change in changed}))
+    return settings
 
-
-def read_parameters(node: rclpy.node.Node, specs: tuple[ParamSpec, ...]) -> dict[str, object]:
-    """Current values of ``specs``, validated; raises params.ParameterError naming the bad one."""
-    return check_all(specs, {spec.name: node.get_parameter(spec.name).value for spec in specs})
 
 
 def sensor_data_qos(depth: int) -> QoSProfile:
@@ -313,7 +318,7 @@ def run_goal(goal_handle, result, work: Callable[[], str], refused: tuple[type[E
         goal_handle.canceled()
         result.message = cancelled
         return result
-    except (GoalRefused, *refused) as error:
+    except (GoalRefused, FieldRefused, *refused) as error:
         goal_handle.abort()
         result.message = f'{refusal_prefix}{error}'
         logger.warning(result.message)

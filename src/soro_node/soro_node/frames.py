@@ -55,11 +55,6 @@ def tracked_base_of(values: dict) -> tuple[Pair, Pair]:
     return tracked_base(*(values[name] for name in FRAME_PARAMETERS))
 
 
-def frame_values(node) -> dict[str, str]:
-    """A node's frame parameters by name (an rclpy node: the one place here that touches one)."""
-    return {name: node.get_parameter(name).value for name in FRAME_PARAMETERS}
-
-
 _told: weakref.WeakSet = weakref.WeakSet()      # nodes already told that tf2_ros is missing
 
 
@@ -124,9 +119,9 @@ class TrackedBase:
         self.odometry = PoseToTf(node, base_frame, parent_frame=odom_frame)
 
     @classmethod
-    def of(cls, node) -> TrackedBase:
-        """From the node's ``frame_id``, ``odom_frame`` and ``base_frame`` parameters."""
-        return cls(node, *frame_values(node).values())
+    def of(cls, node, settings) -> TrackedBase:
+        """From the node's ``frame_id``, ``odom_frame`` and ``base_frame`` (its ``Settings``)."""
+        return cls(node, *(settings[name] for name in FRAME_PARAMETERS))
 
     def send(self, msg: PoseStamped) -> None:
         """``msg`` is the pose in the world frame: with world -> odom the identity, it is the pose in odom."""

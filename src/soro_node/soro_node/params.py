@@ -1,12 +1,16 @@
 """Typed node parameters: one declaration gives the descriptor, the default and the validation. No rclpy.
 
-Nodes declare a tuple of ``ParamSpec`` (``bridge_node.declare_parameters`` turns them into rclpy descriptors);
-``ParamSpec.check`` is what refuses a bad value, with a message that names the parameter, the value and what is
-allowed, both at start-up and on a later ``ros2 param set``.
+Nodes declare a tuple of ``ParamSpec`` (``base_node.declare_parameters`` turns them into rclpy
+descriptors and hands back the node's ``Settings``, the one way a node reads its parameters);
+``ParamSpec.check`` is what refuses a bad value, with a message that names the parameter, the
+value and what is allowed, both at start-up and on a later ``ros2 param set``. ``field_value``
+checks a goal's or request's field against the spec of the parameter it stands in for, so a goal
+cannot ask for what the parameter would refuse.
 """
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 
@@ -79,5 +83,74 @@ def check_all(specs: tuple[ParamSpec, ...], values: dict[str, object]) -> dict[s
         problem = spec.check(value)
         if problem:
             raise ParameterError(problem)
-        out[spec.name] = float(value) if isinstance(spec.default, float) else value
+        out[spec.name] = _typed(spec, value)
     return out
+
+
+def _typed(spec: ParamSpec, value: object) -> object:
+    """``value`` as the spec's type where rclpy hands an int for a float (``-p rate:=10``)."""
+    if isinstance(spec.default, float) and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    return value
+
+
+class Settings(Mapping):
+    """A node's parameter values by its specs' names: ``settings.name`` or ``settings['name']``.
+
+    The node toolkit builds it when it declares the specs and refreshes it on every change the
+    specs accept (a read-only parameter never changes), so a node reads the current value without
+    asking rclpy. ``checked()`` validates them all at once: what a node calls at start-up (a
+    bridge at configure) to refuse bad values.
+    """
+
+    def __init__(self, specs: tuple[ParamSpec, ...], values: Mapping[str, object] | None = None):
+        self._specs = {spec.name: spec for spec in specs}
+        self._values = {spec.name: spec.default for spec in specs}
+        self.refresh(values or {})
+
+    def refresh(self, values: Mapping[str, object]) -> None:
+        """Take the new ``values`` of this node's parameters (a name without a spec is not one)."""
+        for name, value in values.items():
+            if name in self._specs:
+                self._values[name] = _typed(self._specs[name], value)
+
+    def checked(self) -> dict[str, object]:
+        """All values validated, by name; raises ParameterError naming the first one refused."""
+        return check_all(tuple(self._specs.values()), self._values)
+
+    def spec(self, name: str) -> ParamSpec:
+        """The declaration of parameter ``name``."""
+        return self._specs[name]
+
+    def __getitem__(self, name: str) -> object:
+        return self._values[name]
+
+    def __getattr__(self, name: str) -> object:
+        try:
+            return self.__dict__['_values'][name]
+        except KeyError:
+            raise AttributeError(f'no parameter {name!r} among the node\'s settings') from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+
+class FieldRefused(ValueError):
+    """A goal or request field whose value the matching parameter's spec refuses."""
+
+
+def field_value(spec: ParamSpec, value: object, field: str, current: object,
+                unset: object = 0) -> object:
+    """The value a goal's or request's ``field`` asks for, checked against ``spec``, the parameter
+    it stands in for: ``current`` (the node's setting) when the field is left ``unset``.
+    FieldRefused says the field, the value and the spec's allowed values (e.g. 'speed_m_s = 0.5:
+    allowed range is [0.005, 0.3] (as parameter speed_m_s)')."""
+    if value == unset:
+        return current
+    problem = spec.problem(value)
+    if problem:
+        raise FieldRefused(f'{field} = {value!r}: {problem} (as parameter {spec.name})')
+    return _typed(spec, value)

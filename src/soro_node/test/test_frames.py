@@ -21,14 +21,15 @@ def node():
     rclpy.init(context=context)
     node = rclpy.create_node('frames_test', context=context,
                              parameter_overrides=[rclpy.parameter.Parameter('base_frame', value='hub')])
-    declare_parameters(node, (ParamSpec('frame_id', 'map', 'world frame'), ODOM_FRAME, BASE_FRAME))
+    frames = (ParamSpec('frame_id', 'map', 'world frame'), ODOM_FRAME, BASE_FRAME)
+    node.settings = declare_parameters(node, frames)
     yield node
     node.destroy_node()
     rclpy.try_shutdown(context=context)
 
 
 def test_a_tracked_base_sends_odom_to_base_from_a_map_pose_and_map_to_odom_static(node):
-    tf = TrackedBase.of(node)
+    tf = TrackedBase.of(node, node.settings)
     tf.send(PoseStamped(header=Header(frame_id='map')))
     assert tf.static.pairs == (('map', 'odom'),)
     assert tf.odometry.sent == {('odom', 'hub')}

@@ -27,7 +27,7 @@ from std_msgs.msg import ColorRGBA, Header
 from visualization_msgs.msg import Marker, MarkerArray
 
 from soro_node.base_node import (action_server, answering_service, declare_parameters, progress_reporter,
-                                 read_parameters, run_goal, run_node)
+                                 run_goal, run_node)
 from soro_node.frames import TrackedBase
 from soro_node.params import ParameterError
 from tensegrity_sim.integrate import SimulationDiverged
@@ -44,11 +44,10 @@ class TensegritySimNode(Node):
 
     def __init__(self, **kwargs):
         super().__init__('tensegrity_sim', **kwargs)
-        declare_parameters(self, (PRESET,))
-        self.preset = preset(read_parameters(self, (PRESET,))['preset'])
-        self.physics = physics_parameters(self.preset)
-        declare_parameters(self, self.physics + RUN)
-        run = read_parameters(self, RUN)
+        self.preset = preset(declare_parameters(self, (PRESET,)).checked()['preset'])
+        self.physics = physics_parameters(self.preset)      # the preset gives their defaults
+        self.settings = declare_parameters(self, self.physics + RUN)
+        run = self.settings.checked()
         self.frame_id = run['frame_id']
         self.sim = self._build_simulation()
         self._hold_for = run['hold_for_subscribers']
@@ -58,7 +57,8 @@ class TensegritySimNode(Node):
         self.state_pub = self.create_publisher(TensegrityState, '~/state', 10)
         self.poses_pub = self.create_publisher(PoseArray, '~/rod_poses', 10)
         self.markers_pub = self.create_publisher(MarkerArray, '~/markers', 10)
-        self.tf = TrackedBase.of(self)    # world -> odom -> base_link at the centre of mass: rviz's world exists
+        # world -> odom -> base_link at the centre of mass: rviz's world exists
+        self.tf = TrackedBase.of(self, self.settings)
         answering_service(self, ResetTensegrity, '~/reset', self._reset)
         answering_service(self, SetRestLengths, '~/set_rest_lengths', self._set_rest_lengths)
         self.sweep_server = action_server(self, PsiSweep, '~/sweep', self._sweep,   # beside the clock
@@ -67,7 +67,7 @@ class TensegritySimNode(Node):
 
     def _build_simulation(self) -> LiveSimulation:
         """A simulation from the current parameters; raises ParameterError, StructureError or PsiError."""
-        values = read_parameters(self, self.physics)
+        values = self.settings.checked()
         sim = LiveSimulation(replace(self.preset, centre_radius_m=values['centre_radius_m']),
                              structure_from_parameters(self.preset.structure, values),
                              values['integrator'], values['dt_s'])
@@ -100,7 +100,7 @@ class TensegritySimNode(Node):
             self._anchor = (now, 0.0, self._anchor[2])
             if self.state_pub.get_subscription_count() >= self._hold_for:
                 self._hold_for = 0
-        rtf = self.get_parameter('real_time_factor').value
+        rtf = self.settings.real_time_factor
         if rtf != self._anchor[2]:   # re-anchor so that a change of speed does not jump the simulated time
             self._anchor = (now, self.sim.sim_time_s, rtf)
         wall0, sim0, _ = self._anchor
@@ -108,7 +108,7 @@ class TensegritySimNode(Node):
 
     def _restart_clock(self) -> None:
         """Simulated time 0 is now: (wall time, simulated time, real-time factor) of the clock's anchor."""
-        self._anchor = (self.get_clock().now(), 0.0, self.get_parameter('real_time_factor').value)
+        self._anchor = (self.get_clock().now(), 0.0, self.settings.real_time_factor)
 
     # --- services and the action -------------------------------------------------------------------------------
     def _reset(self, request: ResetTensegrity.Request, response: ResetTensegrity.Response):

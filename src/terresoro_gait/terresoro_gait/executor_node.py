@@ -29,7 +29,7 @@ from std_msgs.msg import Header
 
 from soro_link.bridge_main_node import run_bridge
 from soro_link.bridge_node import BridgeNode
-from soro_node.base_node import GoalRefused, read_parameters, sensor_data_qos
+from soro_node.base_node import GoalRefused, sensor_data_qos
 from soro_node.frames import TrackedBase
 from soro_node.params import ParameterError
 from terresoro_gait import messages
@@ -60,7 +60,7 @@ class TerreSoroExecutor(BridgeNode):
         self.predicted_path_pub = self.create_lifecycle_publisher(Path, '~/predicted_path', 10)
         self.trail_pub = self.create_lifecycle_publisher(Path, '~/trail', 10)
         self.joint_pub = self.create_lifecycle_publisher(JointState, 'joint_states', 10)
-        self.tf = TrackedBase.of(self)
+        self.tf = TrackedBase.of(self, self.settings)
         group = ReentrantCallbackGroup()     # goals run for minutes beside telemetry, tracking and services
         self.create_subscription(PoseStamped, 'tracked_pose', self._on_tracked, sensor_data_qos(10),
                                  callback_group=group)
@@ -72,7 +72,7 @@ class TerreSoroExecutor(BridgeNode):
 
     def on_configure(self, state: State) -> TransitionCallbackReturn:
         try:
-            self.robot = executor_config(read_parameters(self, self.param_specs))
+            self.robot = executor_config(self.settings.checked())
         except (ParameterError, ValueError) as error:
             self.get_logger().error(str(error))
             return TransitionCallbackReturn.FAILURE
@@ -122,7 +122,7 @@ class TerreSoroExecutor(BridgeNode):
             unconfirmed[:] = posted
             end = start + Duration(seconds=self.robot.tau_s)     # its slot's end: the next command instant
             edge = messages.executed_edge(primitive, result.primitives, start.to_msg(), end.to_msg(),
-                                          self.get_parameter('frame_id').value)
+                                          self.settings.frame_id)
             self._at = primitive.terminal
             prediction.step(primitive)
             self.edge_pub.publish(edge)
@@ -176,7 +176,8 @@ class TerreSoroExecutor(BridgeNode):
     def _prediction(self) -> Prediction:
         """Open-loop odometry from the tracked pose (or the origin), on the weights file if there is one."""
         start = messages.paper_pose(self._latest_tracked.pose) if self._latest_tracked else None
-        prediction = Prediction.from_file(self.get_parameter('weights_file').value, self.robot.graph.n_limbs, start)
+        prediction = Prediction.from_file(self.settings.weights_file, self.robot.graph.n_limbs,
+                                          start)
         if prediction.problem:
             self.get_logger().warning(f'no open-loop prediction: {prediction.problem}', throttle_duration_sec=60.0)
         return prediction
@@ -186,7 +187,7 @@ class TerreSoroExecutor(BridgeNode):
         self._latest_tracked = msg
         self.tf.send(msg)
         self._trail.append(msg)
-        while len(self._trail) > self.get_parameter('trail_length').value:
+        while len(self._trail) > self.settings.trail_length:
             self._trail.popleft()
 
     def _publish_trail(self) -> None:
@@ -204,7 +205,7 @@ class TerreSoroExecutor(BridgeNode):
                                           position=curl_joint_positions(curl)))
 
     def _world_header(self) -> Header:
-        return Header(stamp=self.get_clock().now().to_msg(), frame_id=self.get_parameter('frame_id').value)
+        return Header(stamp=self.get_clock().now().to_msg(), frame_id=self.settings.frame_id)
 
 
 def _in(primitive) -> str:

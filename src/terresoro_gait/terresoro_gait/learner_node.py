@@ -24,8 +24,9 @@ from soro_interfaces.action import ExecuteWalk, LearnEdges
 
 from soro_geometry import pose_msgs
 from soro_geometry.history import PoseHistory, TrackingLost
-from soro_node.base_node import (ActionClient, OneGoal, action_server, declare_parameters,
-                                 read_parameters, run_node, sensor_data_qos)
+from soro_node.base_node import (ActionClient, OneGoal, action_server, declare_parameters, run_node,
+                                 sensor_data_qos)
+from soro_node.params import FieldRefused, field_value
 from soro_node.waiting import poll, wait_for
 from terresoro_gait import messages
 from terresoro_gait.digraph import LimbDigraph
@@ -47,13 +48,13 @@ class Failed(RuntimeError):
 class TerreSoroLearner(Node):
     def __init__(self, **kwargs):
         super().__init__('terresoro_learner', **kwargs)
-        declare_parameters(self, LEARNER)
-        self.params = read_parameters(self, LEARNER)
+        self.settings = declare_parameters(self, LEARNER)
+        self.settings.checked()                 # a bad value refuses the start
         self.history = PoseHistory()
         group = ReentrantCallbackGroup()
         self.create_subscription(PoseStamped, 'tracked_pose', self._on_tracked, sensor_data_qos(100),
                                  callback_group=group)   # every pose of the averaging window (30-120 Hz)
-        self.walk_action = f'{self.params["executor"]}/execute_walk'
+        self.walk_action = f'{self.settings["executor"]}/execute_walk'
         # one at a time, so the walk's feedback is relayed in the order it was sent
         self.walk_client = ActionClient(self, ExecuteWalk, self.walk_action,
                                         callback_group=MutuallyExclusiveCallbackGroup())
@@ -61,18 +62,25 @@ class TerreSoroLearner(Node):
         self.server = action_server(self, LearnEdges, '~/learn_edges', self._learn,
                                     one_at_a_time=OneGoal(), callback_group=group)
 
+    def _check_rounds(self, rounds: int) -> None:
+        """Refuse ``rounds`` outside the rounds parameter's range (a covariance needs two)."""
+        try:
+            field_value(self.settings.spec('rounds'), rounds, 'rounds', None, unset=None)
+        except FieldRefused as refused:
+            raise Failed(f'refused: {refused}') from None
+
     def _on_tracked(self, msg: PoseStamped) -> None:
         self.history.add(messages.seconds(msg.header.stamp), pose_msgs.planar_pose(msg.pose))
 
     def _learn(self, goal_handle) -> LearnEdges.Result:
         goal, result = goal_handle.request, LearnEdges.Result()
-        path = goal.weights_file or self.get_parameter('weights_file').value
+        path = goal.weights_file or self.settings.weights_file
         try:
-            if goal.rounds < 2 or not path:
-                raise Failed(f'refused: rounds = {goal.rounds} must be >= 2 (a covariance needs two samples)'
-                             if goal.rounds < 2 else 'refused: no weights_file in the goal or the parameters')
+            self._check_rounds(goal.rounds)
+            if not path:
+                raise Failed('refused: no weights_file in the goal or the parameters')
             samples, resampled = self._explore(goal_handle, goal)
-            weights = estimate(samples, self.params['n_limbs'])
+            weights = estimate(samples, self.settings['n_limbs'])
             write_csv(weights, path)
         except (Failed, TrackingLost, WeightsError, ValueError, OSError) as error:
             result.message = str(error)
@@ -92,7 +100,7 @@ class TerreSoroLearner(Node):
         tracking gap spoiled them."""
         if not poll(lambda: len(self.history) > 0, TRACKER_WAIT_S):
             raise Failed(f'refused: no tracked_pose within {TRACKER_WAIT_S:g} s; is the tracker running?')
-        graph = LimbDigraph(self.params['n_limbs'])
+        graph = LimbDigraph(self.settings['n_limbs'])
         rng = np.random.default_rng(None if goal.seed < 0 else goal.seed)
         samples, lost = {}, []
         for round_ in range(1, goal.rounds + 1):
@@ -131,7 +139,7 @@ class TerreSoroLearner(Node):
         """Tracked pose at each primitive's command instant and at the end of the last one, (K + 1, 3) in the
         paper's units (x mm, y mm, φ deg)."""
         instants = [messages.seconds(e.start) for e in edges] + [messages.seconds(edges[-1].end)]
-        window, max_age = self.params['pose_window_s'], self.params['tracking_timeout_s']
+        window, max_age = self.settings['pose_window_s'], self.settings['tracking_timeout_s']
         # camera frames arrive with latency: wait for the first one past the last instant (or for max_age)
         poll(lambda: self.history.latest()[0] >= instants[-1], max_age)
         return boundary_poses(instants, self.history, window, max_age)

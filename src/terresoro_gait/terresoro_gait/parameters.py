@@ -1,12 +1,16 @@
 """The TerreSoRo nodes' parameters as typed data (no rclpy), in SI, with the paper's values as defaults.
 
 Shared by several nodes: ``n_limbs`` and ``tau_s`` must agree between the executor, the learner, the synthesis
-service and the simulated robot (terresoro.launch.py passes one config file to all of them).
+service and the simulated robot (terresoro.launch.py passes one config file to all of them), and
+``weights_file`` is the file the learner writes and the executor and the synthesis service read.
+All three are read-only: the executor fixes τ at configure, so a ``ros2 param set`` on one node
+would make them disagree.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from softbots_bringup.description import default_sim_port
 from soro_node.frames import BASE_FRAME, ODOM_FRAME, FrameUse, tracked_base_of
 from soro_node.params import ParamSpec
 
@@ -19,9 +23,10 @@ ROBOT = (
     ParamSpec('n_limbs', 3, 'limbs: 3 (TerreSoRo-III) or 4 (TerreSoRo-IV); 2 is the paper\'s caterpillar', 2, 4,
               read_only=True),
     ParamSpec('tau_s', PAPER_TAU_S[3], 'time constant τ of one primitive (s): 0.55 III, 0.45 IV (paper VI-A)',
-              0.01, 10.0),
+              0.01, 10.0, read_only=True),
 )
-WEIGHTS_FILE = ParamSpec('weights_file', '', 'learned edge weights, CSV in mm and degrees (empty: none yet)')
+WEIGHTS_FILE = ParamSpec('weights_file', '', 'learned edge weights, CSV in mm and degrees '
+                         '(empty: none yet)', read_only=True)
 MOTOR_MAP = ParamSpec('motor_of_limb', [], 'motor channel (0-3) of limb digit 1, 2, ...; digit 1 is the state\'s '
                       'most significant bit (spec A16); empty: digit k on channel k - 1', read_only=True)
 FRAME = ParamSpec('frame_id', 'map', 'map frame (REP-105) of the tracker and of the predicted poses', nonempty=True,
@@ -38,7 +43,8 @@ EXECUTOR = ROBOT + (
 )
 SIMULATOR = ROBOT + (
     MOTOR_MAP, FRAME,
-    ParamSpec('port', '/tmp/terresoro/ttySIM0', 'path of the pseudo-terminal the bridge opens', read_only=True),
+    ParamSpec('port', default_sim_port('terresoro'), 'path of the pseudo-terminal the bridge '
+              'opens (terresoro.launch.py gives both the same)', read_only=True),
     ParamSpec('substrate', 'rubber_mat', 'ground-truth substrate preset', choices=tuple(PRESETS), read_only=True),
     ParamSpec('seed', 0, 'seed of the substrate preset; the motion noise is seeded with seed + 1', 0, 2**31 - 1,
               read_only=True),

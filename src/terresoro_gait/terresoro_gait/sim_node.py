@@ -17,7 +17,7 @@ from geometry_msgs.msg import PoseStamped
 from rclpy.node import Node
 from std_msgs.msg import Header
 
-from soro_node.base_node import declare_parameters, read_parameters, run_node
+from soro_node.base_node import declare_parameters, run_node
 from soro_link.device import SimulatedDevice
 from terresoro_gait import messages
 from terresoro_gait.device import TerreSoroFirmware
@@ -31,8 +31,8 @@ from terresoro_gait.weights import write_csv
 class TerreSoroSimNode(Node):
     def __init__(self, **kwargs):
         super().__init__('terresoro_sim', **kwargs)
-        declare_parameters(self, SIMULATOR)
-        p = read_parameters(self, SIMULATOR)
+        self.settings = declare_parameters(self, SIMULATOR)
+        p = self.settings.checked()
         truth = substrate_weights(p['substrate'], p['n_limbs'], p['seed'])
         if p['truth_file']:
             write_csv(truth, p['truth_file'])
@@ -50,7 +50,7 @@ class TerreSoroSimNode(Node):
 
     def _camera_frame(self) -> None:
         truth = self.firmware.pose()
-        sd_m, sd_rad = self.get_parameter('tracker_noise_m').value, self.get_parameter('tracker_noise_rad').value
+        sd_m, sd_rad = self.settings.tracker_noise_m, self.settings.tracker_noise_rad
         noise = self._rng.normal(0.0, [sd_m * MM_PER_M, sd_m * MM_PER_M, sd_rad * DEG_PER_RAD])
         now = self.get_clock().now()
         header = Header(stamp=now.to_msg(), frame_id=self._frame)
@@ -59,8 +59,8 @@ class TerreSoroSimNode(Node):
         self.truth_pub.publish(messages.stamped(truth, header))
 
     def _occluded(self, t_s: float) -> bool:
-        occlusion_s = self.get_parameter('occlusion_s').value
-        return occlusion_s > 0 and t_s % self.get_parameter('occlusion_period_s').value < occlusion_s
+        occlusion_s = self.settings.occlusion_s
+        return occlusion_s > 0 and t_s % self.settings.occlusion_period_s < occlusion_s
 
     def destroy_node(self) -> None:
         self.device.stop()

@@ -19,7 +19,7 @@ from soro_interfaces.action import SweepGaits
 from soro_interfaces.srv import SynthesizeGait
 
 from soro_node.base_node import (action_server, answering_service, declare_parameters, progress_reporter,
-                                 read_parameters, run_goal, run_node)
+                                 run_goal, run_node)
 from terresoro_gait import messages
 from terresoro_gait.digraph import GaitError, LimbDigraph
 from terresoro_gait.kinematics import cycle_motion
@@ -35,8 +35,8 @@ REFUSED = (WeightsError, SynthesisInfeasible, GaitError, ValueError)
 class TerreSoroSynthesis(Node):
     def __init__(self, **kwargs):
         super().__init__('terresoro_synthesis', **kwargs)
-        declare_parameters(self, SYNTHESIS)
-        self.params = read_parameters(self, SYNTHESIS)
+        self.settings = declare_parameters(self, SYNTHESIS)
+        self.settings.checked()                 # a bad value refuses the start
         answering_service(self, SynthesizeGait, '~/synthesize', self._synthesize)
         self.sweep_server = action_server(self, SweepGaits, '~/sweep', self._sweep,
                                           callback_group=ReentrantCallbackGroup())  # by ~/synthesize
@@ -84,13 +84,13 @@ class TerreSoroSynthesis(Node):
                          seed=request.seed, workers=os.cpu_count() or 1, progress=progress)
 
     def _weights(self) -> EdgeWeights:
-        return read_for_robot(self.get_parameter('weights_file').value, self.params['n_limbs'])
+        return read_for_robot(self.settings.weights_file, self.settings.n_limbs)
 
     def _problem(self, weights: EdgeWeights, lost_limbs) -> GaitProblem:
         return GaitProblem(weights, LimbDigraph(weights.n_limbs, tuple(int(k) for k in lost_limbs)))
 
     def _gait_msg(self, weights: EdgeWeights, goal: str, solution):
-        tau = self.get_parameter('tau_s').value
+        tau = self.settings.tau_s        # read-only: the executor's τ, fixed at its configure
         return messages.gait_msg(solution.cycle, solution.cost / cost_scale(goal),
                                  cycle_motion(weights, solution.cycle), tau)
 

@@ -174,12 +174,40 @@ def test_the_recorded_learning_run_gives_the_learners_weights_offline(world, tmp
     assert report.numbers['exploration']['max_abs_difference_to_weights_file'] < 0.1
 
 
-def set_sim_parameters(world, **values):
-    client = world.client.create_client(SetParameters, '/terresoro_sim/set_parameters')
+def parameter_results(world, node, **values):
+    """What ``node``'s set_parameters service answers to ``values`` (as ``ros2 param set``)."""
+    client = world.client.create_client(SetParameters, f'/{node}/set_parameters')
     assert client.wait_for_service(timeout_sec=5.0)
     future = client.call_async(SetParameters.Request(parameters=[p.to_parameter_msg() for p in params(**values)]))
-    assert poll(future.done, 5.0) and all(r.successful for r in future.result().results)
+    assert poll(future.done, 5.0)
     world.client.destroy_client(client)
+    return future.result().results
+
+
+def set_sim_parameters(world, **values):
+    assert all(r.successful for r in parameter_results(world, 'terresoro_sim', **values))
+
+
+def test_what_the_nodes_must_agree_on_is_read_only(world):
+    """τ is fixed by the executor at configure and was re-read by the synthesis service on every
+    request: one ``ros2 param set`` made them disagree. τ and the weights file the learner writes
+    are read-only everywhere."""
+    for node in ('terresoro_executor', 'terresoro_synthesis', 'terresoro_sim'):
+        [result] = parameter_results(world, node, tau_s=0.3)
+        assert not result.successful and 'read-only' in result.reason, node
+    for node in ('terresoro_executor', 'terresoro_learner', 'terresoro_synthesis'):
+        [result] = parameter_results(world, node, weights_file='elsewhere.csv')
+        assert not result.successful and 'read-only' in result.reason, node
+    assert world.synthesis.settings.tau_s == TAU
+    assert world.synthesis.settings.weights_file == str(world.weights)
+
+
+def test_a_round_count_the_rounds_parameter_refuses_is_refused_with_its_range(world):
+    for rounds in (1, 1001):
+        result, _ = world.goal(world.learn_client, LearnEdges.Goal(rounds=rounds, seed=7), 5.0)
+        assert not result.success
+        refusal = f'rounds = {rounds}: allowed range is [2, 1000] (as parameter rounds)'
+        assert refusal in result.message
 
 
 def test_learning_runs_through_marker_occlusions(world, tmp_path):

@@ -35,7 +35,7 @@ from rclpy.action import CancelResponse, GoalResponse
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from rclpy.signals import SignalHandlerOptions
 
-from soro_node.params import ParamSpec, Settings
+from soro_node.params import FieldRefused, ParamSpec, Settings
 from soro_node.stop import StopRequest
 
 

@@ -18,9 +18,9 @@ from soro_interfaces.msg import LinkStatus
 from std_msgs.msg import Float64MultiArray
 
 from softbots_bringup import runner
-from soro_link import firmware_checks as checks
+from soro_link.testing import firmware_checks as checks
 from soro_link.c_header import header
-from soro_link.emulator import EmulatedBoard, build_images, missing_tools
+from soro_link.testing.emulator import EmulatedBoard, build_images, missing_tools
 from soro_link.protocol import LogCode, link_protocol
 from soro_node.probe_node import Probe
 from soft_snake.commander import SoftSnakeCommander

@@ -17,9 +17,9 @@ from sensor_msgs.msg import JointState
 from soro_interfaces.msg import LinkStatus
 
 from softbots_bringup import runner
-from soro_link import firmware_checks as checks
+from soro_link.testing import firmware_checks as checks
 from soro_link.c_header import header
-from soro_link.emulator import EmulatedBoard, build_images, missing_tools
+from soro_link.testing.emulator import EmulatedBoard, build_images, missing_tools
 from soro_link.protocol import link_protocol
 from soro_node.probe_node import Probe
 from soro_node.waiting import poll

@@ -97,14 +97,20 @@ class Commander(Node):
             raise CommanderError(f'{name}: {result.message}')
         return result
 
-    def send_goal(self, client: ActionClient, goal) -> SentGoal:
-        """``goal`` sent without waiting for its end, for callers that watch its feedback, cancel it or look at a
-        refusal (tests, mostly); returns once the server has accepted or rejected it."""
+    def send_goal(self, client: ActionClient, goal, on_feedback=None) -> SentGoal:
+        """``goal`` sent without waiting for its end, for callers that watch its feedback (also passed to
+        ``on_feedback``), cancel it or look at a refusal (tests, mostly); returns once the server has accepted or
+        rejected it."""
         name = type(goal).__name__.removesuffix('_Goal')
         if not client.wait_for_server(timeout_sec=SERVER_WAIT_S):
             raise CommanderError(f'no {name} action server')
         feedback = []
-        sent = client.send_goal_async(goal, feedback_callback=lambda f: feedback.append(f.feedback))
+
+        def keep(message) -> None:
+            feedback.append(message.feedback)
+            if on_feedback is not None:
+                on_feedback(message.feedback)
+        sent = client.send_goal_async(goal, feedback_callback=keep)
         return SentGoal(_wait(sent, SERVER_WAIT_S, name), feedback)
 
     def close(self) -> None:

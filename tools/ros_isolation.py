@@ -20,25 +20,14 @@ def worker_environment(environ, worker: str) -> dict:
     return {'ROS_DOMAIN_ID': str(domain), 'SOFTBOTS_SIM_ROOT': f'{root}/{worker}'}
 
 
-def pytest_configure(config):
-    # before any test module is imported: softbots_bringup.description reads SOFTBOTS_SIM_ROOT on import, rclpy
-    # and every node process started later read ROS_DOMAIN_ID from the environment they inherit
-    worker = os.environ.get('PYTEST_XDIST_WORKER')
-    if worker:
-        os.environ.update(worker_environment(os.environ, worker))
+# On import, as the first plugin of tools/pytest.ini (xdist names the worker before its plugins load): the harness
+# plugin imports softbots_bringup.description, which reads SOFTBOTS_SIM_ROOT on import, and rclpy and every node
+# process started later read ROS_DOMAIN_ID from the environment they inherit.
+if os.environ.get('PYTEST_XDIST_WORKER'):
+    os.environ.update(worker_environment(os.environ, os.environ['PYTEST_XDIST_WORKER']))
 
 
-def worker_group(item) -> str:
-    """The xdist group an item runs in: every test of a file on one worker (its module's robot is started once),
-    and every test of an emulated board on the same one (qemu-system-avr takes a whole core while it runs, and the
-    firmware tests time the board's watchdog: two boards at once on a 2-core machine starve each other)."""
-    return 'qemu-avr' if 'elf' in getattr(item, 'fixturenames', ()) else str(item.path)
-
-
-@pytest.hookimpl(tryfirst=True)          # before xdist's own hook reads the groups (--dist loadgroup)
 def pytest_collection_modifyitems(config, items):
-    for item in items:
-        item.add_marker(pytest.mark.xdist_group(worker_group(item)))
     if not any(item.get_closest_marker('ros') for item in items):
         return
     if os.environ.get('ROS_AUTOMATIC_DISCOVERY_RANGE') != 'LOCALHOST' or 'ROS_DOMAIN_ID' not in os.environ:

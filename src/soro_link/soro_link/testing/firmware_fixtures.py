@@ -7,6 +7,8 @@ A test module names its board and whether qemu should log the pins it writes::
 """
 from __future__ import annotations
 
+import fcntl
+
 import pytest
 
 from soro_link.testing.emulator import EmulatedBoard, build_images
@@ -27,8 +29,12 @@ def elf(request, firmware_images):
 
 
 @pytest.fixture
-def board(request, elf):
+def board(request, elf, tmp_path_factory):
     """A fresh emulated board running ``elf``, stopped after the test; pin writes traced when the module's
-    ``TRACE_PINS`` is true."""
-    with EmulatedBoard(elf, trace_pins=getattr(request.module, 'TRACE_PINS', False)) as emulated:
-        yield emulated
+    ``TRACE_PINS`` is true. One board at a time across parallel test workers: qemu-system-avr takes a whole core,
+    and two boards on a 2-core machine starve each other's watchdog timing."""
+    lock = tmp_path_factory.getbasetemp().parent / 'emulated-board.lock'     # the run's, above each worker's
+    with lock.open('w') as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        with EmulatedBoard(elf, trace_pins=getattr(request.module, 'TRACE_PINS', False)) as emulated:
+            yield emulated

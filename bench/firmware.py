@@ -18,7 +18,7 @@ from pom_voxel.device import PomBoardFirmware
 from soft_snake.device import SnakeHeadFirmware
 from soft_snake.valves import to_wire
 from soro_link.device import SimulatedDevice
-from soro_link.emulator import EmulatedBoard, build_images, missing_tools
+from soro_link.testing.emulator import EmulatedBoard, build_images, missing_tools
 from soro_link.protocol import link_protocol
 from terresoro_gait.device import TerreSoroFirmware
 from terresoro_gait.substrate import substrate_weights

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from soro_link.protocol import NackCode
 from soro_link.supervisor import CommandRefused, LinkDown, LinkState
-from soro_link.testing import linked
+from soro_link.testing.links import linked
 from soro_node.waiting import time_until
 
 from pom_voxel.actuators import to_mm, to_um

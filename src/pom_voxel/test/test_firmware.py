@@ -9,37 +9,23 @@ Python side's (pom_voxel/planes_of_motion.py).
 from pathlib import Path
 
 import pytest
-import rclpy
 from sensor_msgs.msg import JointState
 from soro_interfaces.msg import LinkStatus
 
-from softbots_bringup import runner
-from soro_link import firmware_checks as checks
+from soro_link.testing import firmware_checks as checks
 from soro_link.c_header import header
-from soro_link.emulator import EmulatedBoard, build_images, missing_tools
+from soro_link.testing.emulator import missing_tools
 from soro_link.protocol import link_protocol
-from soro_node.probe_node import Probe
 from soro_node.waiting import poll
 from pom_voxel.actuators import SCHEMAS, to_um
 from pom_voxel.commander import PomCommander
 
 FIRMWARE = Path(__file__).resolve().parents[1] / 'firmware'
-BOARD_MK = Path(__file__).resolve().parents[2] / 'soro_link' / 'firmware' / 'board.mk'
 PROTOCOL = link_protocol(*SCHEMAS)
+FIRMWARE_IMAGE, TRACE_PINS = 'pom_board', True      # the board the shared fixtures `elf` and `board` run
 UM_PER_STEP, STEP_PINS = 20, 0xF0          # one step a tick per actuator; STEP of actuator a on PD(4 + a)
 
 pytestmark = pytest.mark.skipif(missing_tools() is not None, reason=str(missing_tools()))
-
-
-@pytest.fixture(scope='module')
-def elf(tmp_path_factory):
-    return build_images(BOARD_MK, tmp_path_factory.mktemp('firmware'))['pom_board']
-
-
-@pytest.fixture
-def board(elf):
-    with EmulatedBoard(elf, trace_pins=True) as emulated:
-        yield emulated
 
 
 def step_pulses(board, actuator):
@@ -99,29 +85,20 @@ def test_bad_frame_storm_is_counted_and_dropped_without_a_reset(board):
 
 
 @pytest.mark.ros
-def test_the_controller_node_walks_on_the_real_board(elf, tmp_path):
+def test_the_controller_node_walks_on_the_real_board(board, launch_in_test):
     """pom.launch.py port:=<the emulated board>, as on the robot: a tripod gait through the action, actuator
     strokes for rviz from the board's telemetry, and the cable pulled and plugged back."""
-    rclpy.init()
     link = '/pom_controller/link_status'
-    with EmulatedBoard(elf) as board:
-        processes = runner.start('pom.launch.py', tmp_path, {'port': board.port})
-        probe = Probe('stroke_probe', {link: LinkStatus, '/joint_states': JointState})
-        commander = PomCommander()
-        try:
-            assert probe.wait(link, lambda m: m.state == LinkStatus.CONNECTED, 10.0)
-            assert probe.latest(link).device.device_kind == 'pom_quadruped'
-            result = commander.execute_gait('tripod', cycles=1, timeout_s=60.0)
-            assert result.success, result.message
-            strokes = [max(abs(p) for p in m.position) for m in probe.messages['/joint_states']]
-            assert 0.001 < max(strokes) <= 0.005                     # metres: the board moved within its limit
-            board.unplug()
-            assert probe.wait(link, lambda m: m.state == LinkStatus.DISCONNECTED, 3.0)
-            board.replug()
-            assert probe.wait(link, lambda m: m.state == LinkStatus.CONNECTED and m.device_safe, 10.0)
-        finally:
-            commander.close()
-            probe.close()
-            codes = runner.stop_all(processes)
-            rclpy.try_shutdown()
-    assert set(codes.values()) == {0}
+    robot = launch_in_test('pom.launch.py', arguments={'sim': 'false', 'port': board.port},
+                           commander=PomCommander, topics={link: LinkStatus, '/joint_states': JointState})
+    probe, commander = robot.probe, robot.commander
+    assert probe.wait(link, lambda m: m.state == LinkStatus.CONNECTED, 10.0)
+    assert probe.latest(link).device.device_kind == 'pom_quadruped'
+    result = commander.execute_gait('tripod', cycles=1, timeout_s=60.0)
+    assert result.success, result.message
+    strokes = [max(abs(p) for p in m.position) for m in probe.messages['/joint_states']]
+    assert 0.001 < max(strokes) <= 0.005                     # metres: the board moved within its limit
+    board.unplug()
+    assert probe.wait(link, lambda m: m.state == LinkStatus.DISCONNECTED, 3.0)
+    board.replug()
+    assert probe.wait(link, lambda m: m.state == LinkStatus.CONNECTED and m.device_safe, 10.0)

@@ -4,7 +4,6 @@ predicted markers and the lattice drawing."""
 
 import numpy as np
 import pytest
-import rclpy
 from action_msgs.msg import GoalStatus
 from geometry_msgs.msg import PoseArray
 from soro_interfaces.action import ExecuteVoxelGait
@@ -12,9 +11,7 @@ from soro_interfaces.msg import LinkStatus
 from soro_interfaces.srv import ComputeVoxelIK
 from visualization_msgs.msg import MarkerArray
 
-from softbots_bringup import runner
-from soro_node.base_node import ActionClient
-from soro_node.probe_node import Probe
+from pom_voxel.commander import PomCommander
 from soro_node.waiting import poll
 
 pytestmark = pytest.mark.ros
@@ -25,15 +22,11 @@ TOPICS = {LINK: LinkStatus, MARKERS: PoseArray, LATTICE: MarkerArray, CAMERA: Po
 
 
 class Quadruped:
-    def __init__(self, tmp_path):
-        params = tmp_path / 'params.yaml'
-        port = tmp_path / 'ttyPOM'
-        params.write_text(f'pom_sim:\n  ros__parameters: {{port: {port}}}\n'
-                          f'pom_controller:\n  ros__parameters: {{port: {port}, command_rate_hz: 40.0}}\n')
-        self.processes = runner.start('pom.launch.py', tmp_path, {'sim': 'true'}, extra_params=[params])
-        self.probe = Probe('pom_probe', TOPICS)
-        self.ik = self.probe.node.create_client(ComputeVoxelIK, '/pom_controller/inverse_kinematics')
-        self.gait = ActionClient(self.probe.node, ExecuteVoxelGait, '/pom_controller/execute_gait')
+    """pom.launch.py sim:=true through the shared harness, named by what the tests look at."""
+
+    def __init__(self, launched):
+        self.launched, self.commander, self.probe = launched, launched.commander, launched.probe
+        self.processes = launched.processes
         assert self.probe.wait(LINK, lambda m: m.state == LinkStatus.CONNECTED, 10.0)
 
     link = property(lambda self: self.probe.latest(LINK))
@@ -42,30 +35,17 @@ class Quadruped:
     camera = property(lambda self: self.probe.messages[CAMERA])
 
     def call_ik(self, **request):
-        assert self.ik.wait_for_service(timeout_sec=5.0)
-        future = self.ik.call_async(ComputeVoxelIK.Request(**request))
-        assert poll(future.done, 5.0)
-        return future.result()
+        return self.commander.answer(self.commander.ik_client, ComputeVoxelIK.Request(**request), 5.0, 'IK')
 
     def send(self, goal):
-        assert self.gait.wait_for_server(timeout_sec=5.0)
-        feedback = []
-        sent = self.gait.send_goal_async(goal, feedback_callback=lambda f: feedback.append(f.feedback))
-        assert poll(sent.done, 5.0)
-        return sent.result(), feedback
-
-    def close(self):
-        self.probe.close()
-        return runner.stop_all(self.processes)
+        return self.commander.send_goal(self.commander.gait_client, goal)
 
 
 @pytest.fixture(scope='module')
-def robot(tmp_path_factory):
-    rclpy.init()
-    quadruped = Quadruped(tmp_path_factory.mktemp('pom'))
-    yield quadruped
-    assert set(quadruped.close().values()) == {0}
-    rclpy.try_shutdown()
+def robot(launch, tmp_path_factory):
+    port = tmp_path_factory.mktemp('pom_port') / 'ttyPOM'
+    return Quadruped(launch('pom.launch.py', commander=PomCommander, topics=TOPICS, params={
+        'pom_sim': {'port': port}, 'pom_controller': {'port': port, 'command_rate_hz': 40.0}}))
 
 
 def test_inverse_kinematics_gives_the_papers_strokes_and_every_node(robot):
@@ -88,11 +68,10 @@ def test_an_empty_request_is_answered_and_the_controller_lives_on(robot):
 
 def test_a_tripod_cycle_walks_its_key_poses_and_the_markers_follow(robot):
     before = len(robot.markers)
-    handle, feedback = robot.send(ExecuteVoxelGait.Goal(gait='tripod', cycles=1, step_period_s=0.25))
-    result = handle.get_result_async()
-    assert poll(result.done, 10.0) and result.result().result.success, result.result().result.message
-    assert [f.key_pose for f in feedback] == list(range(1, 9)) and result.result().result.key_poses == 8
-    assert np.array(feedback[1].strokes_m) == pytest.approx([0.005, -0.005, 0.005, -0.005])
+    gait = robot.send(ExecuteVoxelGait.Goal(gait='tripod', cycles=1, step_period_s=0.25))
+    assert gait.ended(10.0) and gait.result.success, gait.result.message
+    assert [f.key_pose for f in gait.feedback] == list(range(1, 9)) and gait.result.key_poses == 8
+    assert np.array(gait.feedback[1].strokes_m) == pytest.approx([0.005, -0.005, 0.005, -0.005])
     xs = np.array([m.poses[0].position.x for m in robot.markers[before:]])
     rest_x = 1 * 0.0762 / 2
     assert xs.max() - rest_x == pytest.approx(0.005, abs=5e-4) and xs.min() - rest_x == pytest.approx(-0.005, abs=5e-4)
@@ -102,35 +81,30 @@ def test_a_tripod_cycle_walks_its_key_poses_and_the_markers_follow(robot):
 
 
 def test_cancel_returns_to_rest_and_bad_goals_are_refused(robot):
-    handle, feedback = robot.send(ExecuteVoxelGait.Goal(gait='tripod', cycles=100, step_period_s=0.25))
-    assert poll(lambda: len(feedback) >= 3, 5.0)
-    result = handle.get_result_async()
-    handle.cancel_goal_async()
-    assert poll(result.done, 3.0) and result.result().status == GoalStatus.STATUS_CANCELED
+    gait = robot.send(ExecuteVoxelGait.Goal(gait='tripod', cycles=100, step_period_s=0.25))
+    assert poll(lambda: len(gait.feedback) >= 3, 5.0)
+    gait.cancel()
+    assert gait.ended(3.0) and gait.status == GoalStatus.STATUS_CANCELED
     assert poll(lambda: np.allclose([p.position.x for p in robot.markers[-1].poses],
                                     [0.0381, 0.1143, 0.0381, 0.1143], atol=2e-4), 2.0)      # markers back at rest
     for goal, reason in ((ExecuteVoxelGait.Goal(gait='tripod', cycles=2**32 - 1), 'cycles = 4294967295'),
                          (ExecuteVoxelGait.Goal(gait='gallop', cycles=1), "gait 'gallop': known gaits are tripod")):
-        handle, _ = robot.send(goal)
-        result = handle.get_result_async()
-        assert poll(result.done, 5.0) and result.result().status == GoalStatus.STATUS_ABORTED
-        assert reason in result.result().result.message
+        refused = robot.send(goal)
+        assert refused.ended(5.0) and refused.status == GoalStatus.STATUS_ABORTED
+        assert reason in refused.result.message
 
 
-def test_the_board_vanishing_aborts_the_gait_and_the_link_comes_back(robot, tmp_path):
+def test_the_board_vanishing_aborts_the_gait_and_the_link_comes_back(robot):
     sim = robot.processes[0]
     assert sim.name == 'pom_sim'
-    handle, feedback = robot.send(ExecuteVoxelGait.Goal(gait='tripod', cycles=100, step_period_s=0.25))
-    assert poll(lambda: len(feedback) >= 2, 5.0)
-    result = handle.get_result_async()
+    gait = robot.send(ExecuteVoxelGait.Goal(gait='tripod', cycles=100, step_period_s=0.25))
+    assert poll(lambda: len(gait.feedback) >= 2, 5.0)
     sim.popen.kill()                                     # the board loses power: its port vanishes
     sim.popen.wait()
-    assert poll(result.done, 3.0) and result.result().status == GoalStatus.STATUS_ABORTED
-    assert result.result().result.message.startswith('aborted: ')
+    assert gait.ended(3.0) and gait.status == GoalStatus.STATUS_ABORTED
+    assert gait.result.message.startswith('aborted: ')
     assert poll(lambda: robot.link.state != LinkStatus.CONNECTED, 2.0)
-    robot.processes[0] = runner.Process('pom_sim', list(sim.popen.args), tmp_path)
-    robot.processes[0].wait_for_output('behind')
+    robot.launched.restart('pom_sim', 'behind')
     assert poll(lambda: robot.link.state == LinkStatus.CONNECTED, 10.0), 'the bridge did not reconnect'
-    handle, _ = robot.send(ExecuteVoxelGait.Goal(gait='tripod', cycles=1, step_period_s=0.1))
-    again = handle.get_result_async()
-    assert poll(again.done, 10.0) and again.result().result.success, again.result().result.message
+    again = robot.send(ExecuteVoxelGait.Goal(gait='tripod', cycles=1, step_period_s=0.1))
+    assert again.ended(10.0) and again.result.success, again.result.message

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from soro_link.protocol import NackCode
 from soro_link.supervisor import CommandRefused, LinkState
-from soro_link.testing import linked, unplug_and_replug
+from soro_link.testing.links import linked, unplug_and_replug
 from soro_node.waiting import time_until
 
 from salamander_nav import modules, origami

@@ -11,7 +11,6 @@ import time
 
 import numpy as np
 import pytest
-import rclpy
 from action_msgs.msg import GoalStatus
 from action_msgs.srv import CancelGoal
 from geometry_msgs.msg import PoseStamped
@@ -27,7 +26,7 @@ from visualization_msgs.msg import MarkerArray
 from softbots_bringup import runner
 from soro_geometry.pose_msgs import planar_pose, stamped
 from soro_node.base_node import ActionClient
-from soro_node.probe_node import Probe
+from salamander_nav.commander import SalamanderCommander
 from soro_node.waiting import poll
 
 pytestmark = pytest.mark.ros
@@ -40,18 +39,17 @@ TOPICS = {LINK: LinkStatus, POSE: PoseStamped, JOINTS: JointState, LOS: MarkerAr
 
 
 class Salamander:
-    def __init__(self, tmp_path):
-        params, port = tmp_path / 'params.yaml', tmp_path / 'ttySALAMANDER'
-        params.write_text(f'salamander_sim:\n  ros__parameters: {{port: {port}, start_pose: {list(START)}}}\n'
-                          f'salamander_controller:\n  ros__parameters: {{port: {port}, speed_m_s: 0.25}}\n')
-        self.processes = runner.start('salamander.launch.py', tmp_path, {'sim': 'true'}, extra_params=[params])
-        self.probe = Probe('salamander_probe', TOPICS)
+    """salamander.launch.py sim:=true through the shared harness, named by what the tests look at."""
+
+    def __init__(self, launched):
+        self.launched, self.commander, self.probe = launched, launched.commander, launched.probe
+        self.processes = launched.processes
         node = self.probe.node
         self.obstacles = node.create_publisher(ObstacleScene, '/obstacles', 10)
         self.module = node.create_publisher(ModuleCommand, '/salamander_controller/module_command', 10)
-        self.compute = ActionClient(node, PlanPath, '/salamander_planner/plan_path')
-        self.navigate = ActionClient(node, PlanAndTrack, '/salamander_planner/plan_and_track')
-        self.follow = ActionClient(node, TrackPath, '/salamander_controller/track_path')
+        self.compute = self.commander.compute_client
+        self.navigate = self.commander.navigate_client
+        self.follow = self.commander.follow_client
         assert self.probe.wait(LINK, lambda m: m.state == LinkStatus.CONNECTED, 10.0)
         assert self.probe.wait(POSE, lambda m: True, 10.0), 'motion capture did not come up'
 
@@ -64,31 +62,23 @@ class Salamander:
         return planar_pose(self.poses[-1].pose)
 
     def run(self, client, goal, timeout_s):
-        assert client.wait_for_server(timeout_sec=5.0)
-        feedback = []
-        sent = client.send_goal_async(goal, feedback_callback=lambda f: feedback.append(f.feedback))
-        assert poll(sent.done, 5.0) and sent.result().accepted
-        result = sent.result().get_result_async()
-        assert poll(result.done, timeout_s), 'the goal did not end in time'
-        return result.result().status, result.result().result, feedback
+        sent = self.commander.send_goal(client, goal)
+        assert sent.accepted
+        assert sent.ended(timeout_s), 'the goal did not end in time'
+        return sent.status, sent.result, sent.feedback
 
     def plan(self, start, goal, planner=''):
         header = Header(frame_id='map')
         return self.run(self.compute, PlanPath.Goal(goal=stamped(goal, header), start=stamped(start, header),
                                                              use_start=True, planner_id=planner), 30.0)
 
-    def close(self):
-        self.probe.close()
-        return runner.stop_all(self.processes)
-
 
 @pytest.fixture(scope='module')
-def robot(tmp_path_factory):
-    rclpy.init()
-    salamander = Salamander(tmp_path_factory.mktemp('salamander'))
-    yield salamander
-    assert set(salamander.close().values()) == {0}
-    rclpy.try_shutdown()
+def robot(launch, tmp_path_factory):
+    port = tmp_path_factory.mktemp('salamander_port') / 'ttySALAMANDER'
+    return Salamander(launch('salamander.launch.py', commander=SalamanderCommander, topics=TOPICS, params={
+        'salamander_sim': {'port': port, 'start_pose': list(START)},
+        'salamander_controller': {'port': port, 'speed_m_s': 0.25}}))
 
 
 @pytest.mark.parametrize('planner', ['chomp', 'lattice_astar'])
@@ -401,21 +391,18 @@ def test_a_second_path_while_one_is_followed_is_rejected_at_once(robot):
     goal = TrackPath.Goal(speed_m_s=0.05)
     goal.path.poses = [stamped((x + 0.01 * k * math.cos(heading), y + 0.01 * k * math.sin(heading),
                                 heading), header) for k in range(200)]
-    assert robot.follow.wait_for_server(timeout_sec=5.0)
-    feedback = []
-    first = robot.follow.send_goal_async(goal, feedback_callback=feedback.append)
-    assert poll(lambda: len(feedback) >= 3, 5.0)
-    second = robot.follow.send_goal_async(goal)
-    assert poll(second.done, 5.0)
-    assert not second.result().accepted, 'a second path was accepted'
-    result = first.result().get_result_async()
-    first.result().cancel_goal_async()
-    assert poll(result.done, 5.0)
-    assert result.result().status == GoalStatus.STATUS_CANCELED, result.result().result.message
-    assert result.result().result.message == 'cancelled; wheels stopped'
+    first = robot.commander.send_goal(robot.follow, goal)
+    assert first.accepted
+    assert poll(lambda: len(first.feedback) >= 3, 5.0)
+    second = robot.commander.send_goal(robot.follow, goal)
+    assert not second.accepted, 'a second path was accepted'
+    first.cancel()
+    assert first.ended(5.0)
+    assert first.status == GoalStatus.STATUS_CANCELED, first.result.message
+    assert first.result.message == 'cancelled; wheels stopped'
 
 
-def test_the_esp32_vanishing_aborts_the_path_and_the_link_comes_back(robot, tmp_path):
+def test_the_esp32_vanishing_aborts_the_path_and_the_link_comes_back(robot):
     sim = robot.processes[0]
     assert sim.name == 'salamander_sim'
     here = tuple(robot.pose())
@@ -423,15 +410,11 @@ def test_the_esp32_vanishing_aborts_the_path_and_the_link_comes_back(robot, tmp_
     header = Header(frame_id='map')
     goal = TrackPath.Goal(speed_m_s=0.05)
     goal.path.poses = [stamped((x, y, here[2]), header) for x, y in path]
-    assert robot.follow.wait_for_server(timeout_sec=5.0)
-    feedback = []
-    sent = robot.follow.send_goal_async(goal, feedback_callback=lambda f: feedback.append(f))
-    assert poll(lambda: len(feedback) >= 3, 5.0)
-    result = sent.result().get_result_async()
+    sent = robot.commander.send_goal(robot.follow, goal)
+    assert poll(lambda: len(sent.feedback) >= 3, 5.0)
     sim.popen.kill()                                    # the ESP32's USB cable pulled: its port vanishes
     sim.popen.wait()
-    assert poll(result.done, 5.0) and result.result().status == GoalStatus.STATUS_ABORTED
-    assert result.result().result.message.startswith('aborted')
-    robot.processes[0] = runner.Process('salamander_sim', list(sim.popen.args), tmp_path)
-    robot.processes[0].wait_for_output('behind')
+    assert sent.ended(5.0) and sent.status == GoalStatus.STATUS_ABORTED
+    assert sent.result.message.startswith('aborted')
+    robot.launched.restart('salamander_sim', 'behind')
     assert poll(lambda: robot.link.state == LinkStatus.CONNECTED, 10.0), 'the bridge did not reconnect'

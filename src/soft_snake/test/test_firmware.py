@@ -12,37 +12,23 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import rclpy
 from sensor_msgs.msg import JointState
 from soro_interfaces.msg import LinkStatus
 from std_msgs.msg import Float64MultiArray
 
-from softbots_bringup import runner
-from soro_link import firmware_checks as checks
+from soro_link.testing import firmware_checks as checks
 from soro_link.c_header import header
-from soro_link.emulator import EmulatedBoard, build_images, missing_tools
+from soro_link.testing.emulator import missing_tools
 from soro_link.protocol import LogCode, link_protocol
-from soro_node.probe_node import Probe
 from soft_snake.commander import SoftSnakeCommander
 from soft_snake.valves import SCHEMAS, duties_of, pressures_of, to_wire
 
 FIRMWARE = Path(__file__).resolve().parents[1] / 'firmware'
-BOARD_MK = Path(__file__).resolve().parents[2] / 'soro_link' / 'firmware' / 'board.mk'
 PROTOCOL = link_protocol(*SCHEMAS)
+FIRMWARE_IMAGE, TRACE_PINS = 'snake_head', False      # the board the shared fixtures `elf` and `board` run
 DUTY = np.array([[1.0, 0.0, 0.25], [0.0, 1.0, 0.5], [0.75, 0.0, 0.0], [0.0, 0.1, 1.0]])
 
 pytestmark = pytest.mark.skipif(missing_tools() is not None, reason=str(missing_tools()))
-
-
-@pytest.fixture(scope='module')
-def elf(tmp_path_factory):
-    return build_images(BOARD_MK, tmp_path_factory.mktemp('firmware'))['snake_head']
-
-
-@pytest.fixture
-def board(elf):
-    with EmulatedBoard(elf) as emulated:
-        yield emulated
 
 
 def test_generated_header_matches_the_python_schemas():
@@ -95,31 +81,23 @@ def test_bad_frame_storm_is_counted_and_dropped_without_a_reset(board):
 
 
 @pytest.mark.ros
-def test_the_driver_node_runs_a_gait_on_the_real_head(elf, tmp_path):
+def test_the_driver_node_runs_a_gait_on_the_real_head(board, launch_in_test):
     """soft_snake.launch.py port:=<the emulated head>, as on the robot: a gait through the action, what rviz is
     sent, the head vented after it, and the cable pulled and plugged back."""
-    rclpy.init()
     link, pressure = '/soft_snake_driver/link_status', '/soft_snake_driver/chamber_pressure'
-    with EmulatedBoard(elf) as board:
-        processes = runner.start('soft_snake.launch.py', tmp_path, {'port': board.port})
-        probe = Probe('head_probe', {link: LinkStatus, pressure: Float64MultiArray, '/joint_states': JointState})
-        commander = SoftSnakeCommander()
-        try:
-            assert probe.wait(link, lambda m: m.state == LinkStatus.CONNECTED, 10.0)
-            assert probe.latest(link).device.device_kind == 'soft_snake_head'
-            result = commander.run_gait('undulation', frequency_hz=2.0, beta_rad=2 * math.pi / 3, cycles=4)
-            assert result.success and result.cycles == 4, result.message
-            assert np.isnan(probe.latest(pressure).data).all()      # the head measures none
-            bends = [max(abs(p) for p in m.position) for m in probe.messages['/joint_states']]
-            assert max(bends) > 0.3                                  # drawn from the duties the head forwarded
-            assert probe.wait(link, lambda m: m.device_safe, 4.0)    # vented: no duties for 500 ms after the run
-            board.unplug()
-            assert probe.wait(link, lambda m: m.state == LinkStatus.DISCONNECTED, 3.0)
-            board.replug()
-            assert probe.wait(link, lambda m: m.state == LinkStatus.CONNECTED and m.device_safe, 10.0)
-        finally:
-            commander.close()
-            probe.close()
-            codes = runner.stop_all(processes)
-            rclpy.try_shutdown()
-    assert set(codes.values()) == {0}
+    robot = launch_in_test('soft_snake.launch.py', arguments={'sim': 'false', 'port': board.port},
+                           commander=SoftSnakeCommander,
+                           topics={link: LinkStatus, pressure: Float64MultiArray, '/joint_states': JointState})
+    probe, commander = robot.probe, robot.commander
+    assert probe.wait(link, lambda m: m.state == LinkStatus.CONNECTED, 10.0)
+    assert probe.latest(link).device.device_kind == 'soft_snake_head'
+    result = commander.run_gait('undulation', frequency_hz=2.0, beta_rad=2 * math.pi / 3, cycles=4)
+    assert result.success and result.cycles == 4, result.message
+    assert np.isnan(probe.latest(pressure).data).all()      # the head measures none
+    bends = [max(abs(p) for p in m.position) for m in probe.messages['/joint_states']]
+    assert max(bends) > 0.3                                  # drawn from the duties the head forwarded
+    assert probe.wait(link, lambda m: m.device_safe, 4.0)    # vented: no duties for 500 ms after the run
+    board.unplug()
+    assert probe.wait(link, lambda m: m.state == LinkStatus.DISCONNECTED, 3.0)
+    board.replug()
+    assert probe.wait(link, lambda m: m.state == LinkStatus.CONNECTED and m.device_safe, 10.0)

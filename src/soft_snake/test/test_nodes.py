@@ -8,7 +8,6 @@ import threading
 import time
 
 import pytest
-import rclpy
 from geometry_msgs.msg import PoseStamped
 from nav_msgs.msg import Path
 from rclpy.qos import QoSProfile
@@ -18,9 +17,7 @@ from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
 from visualization_msgs.msg import MarkerArray
 
-from softbots_bringup import runner
 from soro_node.commander import CommanderError
-from soro_node.probe_node import Probe
 from soro_node.waiting import poll
 from soft_snake.commander import SoftSnakeCommander
 
@@ -33,10 +30,11 @@ TOPICS = {LINK: LinkStatus, COM: PoseStamped, JOINTS: JointState, CHAMBERS: Mark
 
 
 class Snake:
-    def __init__(self, tmp_path):
-        self.processes = runner.start('soft_snake.launch.py', tmp_path, {'sim': 'true'})
-        self.commander = SoftSnakeCommander()
-        self.probe = Probe('soft_snake_probe', TOPICS)
+    """soft_snake.launch.py sim:=true through the shared harness, named by what the tests look at."""
+
+    def __init__(self, launched):
+        self.launched, self.commander, self.probe = launched, launched.commander, launched.probe
+        self.processes = launched.processes
         assert self.probe.wait(LINK, lambda m: m.state == LinkStatus.CONNECTED, 10.0)
 
     link = property(lambda self: self.probe.latest(LINK))
@@ -45,19 +43,10 @@ class Snake:
     chambers = property(lambda self: self.probe.messages[CHAMBERS])
     pressure = property(lambda self: self.probe.messages[PRESSURE])
 
-    def close(self):
-        self.probe.close()
-        self.commander.close()
-        return runner.stop_all(self.processes)
-
 
 @pytest.fixture(scope='module')
-def snake(tmp_path_factory):
-    rclpy.init()
-    robot = Snake(tmp_path_factory.mktemp('soft_snake'))
-    yield robot
-    assert set(robot.close().values()) == {0}
-    rclpy.try_shutdown()
+def snake(launch):
+    return Snake(launch('soft_snake.launch.py', commander=SoftSnakeCommander, topics=TOPICS))
 
 
 def test_undulation_through_the_bridge_moves_the_snake_head_first(snake):
@@ -132,7 +121,7 @@ def test_a_best_effort_motion_capture_drives_the_driver(snake):
         assert poll(lambda: any(p.pose.position.x == 2.5 for m in snake.probe.messages[TRAIL] for p in m.poses), 10.0)
 
 
-def test_the_head_vanishing_aborts_the_gait_and_the_link_comes_back(snake, tmp_path):
+def test_the_head_vanishing_aborts_the_gait_and_the_link_comes_back(snake):
     sim = snake.processes[0]
     assert sim.name == 'soft_snake_sim'
     feedback, box = [], {}
@@ -143,8 +132,7 @@ def test_the_head_vanishing_aborts_the_gait_and_the_link_comes_back(snake, tmp_p
     sim.popen.wait()
     worker.join(timeout=10.0)
     assert 'aborted' in box['error'] and 'chambers' in box['error']
-    snake.processes[0] = runner.Process('soft_snake_sim', list(sim.popen.args), tmp_path)
-    snake.processes[0].wait_for_output('behind')
+    snake.launched.restart('soft_snake_sim', 'behind')
     assert poll(lambda: snake.link.state == LinkStatus.CONNECTED, 10.0), 'the bridge did not reconnect'
     assert snake.commander.run_gait('sidewinding', frequency_hz=1.0, beta_rad=math.pi / 2, cycles=2).success
 

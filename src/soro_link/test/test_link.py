@@ -8,7 +8,7 @@ import serial
 
 from soro_link.device import GenericOutputs, SimulatedDevice
 from soro_link.protocol import PROTOCOL_VERSION, link_protocol
-from soro_link.testing import bad_frames
+from soro_link.testing.links import bad_frames
 from soro_node.waiting import time_until
 from soro_link.link_health import DiagnosticLevel, snapshot
 from soro_link.supervisor import (CommandRefused, LinkConfig, LinkDown, LinkState, LinkSupervisor,

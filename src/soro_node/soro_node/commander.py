@@ -59,17 +59,22 @@ class Commander(Node):
     def call_service(self, client: Client, request, timeout_s: float, what: str):
         """The response of ``client`` to ``request``; a response with ``success`` false raises with its message,
         and so does no response within ``timeout_s`` (the request is withdrawn)."""
+        response = self.answer(client, request, timeout_s, what)
+        if hasattr(response, 'success') and not response.success:
+            raise CommanderError(f'{what}: {response.message}')
+        return response
+
+    def answer(self, client: Client, request, timeout_s: float, what: str):
+        """The response of ``client`` to ``request`` whatever it says (a refusal too); no response within
+        ``timeout_s`` raises (the request is withdrawn)."""
         if not client.wait_for_service(timeout_sec=min(timeout_s, SERVER_WAIT_S)):
             raise CommanderError(f'no service {client.srv_name}')
         future = client.call_async(request)
         try:
-            response = _wait(future, timeout_s, what)
+            return _wait(future, timeout_s, what)
         except CommanderError:
             client.remove_pending_request(future)      # a late answer is not for anyone
             raise
-        if hasattr(response, 'success') and not response.success:
-            raise CommanderError(f'{what}: {response.message}')
-        return response
 
     def run_action(self, client: ActionClient, goal, timeout_s: float, on_feedback=None):
         """Send ``goal``, pass each feedback to ``on_feedback``, and return the result once the goal ends; a
@@ -92,11 +97,63 @@ class Commander(Node):
             raise CommanderError(f'{name}: {result.message}')
         return result
 
+    def send_goal(self, client: ActionClient, goal, on_feedback=None) -> SentGoal:
+        """``goal`` sent without waiting for its end, for callers that watch its feedback (also passed to
+        ``on_feedback``), cancel it or look at a refusal (tests, mostly); returns once the server has accepted or
+        rejected it."""
+        name = type(goal).__name__.removesuffix('_Goal')
+        if not client.wait_for_server(timeout_sec=SERVER_WAIT_S):
+            raise CommanderError(f'no {name} action server')
+        feedback = []
+
+        def keep(message) -> None:
+            feedback.append(message.feedback)
+            if on_feedback is not None:
+                on_feedback(message.feedback)
+        sent = client.send_goal_async(goal, feedback_callback=keep)
+        return SentGoal(_wait(sent, SERVER_WAIT_S, name), feedback)
+
     def close(self) -> None:
+        """Stops the spinning thread and destroys the node (rclpy itself stays up)."""
         self._closing.set()
         self._executor.shutdown()
         self._spinner.join(timeout=CLOSE_S)
         self.destroy_node()
+
+
+class SentGoal:
+    """A goal that was sent (``Commander.send_goal``): whether it was accepted, its feedback so far, and its status
+    and result once it has ended."""
+
+    def __init__(self, handle, feedback: list):
+        self.handle, self.feedback = handle, feedback
+        self._ended = threading.Event()
+        self._result = handle.get_result_async() if handle.accepted else None
+        if self._result is not None:
+            self._result.add_done_callback(lambda _future: self._ended.set())
+
+    @property
+    def accepted(self) -> bool:
+        """Whether the server took the goal."""
+        return self.handle.accepted
+
+    def cancel(self) -> None:
+        """Asks the server to cancel the goal; ``ended`` tells when it has."""
+        self.handle.cancel_goal_async()
+
+    def ended(self, timeout_s: float) -> bool:
+        """True once the goal has ended (False for a rejected goal), False if it has not within ``timeout_s``."""
+        return self._ended.wait(timeout_s)
+
+    @property
+    def status(self) -> int:
+        """The goal's final status (action_msgs/GoalStatus), once ``ended``."""
+        return self._result.result().status
+
+    @property
+    def result(self):
+        """The goal's result message, once ``ended``."""
+        return self._result.result().result
 
 
 def _wait(future, timeout_s: float, what: str):

@@ -2,17 +2,20 @@
 import math
 import threading
 import time
+from collections import namedtuple
 
 import numpy as np
 import pytest
 import rclpy
 from geometry_msgs.msg import Pose, PoseArray
-from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
+from rclpy.executors import MultiThreadedExecutor
 from rclpy.parameter import Parameter
 from soro_interfaces.action import PsiSweep
 from soro_interfaces.msg import TensegrityState
 from soro_interfaces.srv import ResetTensegrity, SetRestLengths
 from soro_node.base_node import ActionClient
+from soro_node.commander import Commander
+from soro_node.probe_node import Probe
 from soro_node.waiting import poll
 from visualization_msgs.msg import Marker, MarkerArray
 
@@ -23,29 +26,30 @@ from tensegrity_sim.live_node import TensegritySimNode
 
 pytestmark = pytest.mark.ros
 UPPER, LOWER, SIDE = [0, 3, 6], [1, 4, 7], [2, 5, 8]
+STATE, POSES, MARKERS = '/tensegrity_sim/state', '/tensegrity_sim/rod_poses', '/tensegrity_sim/markers'
+DRAWN = {POSES: PoseArray, MARKERS: MarkerArray}
+Ended = namedtuple('Ended', 'status result')          # a goal's end as the sweep tests read it
 
 
-class Probe:
-    """The node under test spun as its main() spins it, and a client node on its own executor thread; the client
-    keeps what arrives (markers and poses only when asked: deserialising them costs the shared interpreter)."""
+class Simulation:
+    """The node under test spun as its main() spins it, watched by the toolkit's Probe (markers and poses only when
+    asked: deserialising them costs the shared interpreter) and asked through a Commander."""
 
     def __init__(self, watch_markers=False, **params):
         self.sim = TensegritySimNode(parameter_overrides=[Parameter(k, value=v) for k, v in params.items()])
-        self.client = rclpy.create_node('probe')
-        self.states, self.poses, self.markers = [], [], []
-        self.client.create_subscription(TensegrityState, '/tensegrity_sim/state', self.states.append, 200)
-        if watch_markers:
-            self.client.create_subscription(PoseArray, '/tensegrity_sim/rod_poses', self.poses.append, 200)
-            self.client.create_subscription(MarkerArray, '/tensegrity_sim/markers', self.markers.append, 200)
-        self.reset_client = self.client.create_client(ResetTensegrity, '/tensegrity_sim/reset')
-        self.rest_client = self.client.create_client(SetRestLengths, '/tensegrity_sim/set_rest_lengths')
+        self.executor = MultiThreadedExecutor(num_threads=2)
+        self.executor.add_node(self.sim)
+        self.thread = threading.Thread(target=self.executor.spin, daemon=True)
+        self.thread.start()
+        self.probe = Probe('probe', {STATE: TensegrityState, **(DRAWN if watch_markers else {})})
+        self.client = Commander('tensegrity_client')
+        self.reset_client = self.client.service_client(ResetTensegrity, '/tensegrity_sim/reset')
+        self.rest_client = self.client.service_client(SetRestLengths, '/tensegrity_sim/set_rest_lengths')
         self.sweep_client = ActionClient(self.client, PsiSweep, '/tensegrity_sim/sweep')
-        self.executors = [MultiThreadedExecutor(num_threads=2), SingleThreadedExecutor()]
-        self.threads = []
-        for executor, node in zip(self.executors, (self.sim, self.client)):
-            executor.add_node(node)
-            self.threads.append(threading.Thread(target=executor.spin, daemon=True))
-            self.threads[-1].start()
+
+    states = property(lambda self: self.probe.messages[STATE])
+    poses = property(lambda self: self.probe.messages.get(POSES, []))
+    markers = property(lambda self: self.probe.messages.get(MARKERS, []))
 
     def wait_states(self, count, timeout_s=5.0):
         start = len(self.states)
@@ -53,27 +57,19 @@ class Probe:
         return self.states[start:start + count]
 
     def call(self, client, request, timeout_s=5.0):
-        assert client.wait_for_service(timeout_sec=timeout_s)
-        future = client.call_async(request)
-        poll(future.done, timeout_s, poll_s=0.01)
-        return future.result()
+        return self.client.answer(client, request, timeout_s, client.srv_name)
 
     def sweep(self, goal, timeout_s=30.0):
-        assert self.sweep_client.wait_for_server(timeout_sec=5.0)
-        feedback = []
-        sent = self.sweep_client.send_goal_async(goal, feedback_callback=lambda f: feedback.append(f.feedback))
-        poll(sent.done, timeout_s, poll_s=0.01)
-        result = sent.result().get_result_async()
-        poll(result.done, timeout_s, poll_s=0.01)
-        return result.result(), feedback
+        sent = self.client.send_goal(self.sweep_client, goal)
+        sent.ended(timeout_s)
+        return Ended(sent.status, sent.result), sent.feedback
 
     def close(self):
-        for executor, thread in zip(self.executors, self.threads):
-            executor.shutdown()
-            thread.join(timeout=5.0)
-        self.sweep_client.destroy()
+        self.probe.close()
+        self.client.close()
+        self.executor.shutdown()
+        self.thread.join(timeout=5.0)
         self.sim.destroy_node()
-        self.client.destroy_node()
 
 
 @pytest.fixture
@@ -82,7 +78,7 @@ def probe():
     made = []
 
     def make(**params):
-        made.append(Probe(**params))
+        made.append(Simulation(**params))
         return made[-1]
     yield make
     for p in made:

@@ -17,32 +17,20 @@ from sensor_msgs.msg import JointState
 from soro_interfaces.msg import LinkStatus
 
 from softbots_bringup import runner
-from soro_link import firmware_checks as checks
+from soro_link.testing import firmware_checks as checks
 from soro_link.c_header import header
-from soro_link.emulator import EmulatedBoard, build_images, missing_tools
+from soro_link.testing.emulator import EmulatedBoard, missing_tools
 from soro_link.protocol import link_protocol
-from soro_node.probe_node import Probe
 from soro_node.waiting import poll
 from terresoro_gait.commander import TerreSoroCommander
 from terresoro_gait.limbs import SCHEMAS
 
 FIRMWARE = Path(__file__).resolve().parents[1] / 'firmware'
-BOARD_MK = Path(__file__).resolve().parents[2] / 'soro_link' / 'firmware' / 'board.mk'
 PROTOCOL = link_protocol(*SCHEMAS)
+FIRMWARE_IMAGE, TRACE_PINS = 'terresoro_board', True      # the board the shared fixtures `elf` and `board` run
 FORWARD_PORT, REVERSE_PORT = 'C', 'B'     # channel m: forward input PC(m), reverse input PB(m)
 
 pytestmark = pytest.mark.skipif(missing_tools() is not None, reason=str(missing_tools()))
-
-
-@pytest.fixture(scope='module')
-def elf(tmp_path_factory):
-    return build_images(BOARD_MK, tmp_path_factory.mktemp('firmware'))['terresoro_board']
-
-
-@pytest.fixture
-def board(elf):
-    with EmulatedBoard(elf, trace_pins=True) as emulated:
-        yield emulated
 
 
 OFF = {'B': 0, 'C': 0}
@@ -115,39 +103,30 @@ def test_bad_frame_storm_is_counted_and_dropped_without_a_reset(board):
 
 
 @pytest.mark.ros
-def test_the_executor_node_runs_a_gait_on_the_real_board(elf, tmp_path):
+def test_the_executor_node_runs_a_gait_on_the_real_board(board, launch_in_test):
     """terresoro.launch.py port:=<the emulated board>, as on the robot: a gait through the action, limb curls for
     rviz from the board's telemetry, every motor off after it, the lifecycle by hand (deactivate makes the board
     safe, activate takes commands again), and the cable pulled and plugged back."""
-    rclpy.init()
     link = '/terresoro_executor/link_status'
-    with EmulatedBoard(elf, trace_pins=True) as board:
-        processes = runner.start('terresoro.launch.py', tmp_path, {'port': board.port})
-        probe = Probe('limb_probe', {link: LinkStatus, '/joint_states': JointState})
-        commander = TerreSoroCommander()
-        try:
-            assert probe.wait(link, lambda m: m.state == LinkStatus.CONNECTED, 10.0)
-            assert probe.latest(link).device.device_kind == 'terresoro'
-            result = commander.execute_gait([1, 5, 7, 3], cycles=2, timeout_s=30.0)
-            assert result.primitives == 8, result
-            curls = [max(m.position) for m in probe.messages['/joint_states']]
-            assert max(curls) == pytest.approx(2.0)                  # a limb fully curled (CURLED_BEND_RAD)
-            assert len(board.port_writes()) >= 2 * 8                # every primitive reached the H-bridges
-            assert pins_went(board, OFF, timeout_s=2.0)               # stopped in state 1: every bridge off
-            assert probe.change_state('terresoro_executor', Transition.TRANSITION_DEACTIVATE)
-            assert probe.wait(link, lambda m: m.device_safe and not m.commands_enabled, 3.0)
-            assert probe.change_state('terresoro_executor', Transition.TRANSITION_ACTIVATE)
-            assert commander.execute_gait([1, 5], cycles=1, timeout_s=30.0).primitives == 2
-            board.unplug()
-            assert probe.wait(link, lambda m: m.state == LinkStatus.DISCONNECTED, 3.0)
-            board.replug()
-            assert probe.wait(link, lambda m: m.state == LinkStatus.CONNECTED, 10.0)
-        finally:
-            commander.close()
-            probe.close()
-            codes = runner.stop_all(processes)
-            rclpy.try_shutdown()
-    assert set(codes.values()) == {0}
+    robot = launch_in_test('terresoro.launch.py', arguments={'sim': 'false', 'port': board.port},
+                           commander=TerreSoroCommander, topics={link: LinkStatus, '/joint_states': JointState})
+    probe, commander = robot.probe, robot.commander
+    assert probe.wait(link, lambda m: m.state == LinkStatus.CONNECTED, 10.0)
+    assert probe.latest(link).device.device_kind == 'terresoro'
+    result = commander.execute_gait([1, 5, 7, 3], cycles=2, timeout_s=30.0)
+    assert result.primitives == 8, result
+    curls = [max(m.position) for m in probe.messages['/joint_states']]
+    assert max(curls) == pytest.approx(2.0)                  # a limb fully curled (CURLED_BEND_RAD)
+    assert len(board.port_writes()) >= 2 * 8                # every primitive reached the H-bridges
+    assert pins_went(board, OFF, timeout_s=2.0)               # stopped in state 1: every bridge off
+    assert probe.change_state('terresoro_executor', Transition.TRANSITION_DEACTIVATE)
+    assert probe.wait(link, lambda m: m.device_safe and not m.commands_enabled, 3.0)
+    assert probe.change_state('terresoro_executor', Transition.TRANSITION_ACTIVATE)
+    assert commander.execute_gait([1, 5], cycles=1, timeout_s=30.0).primitives == 2
+    board.unplug()
+    assert probe.wait(link, lambda m: m.state == LinkStatus.DISCONNECTED, 3.0)
+    board.replug()
+    assert probe.wait(link, lambda m: m.state == LinkStatus.CONNECTED, 10.0)
 
 
 @pytest.mark.ros

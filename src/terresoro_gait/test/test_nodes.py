@@ -13,7 +13,7 @@ import rclpy
 from action_msgs.msg import GoalStatus
 from geometry_msgs.msg import PoseStamped
 from nav_msgs.msg import Path
-from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
+from rclpy.executors import MultiThreadedExecutor
 from rcl_interfaces.srv import SetParameters
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
@@ -24,6 +24,7 @@ from soro_interfaces.srv import SynthesizeGait
 from softbots_bringup import runner
 from softbots_bringup.runner import Process, executable
 from soro_analysis.analyses import analyze
+from terresoro_gait.commander import TerreSoroCommander
 from terresoro_gait.digraph import LimbDigraph
 from terresoro_gait.execution import MAX_GOAL_PRIMITIVES
 from terresoro_gait.learner_node import TerreSoroLearner
@@ -32,7 +33,6 @@ from terresoro_gait.sweep import lhs_sweep
 from terresoro_gait.synthesis import GaitProblem
 from terresoro_gait.synthesis_node import TerreSoroSynthesis
 from terresoro_gait.units import objective_from_si
-from soro_node.base_node import ActionClient
 from soro_node.probe_node import Probe
 from soro_node.waiting import poll
 from terresoro_gait.weights import read_csv
@@ -71,20 +71,20 @@ class World:
             n_limbs=LIMBS, weights_file=str(self.weights), pose_window_s=POSE_WINDOW_S,
             tracking_timeout_s=TRACKING_TIMEOUT_S))
         self.synthesis = TerreSoroSynthesis(parameter_overrides=params(**robot, weights_file=str(self.weights)))
-        self.client = rclpy.create_node('probe')
+        self.commander = TerreSoroCommander()
+        self.probe = Probe('probe', {})        # its node takes the subscriptions below, spinning on its own thread
+        self.client = self.probe.node
         self.edges, self.truth_poses, self.link, self.joints = [], [], None, None
         self.client.create_subscription(LinkStatus, '/terresoro_executor/link_status',
                                         lambda m: setattr(self, 'link', m), 10)
         self.client.create_subscription(JointState, '/joint_states', lambda m: setattr(self, 'joints', m), 10)
         self.client.create_subscription(ExecutedEdge, '/terresoro_executor/executed_edge', self.edges.append, 100)
         self.client.create_subscription(PoseStamped, '/terresoro_sim/ground_truth', self.truth_poses.append, 100)
-        self.learn_client = ActionClient(self.client, LearnEdges, '/terresoro_learner/learn_edges')
-        self.gait_client = ActionClient(self.client, ExecuteGait, '/terresoro_executor/execute_gait')
-        self.synth_client = self.client.create_client(SynthesizeGait, '/terresoro_synthesis/synthesize')
-        self.sweep_client = ActionClient(self.client, SweepGaits, '/terresoro_synthesis/sweep')
+        self.learn_client = self.commander.learn_client
+        self.gait_client = self.commander.gait_client
+        self.sweep_client = self.commander.sweep_client
         self.spinners = []
-        for node, executor in ((self.learner, MultiThreadedExecutor(3)), (self.synthesis, MultiThreadedExecutor(2)),
-                               (self.client, SingleThreadedExecutor())):
+        for node, executor in ((self.learner, MultiThreadedExecutor(3)), (self.synthesis, MultiThreadedExecutor(2))):
             executor.add_node(node)
             thread = threading.Thread(target=executor.spin, daemon=True)
             thread.start()
@@ -105,27 +105,18 @@ class World:
         sim.wait_for_output('behind')
         return sim
 
-    def goal(self, client, goal, timeout_s, on_feedback=lambda f: None):
-        assert client.wait_for_server(timeout_sec=5.0)
-        feedback = []
-
-        def keep(message):
-            feedback.append(message.feedback)
-            on_feedback(message.feedback)
-
-        sent = client.send_goal_async(goal, feedback_callback=keep)
-        assert poll(sent.done, 5.0)
-        result = sent.result().get_result_async()
-        assert poll(result.done, timeout_s)
-        return result.result().result, feedback
+    def goal(self, client, goal, timeout_s, on_feedback=None):
+        sent = self.commander.send_goal(client, goal, on_feedback)
+        assert sent.ended(timeout_s)
+        return sent.result, sent.feedback
 
     def synthesize(self, **request):
-        assert self.synth_client.wait_for_service(timeout_sec=5.0)
-        future = self.synth_client.call_async(SynthesizeGait.Request(**request))
-        assert poll(future.done, 10.0)
-        return future.result()
+        return self.commander.answer(self.commander.synthesis_client, SynthesizeGait.Request(**request), 10.0,
+                                     'synthesize')
 
     def close(self):
+        self.probe.close()
+        self.commander.close()
         for executor, thread, node in self.spinners:
             executor.shutdown()
             thread.join(timeout=5.0)

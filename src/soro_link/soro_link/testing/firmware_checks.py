@@ -11,10 +11,10 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from soro_link.emulator import EmulatedBoard
+from soro_link.testing.emulator import EmulatedBoard
 from soro_link.protocol import HEARTBEAT_SAFE, PROTOCOL_VERSION, LogCode, Protocol
 from soro_link.supervisor import LinkConfig, LinkState, LinkSupervisor
-from soro_link.testing import RawHost, bad_frames
+from soro_link.testing.links import RawHost, bad_frames
 from soro_node.waiting import time_until
 
 WATCHDOG_S = 0.5            # SORO_WATCHDOG_MS in soro_board.h

@@ -1,0 +1,100 @@
+"""The node-test harness of every robot (a pytest plugin, registered with ``-p`` in tools/pytest.ini): a robot's
+nodes started from its launch description as ``ros2 launch ... sim:=true`` starts them, each in its own process,
+handed back with the robot's commander and a probe that keeps what the nodes publish.
+
+    @pytest.fixture(scope='module')
+    def robot(launch):
+        return launch('pom.launch.py', commander=PomCommander, topics={LINK: LinkStatus},
+                      params={'pom_controller': {'command_rate_hz': 40.0}})
+
+rclpy is started once per test module that asks for ``launch`` and ended after it; every node must exit 0.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from softbots_bringup import runner
+from soro_node import commander as commanders
+from soro_node.probe_node import Probe
+
+
+class LaunchedRobot:
+    """A robot's running processes (in launch order), its commander (or None) and a ``Probe`` of its topics."""
+
+    def __init__(self, processes: list[runner.Process], commander, probe: Probe, log_dir: Path):
+        self.processes, self.commander, self.probe, self.log_dir = processes, commander, probe, log_dir
+
+    def process(self, name: str) -> runner.Process:
+        """The running process of node ``name``."""
+        return next(p for p in self.processes if p.name == name)
+
+    def restart(self, name: str, ready: str) -> runner.Process:
+        """Node ``name`` started again with its command line (after a test killed it), once it printed ``ready``."""
+        index = next(i for i, p in enumerate(self.processes) if p.name == name)
+        self.processes[index] = runner.Process(name, list(self.processes[index].popen.args), self.log_dir)
+        self.processes[index].wait_for_output(ready)
+        return self.processes[index]
+
+    def close(self) -> dict[str, int]:
+        """Probe and commander destroyed, every process stopped: {process: exit code}."""
+        self.probe.close()
+        if self.commander is not None:
+            self.commander.close()
+        return runner.stop_all(self.processes)
+
+
+def write_params(path: Path, params: dict) -> Path:
+    """{node: {parameter: value}} as a ROS parameters file (laid over the launch file's own)."""
+    plain = {node: {'ros__parameters': {k: str(v) if isinstance(v, Path) else v for k, v in values.items()}}
+             for node, values in params.items()}
+    path.write_text(yaml.safe_dump(plain))
+    return path
+
+
+def launch_robot(launch_file: str, log_dir: Path, arguments: dict | None = None, params: dict | None = None,
+                 commander=None, topics: dict | None = None) -> LaunchedRobot:
+    """Starts ``launch_file`` with ``arguments`` (``sim: 'true'`` unless given) and ``params`` over its own, then
+    ``commander()`` (a Commander class, or None) and a probe of ``topics`` ({topic: message type})."""
+    extra = [write_params(log_dir / 'params.yaml', params)] if params else []
+    processes = runner.start(launch_file, log_dir, {'sim': 'true', **(arguments or {})}, extra_params=extra)
+    name, client = launch_file.removesuffix('.launch.py'), None
+    try:
+        client = commander() if commander else None
+        return LaunchedRobot(processes, client, Probe(f'{name}_probe', topics or {}), log_dir)
+    except BaseException:                    # nothing that was started outlives a harness that could not finish
+        if client is not None:
+            client.close()
+        runner.stop_all(processes)
+        raise
+
+
+def _launcher(tmp_path_factory):
+    """The generator behind ``launch`` and ``launch_in_test``: rclpy up, a launching function, then every robot
+    it launched stopped, rclpy down, and every node's exit code checked."""
+    commanders.init()
+    robots = []
+
+    def start(launch_file: str, **how) -> LaunchedRobot:
+        log_dir = tmp_path_factory.mktemp(launch_file.removesuffix('.launch.py'))
+        robots.append(launch_robot(launch_file, log_dir, **how))
+        return robots[-1]
+    yield start
+    codes = [robot.close() for robot in robots]
+    commanders.shutdown()
+    assert all(set(c.values()) == {0} for c in codes), codes
+
+
+@pytest.fixture(scope='module')
+def launch(tmp_path_factory):
+    """launch(launch_file, **how) -> LaunchedRobot (see ``launch_robot``), shared by the tests of a module; all it
+    launched is stopped after the module, and every node must have exited 0."""
+    yield from _launcher(tmp_path_factory)
+
+
+@pytest.fixture
+def launch_in_test(tmp_path_factory):
+    """``launch`` for one test: what it launched is stopped after the test (e.g. before its emulated board)."""
+    yield from _launcher(tmp_path_factory)

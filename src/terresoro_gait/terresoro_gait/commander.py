@@ -11,7 +11,7 @@ Each call returns the action result or service response, or raises CommanderErro
 """
 from __future__ import annotations
 
-from soro_interfaces.action import ExecuteGait, LearnEdges, SweepGaits
+from soro_interfaces.action import ExecuteGait, ExecuteWalk, LearnEdges, SweepGaits
 from soro_interfaces.srv import SynthesizeGait
 
 from soro_node.base_node import ActionClient
@@ -24,6 +24,7 @@ class TerreSoroCommander(Commander):
         super().__init__('terresoro_commander', **kwargs)
         self.learn_client = ActionClient(self, LearnEdges, f'{learner}/learn_edges')
         self.gait_client = ActionClient(self, ExecuteGait, f'{executor}/execute_gait')
+        self.walk_client = ActionClient(self, ExecuteWalk, f'{executor}/execute_walk')
         self.synthesis_client = self.service_client(SynthesizeGait, f'{synthesis}/synthesize')
         self.sweep_client = ActionClient(self, SweepGaits, f'{synthesis}/sweep')
 

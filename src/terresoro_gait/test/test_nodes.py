@@ -332,24 +332,16 @@ def test_a_goal_sent_while_one_runs_is_rejected_at_once(world):
     """One goal at a time over both actions: a gait or a walk that comes while a gait runs is
     rejected when it arrives (its client has the answer at once), and the gait under way goes on
     until its client cancels it."""
-    feedback = []
-    sent = world.gait_client.send_goal_async(ExecuteGait.Goal(vertices=[1, 2], cycles=100),
-                                             feedback_callback=feedback.append)
-    assert poll(sent.done, 5.0) and sent.result().accepted and poll(lambda: feedback, 5.0)
-    walk_client = ActionClient(world.client, ExecuteWalk, '/terresoro_executor/execute_walk')
-    try:
-        assert walk_client.wait_for_server(timeout_sec=5.0)
-        gait = world.gait_client.send_goal_async(ExecuteGait.Goal(vertices=[1, 2], cycles=1))
-        walk = walk_client.send_goal_async(ExecuteWalk.Goal(vertices=[1, 2, 1]))
-        assert poll(gait.done, 5.0) and poll(walk.done, 5.0)
-        assert not gait.result().accepted, 'a second gait was accepted'
-        assert not walk.result().accepted, 'a walk was accepted beside the gait'
-    finally:
-        walk_client.destroy()
-    result = sent.result().get_result_async()
-    sent.result().cancel_goal_async()
-    assert poll(result.done, 5.0)
-    assert result.result().status == GoalStatus.STATUS_CANCELED, result.result().result.message
+    commander = world.commander
+    running = commander.send_goal(world.gait_client, ExecuteGait.Goal(vertices=[1, 2], cycles=100))
+    assert running.accepted and poll(lambda: running.feedback, 5.0)
+    gait = commander.send_goal(world.gait_client, ExecuteGait.Goal(vertices=[1, 2], cycles=1))
+    walk = commander.send_goal(commander.walk_client, ExecuteWalk.Goal(vertices=[1, 2, 1]))
+    assert not gait.accepted, 'a second gait was accepted'
+    assert not walk.accepted, 'a walk was accepted beside the gait'
+    running.cancel()
+    assert running.ended(5.0)
+    assert running.status == GoalStatus.STATUS_CANCELED, running.result.message
 
 
 def test_sigint_stops_the_executor_mid_goal_in_its_safe_state(world):

@@ -19,7 +19,7 @@ from soro_interfaces.msg import LinkStatus
 from softbots_bringup import runner
 from soro_link.testing import firmware_checks as checks
 from soro_link.c_header import header
-from soro_link.testing.emulator import EmulatedBoard, missing_tools
+from soro_link.testing.emulator import missing_tools
 from soro_link.protocol import link_protocol
 from soro_node.waiting import poll
 from terresoro_gait.commander import TerreSoroCommander
@@ -130,25 +130,24 @@ def test_the_executor_node_runs_a_gait_on_the_real_board(board, launch_in_test):
 
 
 @pytest.mark.ros
-def test_the_board_stops_every_motor_when_the_executor_dies_mid_gait(elf, tmp_path):
+def test_the_board_stops_every_motor_when_the_executor_dies_mid_gait(board, tmp_path):
     """The host killed (SIGKILL: no safe-state command, no goodbye) while limbs are driven: the firmware's own
     watchdog turns every H-bridge off."""
     rclpy.init()
-    with EmulatedBoard(elf, trace_pins=True) as board:
-        processes = runner.start('terresoro.launch.py', tmp_path, {'port': board.port})
-        commander = TerreSoroCommander()
-        try:
-            gait = threading.Thread(target=_gait_until_killed, args=(commander,), daemon=True)
-            gait.start()
-            assert poll(lambda: pins(board).get('C', 0) != 0, 10.0), 'no limb driven forward'
-            next(p for p in processes if p.name == 'terresoro_executor').popen.kill()
-            # the watchdog's timing is measured to the tick by the link tests; here the outcome: the pins go from
-            # forward drive straight to off, which a gait never does (limbs uncurl through a reversal pulse)
-            assert poll(lambda: _stopped_from_forward(pin_states(board)), checks.WATCHDOG_S + 1.5, 0.01)
-        finally:
-            commander.close()
-            runner.stop_all(processes)
-            rclpy.try_shutdown()
+    processes = runner.start('terresoro.launch.py', tmp_path, {'port': board.port})
+    commander = TerreSoroCommander()
+    try:
+        gait = threading.Thread(target=_gait_until_killed, args=(commander,), daemon=True)
+        gait.start()
+        assert poll(lambda: pins(board).get('C', 0) != 0, 10.0), 'no limb driven forward'
+        next(p for p in processes if p.name == 'terresoro_executor').popen.kill()
+        # the watchdog's timing is measured to the tick by the link tests; here the outcome: the pins go from
+        # forward drive straight to off, which a gait never does (limbs uncurl through a reversal pulse)
+        assert poll(lambda: _stopped_from_forward(pin_states(board)), checks.WATCHDOG_S + 1.5, 0.01)
+    finally:
+        commander.close()
+        runner.stop_all(processes)
+        rclpy.try_shutdown()
 
 
 def _stopped_from_forward(history: list[dict]) -> bool:

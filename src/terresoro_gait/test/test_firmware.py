@@ -27,7 +27,7 @@ from terresoro_gait.limbs import SCHEMAS
 
 FIRMWARE = Path(__file__).resolve().parents[1] / 'firmware'
 PROTOCOL = link_protocol(*SCHEMAS)
-FIRMWARE_IMAGE, TRACE_PINS = 'terresoro_board', True      # the board the shared fixtures `elf` and `board` run
+FIRMWARE_IMAGE, TRACE_PINS = 'terresoro_board', True    # what the fixtures `elf`, `board` run
 FORWARD_PORT, REVERSE_PORT = 'C', 'B'     # channel m: forward input PC(m), reverse input PB(m)
 
 pytestmark = pytest.mark.skipif(missing_tools() is not None, reason=str(missing_tools()))
@@ -109,16 +109,17 @@ def test_the_executor_node_runs_a_gait_on_the_real_board(board, launch_in_test):
     safe, activate takes commands again), and the cable pulled and plugged back."""
     link = '/terresoro_executor/link_status'
     robot = launch_in_test('terresoro.launch.py', arguments={'sim': 'false', 'port': board.port},
-                           commander=TerreSoroCommander, topics={link: LinkStatus, '/joint_states': JointState})
+                           commander=TerreSoroCommander,
+                           topics={link: LinkStatus, '/joint_states': JointState})
     probe, commander = robot.probe, robot.commander
     assert probe.wait(link, lambda m: m.state == LinkStatus.CONNECTED, 10.0)
     assert probe.latest(link).device.device_kind == 'terresoro'
     result = commander.execute_gait([1, 5, 7, 3], cycles=2, timeout_s=30.0)
     assert result.primitives == 8, result
     curls = [max(m.position) for m in probe.messages['/joint_states']]
-    assert max(curls) == pytest.approx(2.0)                  # a limb fully curled (CURLED_BEND_RAD)
+    assert max(curls) == pytest.approx(2.0)        # a limb fully curled (CURLED_BEND_RAD)
     assert len(board.port_writes()) >= 2 * 8                # every primitive reached the H-bridges
-    assert pins_went(board, OFF, timeout_s=2.0)               # stopped in state 1: every bridge off
+    assert pins_went(board, OFF, timeout_s=2.0)    # stopped in state 1: every bridge off
     assert probe.change_state('terresoro_executor', Transition.TRANSITION_DEACTIVATE)
     assert probe.wait(link, lambda m: m.device_safe and not m.commands_enabled, 3.0)
     assert probe.change_state('terresoro_executor', Transition.TRANSITION_ACTIVATE)
@@ -141,9 +142,11 @@ def test_the_board_stops_every_motor_when_the_executor_dies_mid_gait(board, tmp_
         gait.start()
         assert poll(lambda: pins(board).get('C', 0) != 0, 10.0), 'no limb driven forward'
         next(p for p in processes if p.name == 'terresoro_executor').popen.kill()
-        # the watchdog's timing is measured to the tick by the link tests; here the outcome: the pins go from
-        # forward drive straight to off, which a gait never does (limbs uncurl through a reversal pulse)
-        assert poll(lambda: _stopped_from_forward(pin_states(board)), checks.WATCHDOG_S + 1.5, 0.01)
+        # the watchdog's timing is measured to the tick by the link tests; here the outcome: the
+        # pins go from forward drive straight to off, which a gait never does (limbs uncurl
+        # through a reversal pulse)
+        assert poll(lambda: _stopped_from_forward(pin_states(board)), checks.WATCHDOG_S + 1.5,
+                    0.01)
     finally:
         commander.close()
         runner.stop_all(processes)

@@ -1,28 +1,31 @@
-"""pytest plugin: tests marked ``ros`` run only with DDS confined to this machine, and parallel workers apart.
+"""pytest plugin: tests marked ``ros`` run only with DDS confined to this machine, and parallel
+workers apart.
 
 `make test` runs pytest through tools/netns_run.sh, which sets what is checked here; a bare `pytest` outside it
-stops with one line saying how to run it instead of multicasting discovery onto the network. Under pytest-xdist
-(``-n``) every worker gets a ROS domain and a folder of simulated ports of its own, so two workers' nodes never
-discover each other and their simulated boards never take each other's port paths.
+stops with one line saying how to run it instead of multicasting discovery onto the network.
+Under pytest-xdist (``-n``) every worker gets a ROS domain and a folder of simulated ports of its
+own, so two workers' nodes never discover each other and their simulated boards never take each
+other's port paths.
 """
 import os
 
 import pytest
 
-MAX_DOMAIN_ID = 232                  # the highest ROS_DOMAIN_ID Fast DDS turns into valid UDP ports
+MAX_DOMAIN_ID = 232          # the highest ROS_DOMAIN_ID Fast DDS turns into valid UDP ports
 
 
 def worker_environment(environ, worker: str) -> dict:
-    """The ROS_DOMAIN_ID and SOFTBOTS_SIM_ROOT of xdist worker ``worker`` ('gw0', 'gw1', ...) given the run's."""
+    """The ROS_DOMAIN_ID and SOFTBOTS_SIM_ROOT of xdist worker ``worker`` ('gw0', 'gw1', ...),
+    given the run's."""
     index = int(worker.removeprefix('gw'))
     domain = (int(environ.get('ROS_DOMAIN_ID', '0')) + 1 + index) % (MAX_DOMAIN_ID + 1)
     root = environ.get('SOFTBOTS_SIM_ROOT') or '/tmp/softbots'
     return {'ROS_DOMAIN_ID': str(domain), 'SOFTBOTS_SIM_ROOT': f'{root}/{worker}'}
 
 
-# On import, as the first plugin of tools/pytest.ini (xdist names the worker before its plugins load): the harness
-# plugin imports softbots_bringup.description, which reads SOFTBOTS_SIM_ROOT on import, and rclpy and every node
-# process started later read ROS_DOMAIN_ID from the environment they inherit.
+# On import, as the first plugin of tools/pytest.ini (xdist names the worker before its plugins
+# load): the harness plugin imports softbots_bringup.description, which reads SOFTBOTS_SIM_ROOT on
+# import, and rclpy and every node process started later read ROS_DOMAIN_ID from the environment.
 if os.environ.get('PYTEST_XDIST_WORKER'):
     os.environ.update(worker_environment(os.environ, os.environ['PYTEST_XDIST_WORKER']))
 

@@ -1,4 +1,5 @@
-"""tools/ros_isolation.py: parallel test workers never share a ROS domain or a folder of simulated ports."""
+"""tools/ros_isolation.py: parallel test workers never share a ROS domain or a folder of
+simulated ports."""
 import os
 
 import pytest
@@ -10,7 +11,7 @@ def test_every_worker_has_a_domain_and_a_port_folder_of_its_own():
     run = {'ROS_DOMAIN_ID': '42', 'SOFTBOTS_SIM_ROOT': '/tmp/sb-run'}
     workers = [ros_isolation.worker_environment(run, f'gw{k}') for k in range(8)]
     domains = {w['ROS_DOMAIN_ID'] for w in workers}
-    assert len(domains) == 8 and '42' not in domains          # nor the domain of the controlling process
+    assert len(domains) == 8 and '42' not in domains          # nor the controlling process's
     assert [w['SOFTBOTS_SIM_ROOT'] for w in workers] == [f'/tmp/sb-run/gw{k}' for k in range(8)]
 
 
@@ -18,12 +19,13 @@ def test_worker_domains_stay_in_the_range_fast_dds_accepts():
     run = {'ROS_DOMAIN_ID': str(ros_isolation.MAX_DOMAIN_ID)}
     environment = ros_isolation.worker_environment(run, 'gw3')
     assert 0 <= int(environment['ROS_DOMAIN_ID']) <= ros_isolation.MAX_DOMAIN_ID
-    assert environment['SOFTBOTS_SIM_ROOT'] == '/tmp/softbots/gw3'      # the default tree, per worker
+    assert environment['SOFTBOTS_SIM_ROOT'] == '/tmp/softbots/gw3'     # the default, per worker
 
 
 
 def test_the_simulated_ports_of_this_worker_are_its_own():
-    """What the harness's launch descriptions resolve, read on import: the worker's folder, not the run's."""
+    """What the harness's launch descriptions resolve, read on import: the worker's folder, not
+    the run's."""
     worker = os.environ.get('PYTEST_XDIST_WORKER')
     if worker is None:
         pytest.skip('not in a pytest-xdist worker (-n0)')

@@ -22,7 +22,7 @@ from pom_voxel.commander import PomCommander
 
 FIRMWARE = Path(__file__).resolve().parents[1] / 'firmware'
 PROTOCOL = link_protocol(*SCHEMAS)
-FIRMWARE_IMAGE, TRACE_PINS = 'pom_board', True      # the board the shared fixtures `elf` and `board` run
+FIRMWARE_IMAGE, TRACE_PINS = 'pom_board', True      # what the fixtures `elf`, `board` run
 UM_PER_STEP, STEP_PINS = 20, 0xF0          # one step a tick per actuator; STEP of actuator a on PD(4 + a)
 
 pytestmark = pytest.mark.skipif(missing_tools() is not None, reason=str(missing_tools()))
@@ -90,14 +90,15 @@ def test_the_controller_node_walks_on_the_real_board(board, launch_in_test):
     strokes for rviz from the board's telemetry, and the cable pulled and plugged back."""
     link = '/pom_controller/link_status'
     robot = launch_in_test('pom.launch.py', arguments={'sim': 'false', 'port': board.port},
-                           commander=PomCommander, topics={link: LinkStatus, '/joint_states': JointState})
+                           commander=PomCommander,
+                           topics={link: LinkStatus, '/joint_states': JointState})
     probe, commander = robot.probe, robot.commander
     assert probe.wait(link, lambda m: m.state == LinkStatus.CONNECTED, 10.0)
     assert probe.latest(link).device.device_kind == 'pom_quadruped'
     result = commander.execute_gait('tripod', cycles=1, timeout_s=60.0)
     assert result.success, result.message
     strokes = [max(abs(p) for p in m.position) for m in probe.messages['/joint_states']]
-    assert 0.001 < max(strokes) <= 0.005                     # metres: the board moved within its limit
+    assert 0.001 < max(strokes) <= 0.005           # metres: the board moved within its limit
     board.unplug()
     assert probe.wait(link, lambda m: m.state == LinkStatus.DISCONNECTED, 3.0)
     board.replug()

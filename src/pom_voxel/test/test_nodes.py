@@ -22,7 +22,7 @@ TOPICS = {LINK: LinkStatus, MARKERS: PoseArray, LATTICE: MarkerArray, CAMERA: Po
 
 
 class Quadruped:
-    """pom.launch.py sim:=true through the shared harness, named by what the tests look at."""
+    """pom.launch.py sim:=true through the shared harness, named as the tests use it."""
 
     def __init__(self, launched):
         self.launched, self.commander, self.probe = launched, launched.commander, launched.probe
@@ -35,7 +35,8 @@ class Quadruped:
     camera = property(lambda self: self.probe.messages[CAMERA])
 
     def call_ik(self, **request):
-        return self.commander.answer(self.commander.ik_client, ComputeVoxelIK.Request(**request), 5.0, 'IK')
+        return self.commander.answer(self.commander.ik_client, ComputeVoxelIK.Request(**request),
+                                     5.0, 'IK')
 
     def send(self, goal):
         return self.commander.send_goal(self.commander.gait_client, goal)

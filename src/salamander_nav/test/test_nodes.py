@@ -39,7 +39,7 @@ TOPICS = {LINK: LinkStatus, POSE: PoseStamped, JOINTS: JointState, LOS: MarkerAr
 
 
 class Salamander:
-    """salamander.launch.py sim:=true through the shared harness, named by what the tests look at."""
+    """salamander.launch.py sim:=true through the shared harness, named as the tests use it."""
 
     def __init__(self, launched):
         self.launched, self.commander, self.probe = launched, launched.commander, launched.probe
@@ -76,9 +76,9 @@ class Salamander:
 @pytest.fixture(scope='module')
 def robot(launch, tmp_path_factory):
     port = tmp_path_factory.mktemp('salamander_port') / 'ttySALAMANDER'
-    return Salamander(launch('salamander.launch.py', commander=SalamanderCommander, topics=TOPICS, params={
-        'salamander_sim': {'port': port, 'start_pose': list(START)},
-        'salamander_controller': {'port': port, 'speed_m_s': 0.25}}))
+    return Salamander(launch('salamander.launch.py', commander=SalamanderCommander, topics=TOPICS,
+                             params={'salamander_sim': {'port': port, 'start_pose': list(START)},
+                                     'salamander_controller': {'port': port, 'speed_m_s': 0.25}}))
 
 
 @pytest.mark.parametrize('planner', ['chomp', 'lattice_astar'])

@@ -25,7 +25,7 @@ from soft_snake.valves import SCHEMAS, duties_of, pressures_of, to_wire
 
 FIRMWARE = Path(__file__).resolve().parents[1] / 'firmware'
 PROTOCOL = link_protocol(*SCHEMAS)
-FIRMWARE_IMAGE, TRACE_PINS = 'snake_head', False      # the board the shared fixtures `elf` and `board` run
+FIRMWARE_IMAGE, TRACE_PINS = 'snake_head', False      # what the fixtures `elf`, `board` run
 DUTY = np.array([[1.0, 0.0, 0.25], [0.0, 1.0, 0.5], [0.75, 0.0, 0.0], [0.0, 0.1, 1.0]])
 
 pytestmark = pytest.mark.skipif(missing_tools() is not None, reason=str(missing_tools()))
@@ -87,7 +87,8 @@ def test_the_driver_node_runs_a_gait_on_the_real_head(board, launch_in_test):
     link, pressure = '/soft_snake_driver/link_status', '/soft_snake_driver/chamber_pressure'
     robot = launch_in_test('soft_snake.launch.py', arguments={'sim': 'false', 'port': board.port},
                            commander=SoftSnakeCommander,
-                           topics={link: LinkStatus, pressure: Float64MultiArray, '/joint_states': JointState})
+                           topics={link: LinkStatus, pressure: Float64MultiArray,
+                                   '/joint_states': JointState})
     probe, commander = robot.probe, robot.commander
     assert probe.wait(link, lambda m: m.state == LinkStatus.CONNECTED, 10.0)
     assert probe.latest(link).device.device_kind == 'soft_snake_head'
@@ -95,8 +96,8 @@ def test_the_driver_node_runs_a_gait_on_the_real_head(board, launch_in_test):
     assert result.success and result.cycles == 4, result.message
     assert np.isnan(probe.latest(pressure).data).all()      # the head measures none
     bends = [max(abs(p) for p in m.position) for m in probe.messages['/joint_states']]
-    assert max(bends) > 0.3                                  # drawn from the duties the head forwarded
-    assert probe.wait(link, lambda m: m.device_safe, 4.0)    # vented: no duties for 500 ms after the run
+    assert max(bends) > 0.3                        # drawn from the duties the head forwarded
+    assert probe.wait(link, lambda m: m.device_safe, 4.0)    # vented: no duties for 500 ms
     board.unplug()
     assert probe.wait(link, lambda m: m.state == LinkStatus.DISCONNECTED, 3.0)
     board.replug()

@@ -30,7 +30,7 @@ TOPICS = {LINK: LinkStatus, COM: PoseStamped, JOINTS: JointState, CHAMBERS: Mark
 
 
 class Snake:
-    """soft_snake.launch.py sim:=true through the shared harness, named by what the tests look at."""
+    """soft_snake.launch.py sim:=true through the shared harness, named as the tests use it."""
 
     def __init__(self, launched):
         self.launched, self.commander, self.probe = launched, launched.commander, launched.probe

@@ -1,13 +1,15 @@
-"""The node-test harness of every robot (a pytest plugin, registered with ``-p`` in tools/pytest.ini): a robot's
-nodes started from its launch description as ``ros2 launch ... sim:=true`` starts them, each in its own process,
-handed back with the robot's commander and a probe that keeps what the nodes publish.
+"""The node-test harness of every robot (a pytest plugin, registered with ``-p`` in
+tools/pytest.ini): a robot's nodes started from its launch description as ``ros2 launch ...
+sim:=true`` starts them, each in its own process, handed back with the robot's commander and a
+probe that keeps what the nodes publish.
 
     @pytest.fixture(scope='module')
     def robot(launch):
         return launch('pom.launch.py', commander=PomCommander, topics={LINK: LinkStatus},
                       params={'pom_controller': {'command_rate_hz': 40.0}})
 
-rclpy is started once per test module that asks for ``launch`` and ended after it; every node must exit 0.
+rclpy is started once per test module that asks for ``launch`` and ended after it; every node
+must exit 0.
 """
 from __future__ import annotations
 
@@ -22,19 +24,22 @@ from soro_node.probe_node import Probe
 
 
 class LaunchedRobot:
-    """A robot's running processes (in launch order), its commander (or None) and a ``Probe`` of its topics."""
+    """A robot's processes (in launch order), its commander (or None) and a ``Probe``."""
 
     def __init__(self, processes: list[runner.Process], commander, probe: Probe, log_dir: Path):
-        self.processes, self.commander, self.probe, self.log_dir = processes, commander, probe, log_dir
+        self.processes, self.commander, self.probe = processes, commander, probe
+        self.log_dir = log_dir
 
     def process(self, name: str) -> runner.Process:
         """The running process of node ``name``."""
         return next(p for p in self.processes if p.name == name)
 
     def restart(self, name: str, ready: str) -> runner.Process:
-        """Node ``name`` started again with its command line (after a test killed it), once it printed ``ready``."""
+        """Node ``name`` started again with its command line (after a test killed it), once it
+        printed ``ready``."""
         index = next(i for i, p in enumerate(self.processes) if p.name == name)
-        self.processes[index] = runner.Process(name, list(self.processes[index].popen.args), self.log_dir)
+        command = list(self.processes[index].popen.args)
+        self.processes[index] = runner.Process(name, command, self.log_dir)
         self.processes[index].wait_for_output(ready)
         return self.processes[index]
 
@@ -48,23 +53,27 @@ class LaunchedRobot:
 
 def write_params(path: Path, params: dict) -> Path:
     """{node: {parameter: value}} as a ROS parameters file (laid over the launch file's own)."""
-    plain = {node: {'ros__parameters': {k: str(v) if isinstance(v, Path) else v for k, v in values.items()}}
+    plain = {node: {'ros__parameters': {k: str(v) if isinstance(v, Path) else v
+                                        for k, v in values.items()}}
              for node, values in params.items()}
     path.write_text(yaml.safe_dump(plain))
     return path
 
 
-def launch_robot(launch_file: str, log_dir: Path, arguments: dict | None = None, params: dict | None = None,
-                 commander=None, topics: dict | None = None) -> LaunchedRobot:
-    """Starts ``launch_file`` with ``arguments`` (``sim: 'true'`` unless given) and ``params`` over its own, then
-    ``commander()`` (a Commander class, or None) and a probe of ``topics`` ({topic: message type})."""
+def launch_robot(launch_file: str, log_dir: Path, arguments: dict | None = None,
+                 params: dict | None = None, commander=None,
+                 topics: dict | None = None) -> LaunchedRobot:
+    """Starts ``launch_file`` with ``arguments`` (``sim: 'true'`` unless given) and ``params``
+    over its own, then ``commander()`` (a Commander class, or None) and a probe of ``topics``
+    ({topic: message type})."""
     extra = [write_params(log_dir / 'params.yaml', params)] if params else []
-    processes = runner.start(launch_file, log_dir, {'sim': 'true', **(arguments or {})}, extra_params=extra)
+    processes = runner.start(launch_file, log_dir, {'sim': 'true', **(arguments or {})},
+                             extra_params=extra)
     name, client = launch_file.removesuffix('.launch.py'), None
     try:
         client = commander() if commander else None
         return LaunchedRobot(processes, client, Probe(f'{name}_probe', topics or {}), log_dir)
-    except BaseException:                    # nothing that was started outlives a harness that could not finish
+    except BaseException:        # nothing started outlives a harness that could not finish
         if client is not None:
             client.close()
         runner.stop_all(processes)
@@ -72,8 +81,8 @@ def launch_robot(launch_file: str, log_dir: Path, arguments: dict | None = None,
 
 
 def _launcher(tmp_path_factory):
-    """The generator behind ``launch`` and ``launch_in_test``: rclpy up, a launching function, then every robot
-    it launched stopped, rclpy down, and every node's exit code checked."""
+    """The generator behind ``launch`` and ``launch_in_test``: rclpy up, a launching function,
+    then every robot it launched stopped, rclpy down, and every node's exit code checked."""
     commanders.init()
     robots = []
 
@@ -89,12 +98,13 @@ def _launcher(tmp_path_factory):
 
 @pytest.fixture(scope='module')
 def launch(tmp_path_factory):
-    """launch(launch_file, **how) -> LaunchedRobot (see ``launch_robot``), shared by the tests of a module; all it
-    launched is stopped after the module, and every node must have exited 0."""
+    """launch(launch_file, **how) -> LaunchedRobot (see ``launch_robot``), shared by the tests of
+    a module; all it launched is stopped after the module, and every node must exit 0."""
     yield from _launcher(tmp_path_factory)
 
 
 @pytest.fixture
 def launch_in_test(tmp_path_factory):
-    """``launch`` for one test: what it launched is stopped after the test (e.g. before its emulated board)."""
+    """``launch`` for one test: what it launched is stopped after the test (e.g. before its
+    emulated board)."""
     yield from _launcher(tmp_path_factory)

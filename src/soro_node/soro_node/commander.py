@@ -65,8 +65,8 @@ class Commander(Node):
         return response
 
     def answer(self, client: Client, request, timeout_s: float, what: str):
-        """The response of ``client`` to ``request`` whatever it says (a refusal too); no response within
-        ``timeout_s`` raises (the request is withdrawn)."""
+        """The response of ``client`` to ``request`` whatever it says (a refusal too); no
+        response within ``timeout_s`` raises (the request is withdrawn)."""
         if not client.wait_for_service(timeout_sec=min(timeout_s, SERVER_WAIT_S)):
             raise CommanderError(f'no service {client.srv_name}')
         future = client.call_async(request)
@@ -98,9 +98,9 @@ class Commander(Node):
         return result
 
     def send_goal(self, client: ActionClient, goal, on_feedback=None) -> SentGoal:
-        """``goal`` sent without waiting for its end, for callers that watch its feedback (also passed to
-        ``on_feedback``), cancel it or look at a refusal (tests, mostly); returns once the server has accepted or
-        rejected it."""
+        """``goal`` sent without waiting for its end, for callers that watch its feedback (also
+        passed to ``on_feedback``), cancel it or look at a refusal (tests, mostly); returns once
+        the server has accepted or rejected it."""
         name = type(goal).__name__.removesuffix('_Goal')
         if not client.wait_for_server(timeout_sec=SERVER_WAIT_S):
             raise CommanderError(f'no {name} action server')
@@ -122,8 +122,8 @@ class Commander(Node):
 
 
 class SentGoal:
-    """A goal that was sent (``Commander.send_goal``): whether it was accepted, its feedback so far, and its status
-    and result once it has ended."""
+    """A goal that was sent (``Commander.send_goal``): whether it was accepted, its feedback so
+    far, and its status and result once it has ended."""
 
     def __init__(self, handle, feedback: list):
         self.handle, self.feedback = handle, feedback
@@ -142,7 +142,8 @@ class SentGoal:
         self.handle.cancel_goal_async()
 
     def ended(self, timeout_s: float) -> bool:
-        """True once the goal has ended (False for a rejected goal), False if it has not within ``timeout_s``."""
+        """True once the goal has ended (False for a rejected goal), False if it has not within
+        ``timeout_s``."""
         return self._ended.wait(timeout_s)
 
     @property

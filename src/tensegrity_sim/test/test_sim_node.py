@@ -26,14 +26,16 @@ from tensegrity_sim.live_node import TensegritySimNode
 
 pytestmark = pytest.mark.ros
 UPPER, LOWER, SIDE = [0, 3, 6], [1, 4, 7], [2, 5, 8]
-STATE, POSES, MARKERS = '/tensegrity_sim/state', '/tensegrity_sim/rod_poses', '/tensegrity_sim/markers'
+STATE, POSES = '/tensegrity_sim/state', '/tensegrity_sim/rod_poses'
+MARKERS = '/tensegrity_sim/markers'
 DRAWN = {POSES: PoseArray, MARKERS: MarkerArray}
 Ended = namedtuple('Ended', 'status result')          # a goal's end as the sweep tests read it
 
 
 class Simulation:
-    """The node under test spun as its main() spins it, watched by the toolkit's Probe (markers and poses only when
-    asked: deserialising them costs the shared interpreter) and asked through a Commander."""
+    """The node under test spun as its main() spins it, watched by the toolkit's Probe (markers
+    and poses only when asked: deserialising them costs the shared interpreter) and asked through
+    a Commander."""
 
     def __init__(self, watch_markers=False, **params):
         self.sim = TensegritySimNode(parameter_overrides=[Parameter(k, value=v) for k, v in params.items()])
@@ -44,7 +46,8 @@ class Simulation:
         self.probe = Probe('probe', {STATE: TensegrityState, **(DRAWN if watch_markers else {})})
         self.client = Commander('tensegrity_client')
         self.reset_client = self.client.service_client(ResetTensegrity, '/tensegrity_sim/reset')
-        self.rest_client = self.client.service_client(SetRestLengths, '/tensegrity_sim/set_rest_lengths')
+        self.rest_client = self.client.service_client(SetRestLengths,
+                                                      '/tensegrity_sim/set_rest_lengths')
         self.sweep_client = ActionClient(self.client, PsiSweep, '/tensegrity_sim/sweep')
 
     states = property(lambda self: self.probe.messages[STATE])

@@ -19,7 +19,7 @@ from soro_interfaces.msg import LinkStatus
 from softbots_bringup import runner
 from soro_link.testing import firmware_checks as checks
 from soro_link.c_header import header
-from soro_link.testing.emulator import EmulatedBoard, missing_tools
+from soro_link.testing.emulator import missing_tools
 from soro_link.protocol import link_protocol
 from soro_node.waiting import poll
 from terresoro_gait.commander import TerreSoroCommander
@@ -27,7 +27,7 @@ from terresoro_gait.limbs import SCHEMAS
 
 FIRMWARE = Path(__file__).resolve().parents[1] / 'firmware'
 PROTOCOL = link_protocol(*SCHEMAS)
-FIRMWARE_IMAGE, TRACE_PINS = 'terresoro_board', True      # the board the shared fixtures `elf` and `board` run
+FIRMWARE_IMAGE, TRACE_PINS = 'terresoro_board', True    # what the fixtures `elf`, `board` run
 FORWARD_PORT, REVERSE_PORT = 'C', 'B'     # channel m: forward input PC(m), reverse input PB(m)
 
 pytestmark = pytest.mark.skipif(missing_tools() is not None, reason=str(missing_tools()))
@@ -109,16 +109,17 @@ def test_the_executor_node_runs_a_gait_on_the_real_board(board, launch_in_test):
     safe, activate takes commands again), and the cable pulled and plugged back."""
     link = '/terresoro_executor/link_status'
     robot = launch_in_test('terresoro.launch.py', arguments={'sim': 'false', 'port': board.port},
-                           commander=TerreSoroCommander, topics={link: LinkStatus, '/joint_states': JointState})
+                           commander=TerreSoroCommander,
+                           topics={link: LinkStatus, '/joint_states': JointState})
     probe, commander = robot.probe, robot.commander
     assert probe.wait(link, lambda m: m.state == LinkStatus.CONNECTED, 10.0)
     assert probe.latest(link).device.device_kind == 'terresoro'
     result = commander.execute_gait([1, 5, 7, 3], cycles=2, timeout_s=30.0)
     assert result.primitives == 8, result
     curls = [max(m.position) for m in probe.messages['/joint_states']]
-    assert max(curls) == pytest.approx(2.0)                  # a limb fully curled (CURLED_BEND_RAD)
+    assert max(curls) == pytest.approx(2.0)        # a limb fully curled (CURLED_BEND_RAD)
     assert len(board.port_writes()) >= 2 * 8                # every primitive reached the H-bridges
-    assert pins_went(board, OFF, timeout_s=2.0)               # stopped in state 1: every bridge off
+    assert pins_went(board, OFF, timeout_s=2.0)    # stopped in state 1: every bridge off
     assert probe.change_state('terresoro_executor', Transition.TRANSITION_DEACTIVATE)
     assert probe.wait(link, lambda m: m.device_safe and not m.commands_enabled, 3.0)
     assert probe.change_state('terresoro_executor', Transition.TRANSITION_ACTIVATE)
@@ -130,25 +131,26 @@ def test_the_executor_node_runs_a_gait_on_the_real_board(board, launch_in_test):
 
 
 @pytest.mark.ros
-def test_the_board_stops_every_motor_when_the_executor_dies_mid_gait(elf, tmp_path):
+def test_the_board_stops_every_motor_when_the_executor_dies_mid_gait(board, tmp_path):
     """The host killed (SIGKILL: no safe-state command, no goodbye) while limbs are driven: the firmware's own
     watchdog turns every H-bridge off."""
     rclpy.init()
-    with EmulatedBoard(elf, trace_pins=True) as board:
-        processes = runner.start('terresoro.launch.py', tmp_path, {'port': board.port})
-        commander = TerreSoroCommander()
-        try:
-            gait = threading.Thread(target=_gait_until_killed, args=(commander,), daemon=True)
-            gait.start()
-            assert poll(lambda: pins(board).get('C', 0) != 0, 10.0), 'no limb driven forward'
-            next(p for p in processes if p.name == 'terresoro_executor').popen.kill()
-            # the watchdog's timing is measured to the tick by the link tests; here the outcome: the pins go from
-            # forward drive straight to off, which a gait never does (limbs uncurl through a reversal pulse)
-            assert poll(lambda: _stopped_from_forward(pin_states(board)), checks.WATCHDOG_S + 1.5, 0.01)
-        finally:
-            commander.close()
-            runner.stop_all(processes)
-            rclpy.try_shutdown()
+    processes = runner.start('terresoro.launch.py', tmp_path, {'port': board.port})
+    commander = TerreSoroCommander()
+    try:
+        gait = threading.Thread(target=_gait_until_killed, args=(commander,), daemon=True)
+        gait.start()
+        assert poll(lambda: pins(board).get('C', 0) != 0, 10.0), 'no limb driven forward'
+        next(p for p in processes if p.name == 'terresoro_executor').popen.kill()
+        # the watchdog's timing is measured to the tick by the link tests; here the outcome: the
+        # pins go from forward drive straight to off, which a gait never does (limbs uncurl
+        # through a reversal pulse)
+        assert poll(lambda: _stopped_from_forward(pin_states(board)), checks.WATCHDOG_S + 1.5,
+                    0.01)
+    finally:
+        commander.close()
+        runner.stop_all(processes)
+        rclpy.try_shutdown()
 
 
 def _stopped_from_forward(history: list[dict]) -> bool:

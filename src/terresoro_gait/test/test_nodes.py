@@ -72,7 +72,7 @@ class World:
             tracking_timeout_s=TRACKING_TIMEOUT_S))
         self.synthesis = TerreSoroSynthesis(parameter_overrides=params(**robot, weights_file=str(self.weights)))
         self.commander = TerreSoroCommander()
-        self.probe = Probe('probe', {})        # its node takes the subscriptions below, spinning on its own thread
+        self.probe = Probe('probe', {})        # spins the subscriptions below on its own thread
         self.client = self.probe.node
         self.edges, self.truth_poses, self.link, self.joints = [], [], None, None
         self.client.create_subscription(LinkStatus, '/terresoro_executor/link_status',
@@ -84,7 +84,8 @@ class World:
         self.gait_client = self.commander.gait_client
         self.sweep_client = self.commander.sweep_client
         self.spinners = []
-        for node, executor in ((self.learner, MultiThreadedExecutor(3)), (self.synthesis, MultiThreadedExecutor(2))):
+        for node, executor in ((self.learner, MultiThreadedExecutor(3)),
+                               (self.synthesis, MultiThreadedExecutor(2))):
             executor.add_node(node)
             thread = threading.Thread(target=executor.spin, daemon=True)
             thread.start()
@@ -111,8 +112,8 @@ class World:
         return sent.result, sent.feedback
 
     def synthesize(self, **request):
-        return self.commander.answer(self.commander.synthesis_client, SynthesizeGait.Request(**request), 10.0,
-                                     'synthesize')
+        return self.commander.answer(self.commander.synthesis_client,
+                                     SynthesizeGait.Request(**request), 10.0, 'synthesize')
 
     def close(self):
         self.probe.close()

@@ -1,5 +1,6 @@
-"""pytest fixtures of the boards' firmware tests (registered with ``-p`` in tools/pytest.ini): every image built
-once per session, and the test module's image (its ``FIRMWARE_IMAGE``) running in qemu-system-avr.
+"""pytest fixtures of the boards' firmware tests (registered with ``-p`` in tools/pytest.ini):
+every image built once per session, and the test module's image (its ``FIRMWARE_IMAGE``) running
+in qemu-system-avr.
 
 A test module names its board and whether qemu should log the pins it writes::
 
@@ -13,12 +14,13 @@ import pytest
 
 from soro_link.testing.emulator import EmulatedBoard, build_images
 
-BOARD_MK = 'src/soro_link/firmware/board.mk'       # from the repository root; it finds each board's source by its path
+# from the repository root; it finds each board's source by its path
+BOARD_MK = 'src/soro_link/firmware/board.mk'
 
 
 @pytest.fixture(scope='session')
 def firmware_images(request, tmp_path_factory) -> dict:
-    """{board: elf path} of every board in board.mk, built once (the build takes seconds per image)."""
+    """{board: elf path} of every board in board.mk, built once (seconds per image)."""
     return build_images(request.config.rootpath / BOARD_MK, tmp_path_factory.mktemp('firmware'))
 
 
@@ -30,11 +32,13 @@ def elf(request, firmware_images):
 
 @pytest.fixture
 def board(request, elf, tmp_path_factory):
-    """A fresh emulated board running ``elf``, stopped after the test; pin writes traced when the module's
-    ``TRACE_PINS`` is true. One board at a time across parallel test workers: qemu-system-avr takes a whole core,
-    and two boards on a 2-core machine starve each other's watchdog timing."""
-    lock = tmp_path_factory.getbasetemp().parent / 'emulated-board.lock'     # the run's, above each worker's
+    """A fresh emulated board running ``elf``, stopped after the test; pin writes traced when the
+    module's ``TRACE_PINS`` is true. One board at a time across parallel test workers:
+    qemu-system-avr takes a whole core, and two boards on a 2-core machine starve each other's
+    watchdog timing."""
+    lock = tmp_path_factory.getbasetemp().parent / 'emulated-board.lock'    # the whole run's
+    trace_pins = getattr(request.module, 'TRACE_PINS', False)
     with lock.open('w') as held:
         fcntl.flock(held, fcntl.LOCK_EX)
-        with EmulatedBoard(elf, trace_pins=getattr(request.module, 'TRACE_PINS', False)) as emulated:
+        with EmulatedBoard(elf, trace_pins=trace_pins) as emulated:
             yield emulated

@@ -12,12 +12,13 @@ SOURCES  := $(shell find src launch config urdf -type f -not -path '*/__pycache_
 PYTEST   ?= -q
 # on a robot these come from Ubuntu's apt through rosdep, built against ROS's numpy: never pip-installed over them
 APT_PYTHON := numpy scipy matplotlib contourpy cycler fonttools kiwisolver packaging pillow pyparsing \
-              python-dateutil lz4 ruamel-yaml zstandard
+              python-dateutil lz4 ruamel-yaml zstandard pytest pluggy iniconfig pygments
 
-.PHONY: help env build test demo bench lock clean firmware firmware-tools
+.PHONY: help env build lint format test demo bench lock clean firmware firmware-tools
 
 help:
-	@echo "make test    build the pinned environment and the workspace, then run every test (what CI runs)"
+	@echo "make test    build the pinned environment and the workspace, lint, then run every test (what CI runs)"
+	@echo "make format  format the tree and apply ruff's safe fixes (ruff.toml); make lint: only check"
 	@echo "make demo    build as for test, then run the simulated scenarios into runs/<time>/ (bags, plots, summary)"
 	@echo "make bench   run the benchmarks in bench/ (JSON on stdout)"
 	@echo "make firmware  build every board's firmware into build/firmware/ (.elf, .hex for avrdude)"
@@ -39,8 +40,16 @@ $(BUILT): $(ENV_OK) $(SOURCES)
 	@$(ENV_SH) && source install/setup.bash && python -m tensegrity_sim.warm_up   # numba's disk cache, filled once
 	touch $@
 
+# ruff (ruff.toml) is the tree's one formatter and linter, at ROS's 99 columns: a format or lint error fails make test.
+lint: $(ENV_OK)
+	@$(VENV)/bin/ruff format --check --quiet . || { echo "make lint: run 'make format'"; exit 1; }
+	@$(VENV)/bin/ruff check --quiet .
+
+format: $(ENV_OK)
+	@$(VENV)/bin/ruff format --quiet . && $(VENV)/bin/ruff check --quiet --fix .
+
 # Every test runs in a loopback-only network namespace with its own ROS_DOMAIN_ID (tools/netns_run.sh).
-test: $(BUILT) firmware-tools
+test: lint $(BUILT) firmware-tools
 	@$(ENV_SH) && source install/setup.bash && \
 	    tools/netns_run.sh python -m pytest -c tools/pytest.ini --rootdir . $(PYTEST) src tools
 

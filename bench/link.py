@@ -1,10 +1,12 @@
-"""soro_link benchmark: codec throughput and command-to-ack round trip through a pseudo-terminal. JSON on stdout.
+"""soro_link benchmark: codec throughput and command-to-ack round trip through a pseudo-terminal.
+JSON on stdout.
 
 codec_frames_per_s  encode + decode of frames with 32-byte bodies, one core
 rtt_p50_ms/p99_ms   command -> ack through a pseudo-terminal and the simulated device (software cost only:
                     a pseudo-terminal has no baud rate)
 est_rtt_115200_ms   rtt_p99_ms plus the wire time of the command and the ack at 115200 baud (10 bits a byte)
 """
+
 import json
 import os
 import statistics
@@ -28,9 +30,12 @@ def codec_frames_per_s(n: int = 100_000) -> float:
     return n / (time.perf_counter() - start)
 
 
-def round_trips_s(port: str, protocol, command: str, fields, n: int, warm_up: int = 200) -> list[float]:
-    """Command-to-ack round trips (s) through the bridges' link supervisor on ``port``: ``fields(i)`` is the i-th
-    command's body; ``warm_up`` commands first, not counted. bench/firmware.py uses it too."""
+def round_trips_s(
+    port: str, protocol, command: str, fields, n: int, warm_up: int = 200
+) -> list[float]:
+    """Command-to-ack round trips (s) through the bridges' link supervisor on ``port``:
+    ``fields(i)`` is the i-th command's body; ``warm_up`` commands first, not counted.
+    bench/firmware.py uses it too."""
     link = LinkSupervisor(LinkConfig(port), protocol)
     link.start()
     try:
@@ -44,8 +49,13 @@ def round_trips_s(port: str, protocol, command: str, fields, n: int, warm_up: in
 
 def generic_round_trips_s(n: int = 3000) -> list[float]:
     with SimulatedDevice(GenericOutputs(), tick_s=0.001) as device:
-        return round_trips_s(device.port, link_protocol(*GenericOutputs.schemas), 'set_outputs',
-                             lambda i: {'duty_pct': (i % 100, 2, 3, 4)}, n)
+        return round_trips_s(
+            device.port,
+            link_protocol(*GenericOutputs.schemas),
+            'set_outputs',
+            lambda i: {'duty_pct': (i % 100, 2, 3, 4)},
+            n,
+        )
 
 
 def wire_time_ms() -> float:

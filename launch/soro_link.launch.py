@@ -1,11 +1,14 @@
-"""Generic soro_link bridge, on hardware (port:=/dev/ttyUSB0) or against the simulated board (sim:=true).
+"""Generic soro_link bridge, on hardware (port:=/dev/ttyUSB0) or against the simulated board
+(sim:=true).
 
     ros2 launch softbots_bringup soro_link.launch.py sim:=true
     ros2 launch softbots_bringup soro_link.launch.py port:=/dev/ttyACM0
     ros2 launch launch/soro_link.launch.py sim:=true                   # the same, from the source tree
 
-ROBOT is what this launch starts, as data: the runner of demos and tests starts the same processes from it.
+ROBOT is what this launch starts, as data: the runner of demos and tests starts the same processes
+from it.
 """
+
 from softbots_bringup.description import Argument, NodeSpec, RobotLaunch, sim_port, switch
 
 SIM_PORT = sim_port('soro_link')
@@ -17,14 +20,26 @@ ROBOT = RobotLaunch(
     ),
     derive=lambda a: {'port': SIM_PORT if a['sim'] == 'true' else a['port']},
     nodes=(
-        NodeSpec('soro_link', 'sim_device', 'soro_link_sim', arguments=('--model', 'generic_outputs',
-                                                                          '--port', SIM_PORT),
-                 when='sim', ready='sim_device:'),
-        NodeSpec('soro_link', 'bridge_node', 'soro_link_bridge', ('config/soro_link.yaml',), {'port': '{port}'}),
+        NodeSpec(
+            'soro_link',
+            'sim_device',
+            'soro_link_sim',
+            arguments=('--model', 'generic_outputs', '--port', SIM_PORT),
+            when='sim',
+            ready='sim_device:',
+        ),
+        NodeSpec(
+            'soro_link',
+            'bridge_node',
+            'soro_link_bridge',
+            ('config/soro_link.yaml',),
+            {'port': '{port}'},
+        ),
     ),
 )
 
 
 def generate_launch_description():
     from softbots_bringup.launching import launch_description
+
     return launch_description(ROBOT)

@@ -1,17 +1,18 @@
 """pytest plugin: tests marked ``ros`` run only with DDS confined to this machine, and parallel
 workers apart.
 
-`make test` runs pytest through tools/netns_run.sh, which sets what is checked here; a bare `pytest` outside it
-stops with one line saying how to run it instead of multicasting discovery onto the network.
-Under pytest-xdist (``-n``) every worker gets a ROS domain and a folder of simulated ports of its
-own, so two workers' nodes never discover each other and their simulated boards never take each
-other's port paths.
+`make test` runs pytest through tools/netns_run.sh, which sets what is checked here; a bare
+`pytest` outside it stops with one line saying how to run it instead of multicasting discovery onto
+the network. Under pytest-xdist (``-n``) every worker gets a ROS domain and a folder of simulated
+ports of its own, so two workers' nodes never discover each other and their simulated boards never
+take each other's port paths.
 """
+
 import os
 
 import pytest
 
-MAX_DOMAIN_ID = 232          # the highest ROS_DOMAIN_ID Fast DDS turns into valid UDP ports
+MAX_DOMAIN_ID = 232  # the highest ROS_DOMAIN_ID Fast DDS turns into valid UDP ports
 
 
 def worker_environment(environ, worker: str) -> dict:
@@ -37,6 +38,13 @@ def pytest_collection_modifyitems(config, items):
     tools/netns_run.sh does."""
     if not any(item.get_closest_marker('ros') for item in items):
         return
-    if os.environ.get('ROS_AUTOMATIC_DISCOVERY_RANGE') != 'LOCALHOST' or 'ROS_DOMAIN_ID' not in os.environ:
-        pytest.exit('tests marked "ros" need DDS kept on this machine: run them through `make test` or '
-                    '`tools/netns_run.sh python -m pytest ...`', returncode=2)
+    if (
+        os.environ.get('ROS_AUTOMATIC_DISCOVERY_RANGE') != 'LOCALHOST'
+        or 'ROS_DOMAIN_ID' not in os.environ
+    ):
+        pytest.exit(
+            'tests marked "ros" need DDS kept on this machine: run them through `make test` '
+            'or '
+            '`tools/netns_run.sh python -m pytest ...`',
+            returncode=2,
+        )

@@ -14,16 +14,19 @@ setup(
     zip_safe=True,
     maintainer='softbots developers',
     maintainer_email='softbots@example.org',
-    description='Planes of Motion kinematics of voxel-lattice robots (Tebyani et al.): forward, inverse and lateral '
-                'kinematics, key-pose gaits.',
+    description='Planes of Motion kinematics of voxel-lattice robots (Tebyani et al.): forward, '
+    'inverse and lateral '
+    'kinematics, key-pose gaits.',
     license='Apache-2.0',
-    entry_points={'soro_analysis.robots': ['pom = pom_voxel.bag_analysis:ANALYSIS'],
-                  'console_scripts': [
-        'pom-gait = pom_voxel.cli:main',
-        'pom-mocap = pom_voxel.cli:mocap_main',
-        'pom-demo = pom_voxel.demo:main',
-        'pom-fe-check = pom_voxel.cli:fe_check_main',
-        'pom_controller = pom_voxel.controller_node:main',
-        'pom_sim = pom_voxel.sim_node:main',
-    ]},
+    entry_points={
+        'soro_analysis.robots': ['pom = pom_voxel.bag_analysis:ANALYSIS'],
+        'console_scripts': [
+            'pom-gait = pom_voxel.cli:main',
+            'pom-mocap = pom_voxel.cli:mocap_main',
+            'pom-demo = pom_voxel.demo:main',
+            'pom-fe-check = pom_voxel.cli:fe_check_main',
+            'pom_controller = pom_voxel.controller_node:main',
+            'pom_sim = pom_voxel.sim_node:main',
+        ],
+    },
 )

@@ -14,12 +14,15 @@ setup(
     zip_safe=True,
     maintainer='softbots developers',
     maintainer_email='softbots@example.org',
-    description='soro_analysis: rosbag2 files written and read (any rosbag2 bag), the recorder, per-robot analyses, '
-                'soro-analyze and soro-replay.',
+    description='soro_analysis: rosbag2 files written and read (any rosbag2 bag), the recorder, '
+    'per-robot analyses, '
+    'soro-analyze and soro-replay.',
     license='Apache-2.0',
-    entry_points={'console_scripts': [
-        'soro-analyze = soro_analysis.cli:main',
-        'soro-replay = soro_analysis.replay_node:main',
-        'recorder = soro_analysis.recorder_node:main',
-    ]},
+    entry_points={
+        'console_scripts': [
+            'soro-analyze = soro_analysis.cli:main',
+            'soro-replay = soro_analysis.replay_node:main',
+            'recorder = soro_analysis.recorder_node:main',
+        ]
+    },
 )

@@ -14,6 +14,7 @@ setup(
     zip_safe=True,
     maintainer='softbots developers',
     maintainer_email='softbots@example.org',
-    description='soro_geometry: SE(2), quaternions, planar poses and their messages, tracked pose histories.',
+    description='soro_geometry: SE(2), quaternions, planar poses and their messages, tracked pose '
+    'histories.',
     license='Apache-2.0',
 )

@@ -14,6 +14,7 @@ setup(
     zip_safe=True,
     maintainer='softbots developers',
     maintainer_email='softbots@example.org',
-    description='soro_node: typed parameters, node main(), cancellable actions, commander base, sequence player.',
+    description='soro_node: typed parameters, node main(), cancellable actions, commander base, '
+    'sequence player.',
     license='Apache-2.0',
 )

@@ -14,12 +14,15 @@ setup(
     zip_safe=True,
     maintainer='softbots developers',
     maintainer_email='softbots@example.org',
-    description='Tensegrity simulator of Savin, Vorochaeva, Kurenkov (2020): rigid rods, elastic cables, psi sweeps.',
+    description='Tensegrity simulator of Savin, Vorochaeva, Kurenkov (2020): rigid rods, elastic '
+    'cables, psi sweeps.',
     license='Apache-2.0',
-    entry_points={'soro_analysis.robots': ['tensegrity = tensegrity_sim.bag_analysis:ANALYSIS'],
-                  'console_scripts': [
-        'tensegrity-sweep = tensegrity_sim.cli:main',
-        'tensegrity-demo = tensegrity_sim.demo:main',
-        'tensegrity_live = tensegrity_sim.live_node:main',
-    ]},
+    entry_points={
+        'soro_analysis.robots': ['tensegrity = tensegrity_sim.bag_analysis:ANALYSIS'],
+        'console_scripts': [
+            'tensegrity-sweep = tensegrity_sim.cli:main',
+            'tensegrity-demo = tensegrity_sim.demo:main',
+            'tensegrity_live = tensegrity_sim.live_node:main',
+        ],
+    },
 )

@@ -1,5 +1,7 @@
-"""The README and docs/ hold together: every relative markdown link names a file of this repository that exists, and
-every #anchor a heading of the page it points at; nothing points outside the repository."""
+"""The README and docs/ hold together: every relative markdown link names a file of this repository
+that exists, and every #anchor a heading of the page it points at; nothing points outside the
+repository."""
+
 import re
 from pathlib import Path
 
@@ -34,11 +36,12 @@ def anchors(text: str) -> set[str]:
 
 
 def broken_links(page: Path, root: Path) -> list[str]:
-    """One message per relative link of ``page`` that leaves ``root``, names no existing file, or names an anchor
-    that the page it points at does not have."""
+    """One message per relative link of ``page`` that leaves ``root``, names no existing file, or
+    names an anchor that the page it points at does not have."""
     problems = []
     for target in LINK.findall(prose(page.read_text())):
-        if re.match(r'[a-z][a-z0-9+.-]*:', target):          # https:, mailto: ...: not a file of ours
+        # https:, mailto: ...: not a file of ours
+        if re.match(r'[a-z][a-z0-9+.-]*:', target):
             continue
         path_part, _, fragment = target.partition('#')
         linked = (page.parent / path_part).resolve() if path_part else page
@@ -63,10 +66,14 @@ def test_every_relative_link_of_the_readme_and_docs_resolves():
 
 
 def paths_outside(page: Path, root: Path) -> list[str]:
-    """The ``../`` paths anywhere in ``page`` (links, code, prose) that lead out of ``root``: the README once sent
-    readers to a design note in a folder beside the repository, which a clone does not have."""
-    return [path for path in re.findall(r'(?:\.\./)+[\w.-]+', page.read_text())
-            if root.resolve() not in (page.parent / path).resolve().parents]
+    """The ``../`` paths anywhere in ``page`` (links, code, prose) that lead out of ``root``: the
+    README once sent readers to a design note in a folder beside the repository, which a clone does
+    not have."""
+    return [
+        path
+        for path in re.findall(r'(?:\.\./)+[\w.-]+', page.read_text())
+        if root.resolve() not in (page.parent / path).resolve().parents
+    ]
 
 
 def test_nothing_points_into_a_folder_outside_the_repository():
@@ -76,7 +83,9 @@ def test_nothing_points_into_a_folder_outside_the_repository():
 def test_a_path_out_of_the_repository_is_found(tmp_path):
     (tmp_path / 'docs').mkdir()
     page = tmp_path / 'docs' / 'a.md'
-    page.write_text('[back](../README.md), see `../../outside/NOTES.md` and ../../outside/NOTES.md\n')
+    page.write_text(
+        '[back](../README.md), see `../../outside/NOTES.md` and ../../outside/NOTES.md\n'
+    )
     assert paths_outside(page, tmp_path) == ['../../outside', '../../outside']
 
 
@@ -84,15 +93,26 @@ def test_a_broken_link_or_anchor_is_named(tmp_path):
     (tmp_path / 'docs').mkdir()
     (tmp_path / 'docs' / 'a.md').write_text('# A page\n\n## Firmware (`<robot>/firmware/`)\n')
     (tmp_path / 'README.md').write_text(
-        '[ok](docs/a.md) [ok](docs/a.md#firmware-robotfirmware) [gone](docs/b.md) [bad](docs/a.md#nowhere)\n'
-        '[out](../outside/NOTES.md) [web](https://example.org) `[code](docs/c.md)`\n```\n[block](docs/d.md)\n```\n')
+        '[ok](docs/a.md) [ok](docs/a.md#firmware-robotfirmware) [gone](docs/b.md) '
+        '[bad](docs/a.md#nowhere)\n'
+        '[out](../outside/NOTES.md) [web](https://example.org) '
+        '`[code](docs/c.md)`\n```\n[block](docs/d.md)\n```\n'
+    )
     assert broken_links(tmp_path / 'README.md', tmp_path) == [
         'README.md: link (docs/b.md) names no file',
         'README.md: link (docs/a.md#nowhere) names no heading of docs/a.md',
-        'README.md: link (../outside/NOTES.md) points outside the repository']
+        'README.md: link (../outside/NOTES.md) points outside the repository',
+    ]
 
 
 def test_anchors_follow_githubs_rule():
-    assert anchors('## On a robot with ROS 2 Jazzy from apt (Ubuntu 24.04)\n## Speed: compiled RK4\n## Notes\n'
-                   '## Notes\n') == {'on-a-robot-with-ros-2-jazzy-from-apt-ubuntu-2404', 'speed-compiled-rk4',
-                                     'notes', 'notes-1'}
+    assert anchors(
+        '## On a robot with ROS 2 Jazzy from apt (Ubuntu 24.04)\n## Speed: compiled RK4\n## '
+        'Notes\n'
+        '## Notes\n'
+    ) == {
+        'on-a-robot-with-ros-2-jazzy-from-apt-ubuntu-2404',
+        'speed-compiled-rk4',
+        'notes',
+        'notes-1',
+    }

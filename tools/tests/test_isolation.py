@@ -1,9 +1,9 @@
 """tools/ros_isolation.py: parallel test workers never share a ROS domain or a folder of
 simulated ports."""
+
 import os
 
 import pytest
-
 import ros_isolation
 
 
@@ -11,7 +11,7 @@ def test_every_worker_has_a_domain_and_a_port_folder_of_its_own():
     run = {'ROS_DOMAIN_ID': '42', 'SOFTBOTS_SIM_ROOT': '/tmp/sb-run'}
     workers = [ros_isolation.worker_environment(run, f'gw{k}') for k in range(8)]
     domains = {w['ROS_DOMAIN_ID'] for w in workers}
-    assert len(domains) == 8 and '42' not in domains          # nor the controlling process's
+    assert len(domains) == 8 and '42' not in domains  # nor the controlling process's
     assert [w['SOFTBOTS_SIM_ROOT'] for w in workers] == [f'/tmp/sb-run/gw{k}' for k in range(8)]
 
 
@@ -19,8 +19,7 @@ def test_worker_domains_stay_in_the_range_fast_dds_accepts():
     run = {'ROS_DOMAIN_ID': str(ros_isolation.MAX_DOMAIN_ID)}
     environment = ros_isolation.worker_environment(run, 'gw3')
     assert 0 <= int(environment['ROS_DOMAIN_ID']) <= ros_isolation.MAX_DOMAIN_ID
-    assert environment['SOFTBOTS_SIM_ROOT'] == '/tmp/softbots/gw3'     # the default, per worker
-
+    assert environment['SOFTBOTS_SIM_ROOT'] == '/tmp/softbots/gw3'  # the default, per worker
 
 
 def test_the_simulated_ports_of_this_worker_are_its_own():
@@ -30,4 +29,5 @@ def test_the_simulated_ports_of_this_worker_are_its_own():
     if worker is None:
         pytest.skip('not in a pytest-xdist worker (-n0)')
     from softbots_bringup.description import SIM_ROOT
+
     assert SIM_ROOT.endswith(f'/{worker}') and os.environ['SOFTBOTS_SIM_ROOT'] == SIM_ROOT

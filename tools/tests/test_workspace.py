@@ -1,9 +1,10 @@
-"""Test 6c and 6d of the foundation: manifests declare what the code imports; launch files name real things."""
+"""Test 6c and 6d of the foundation: manifests declare what the code imports; launch files name
+real things."""
+
 import textwrap
 from pathlib import Path
 
 import pytest
-
 import workspace_checks as wc
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,10 +30,12 @@ def make_package(tmp_path, deps, code, test_code=''):
     (pkg / 'demo_pkg' / '__init__.py').write_text('')
     (pkg / 'demo_pkg' / 'core.py').write_text(code)
     (pkg / 'test' / 'test_core.py').write_text(test_code)
-    (pkg / 'setup.py').write_text(textwrap.dedent("""
+    (pkg / 'setup.py').write_text(
+        textwrap.dedent("""
         from setuptools import setup
         setup(name='demo_pkg', entry_points={'console_scripts': ['demo_node = demo_pkg.core:main']})
-    """))
+    """)
+    )
     return wc.find_manifests(tmp_path / 'src')[0]
 
 
@@ -46,11 +49,14 @@ def test_interface_packages_depend_on_what_rosidl_generates_for_them(manifest):
 
 
 def test_a_service_without_service_msgs_is_named(tmp_path):
-    manifest = make_package(tmp_path, '<depend>action_msgs</depend><exec_depend>service_msgs</exec_depend>', '')
+    manifest = make_package(
+        tmp_path, '<depend>action_msgs</depend><exec_depend>service_msgs</exec_depend>', ''
+    )
     (manifest.path / 'srv').mkdir()
     (manifest.path / 'srv' / 'Reset.srv').write_text('float64 psi\n---\nbool success\n')
     assert wc.interface_dependencies(manifest) == [
-        'package demo_pkg: its .srv files need <depend>service_msgs</depend> in package.xml']
+        'package demo_pkg: its .srv files need <depend>service_msgs</depend> in package.xml'
+    ]
 
 
 @pytest.mark.parametrize('manifest', MANIFESTS, ids=lambda m: m.name)
@@ -64,10 +70,13 @@ def test_only_node_modules_import_rclpy(manifest):
 
 
 def test_a_pure_module_that_imports_rclpy_is_named(tmp_path):
-    manifest = make_package(tmp_path, '<exec_depend>rclpy</exec_depend>', 'from rclpy.node import Node\n')
+    manifest = make_package(
+        tmp_path, '<exec_depend>rclpy</exec_depend>', 'from rclpy.node import Node\n'
+    )
     assert wc.rclpy_outside_nodes(manifest) == [
         'package demo_pkg: demo_pkg/core.py imports rclpy; only *_node.py and commander.py may '
-        '(move the ROS side into a *_node.py module)']
+        '(move the ROS side into a *_node.py module)'
+    ]
 
 
 VERIFIED = wc.verified_keys()
@@ -84,7 +93,8 @@ def test_the_import_map_names_only_verified_keys():
 
 
 def test_imports_without_a_rosdep_key_are_pinned_for_every_machine():
-    """What PIP_ONLY lets a package.xml leave out must come from the lock files, the robot's included."""
+    """What PIP_ONLY lets a package.xml leave out must come from the lock files, the robot's
+    included."""
     env = Path(__file__).resolve().parents[1] / 'env'
     for distribution in wc.PIP_ONLY.values():
         for lock in ('ros.txt', 'robot.txt'):
@@ -92,7 +102,8 @@ def test_imports_without_a_rosdep_key_are_pinned_for_every_machine():
 
 
 def test_keys_the_readme_and_image_skip_are_verified():
-    """rosdep install --skip-keys in README.md and docker/Dockerfile name real keys (a typo would skip nothing)."""
+    """rosdep install --skip-keys in README.md and docker/Dockerfile name real keys (a typo would
+    skip nothing)."""
     for text in ((ROOT / 'README.md').read_text(), (ROOT / 'docker' / 'Dockerfile').read_text()):
         skipped = text.split('--skip-keys "')[1].split('"')[0].split()
         assert skipped and set(skipped) <= set(VERIFIED), skipped
@@ -104,41 +115,65 @@ PINNED = (ENV / 'robot.txt').read_text() + (ENV / 'nodeps.txt').read_text()
 
 
 def test_every_pip_key_a_package_names_is_skipped_and_pinned():
-    """rosdep stops on a pip key on Ubuntu 24.04: README's and the image's rosdep install skip each one, and the
-    robot's lock files pin what it stands for."""
+    """rosdep stops on a pip key on Ubuntu 24.04: README's and the image's rosdep install skip each
+    one, and the robot's lock files pin what it stands for."""
     assert set(wc.pip_keys()) <= set(VERIFIED)
     assert wc.unskipped_pip_keys(MANIFESTS, wc.pip_keys(), SKIPPING, PINNED) == []
 
 
 def test_a_pip_key_left_out_of_skip_keys_or_the_locks_is_named(tmp_path):
-    manifest = make_package(tmp_path, '<exec_depend>python3-mujoco-pip</exec_depend>', 'import mujoco\n')
+    manifest = make_package(
+        tmp_path, '<exec_depend>python3-mujoco-pip</exec_depend>', 'import mujoco\n'
+    )
     skipping = {'README.md': 'rosdep install --skip-keys "python3-rosbags-pip"'}
     assert wc.unskipped_pip_keys([manifest], wc.pip_keys(), skipping, 'rosbags==0.11.9\n') == [
-        'README.md: rosdep install does not skip "python3-mujoco-pip" (a pip key; add it to --skip-keys)',
-        '"python3-mujoco-pip" installs pip mujoco, which no lock file pins (tools/env/robot.txt)']
+        'README.md: rosdep install does not skip "python3-mujoco-pip" (a pip key; add '
+        'it to --skip-keys)',
+        '"python3-mujoco-pip" installs pip mujoco, which no lock file pins (tools/env/robot.txt)',
+    ]
 
 
 def test_an_unknown_key_is_named(tmp_path):
-    manifest = make_package(tmp_path, '<test_depend>gcc</test_depend><exec_depend>python3-numpy</exec_depend>',
-                            'import numpy\n')
+    manifest = make_package(
+        tmp_path,
+        '<test_depend>gcc</test_depend><exec_depend>python3-numpy</exec_depend>',
+        'import numpy\n',
+    )
     assert wc.unverified_keys(manifest, VERIFIED) == [
-        'package demo_pkg: "gcc" is not a verified rosdep key (tools/rosdep_keys.yaml)']
+        'package demo_pkg: "gcc" is not a verified rosdep key (tools/rosdep_keys.yaml)'
+    ]
 
 
 def test_missing_dependency_is_named_with_package_and_import(tmp_path):
-    manifest = make_package(tmp_path, '<exec_depend>python3-numpy</exec_depend>',
-                            'import os\nimport numpy as np\nfrom scipy.optimize import milp\nfrom . import core\n')
+    manifest = make_package(
+        tmp_path,
+        '<exec_depend>python3-numpy</exec_depend>',
+        'import os\nimport numpy as np\nfrom scipy.optimize import milp\nfrom . import core\n',
+    )
     assert wc.missing_dependencies(manifest) == [
-        'package demo_pkg: demo_pkg/core.py imports scipy, but package.xml has no <exec_depend>python3-scipy</exec_depend>']
+        'package demo_pkg: demo_pkg/core.py imports scipy, but package.xml has no '
+        '<exec_depend>python3-scipy</exec_depend>'
+    ]
 
 
 def test_test_imports_need_a_test_depend(tmp_path):
-    manifest = make_package(tmp_path, '<exec_depend>rclpy</exec_depend>', 'import rclpy\n', 'import pytest\nimport rclpy\n')
+    manifest = make_package(
+        tmp_path,
+        '<exec_depend>rclpy</exec_depend>',
+        'import rclpy\n',
+        'import pytest\nimport rclpy\n',
+    )
     problems = wc.missing_dependencies(manifest)
-    assert problems == ['package demo_pkg: test/test_core.py imports pytest, '
-                        'but package.xml has no <test_depend>python3-pytest</test_depend>']
-    manifest = make_package(tmp_path / 'b', '<exec_depend>rclpy</exec_depend><test_depend>python3-pytest</test_depend>',
-                            'import rclpy\n', 'import pytest\nimport rclpy\n')
+    assert problems == [
+        'package demo_pkg: test/test_core.py imports pytest, '
+        'but package.xml has no <test_depend>python3-pytest</test_depend>'
+    ]
+    manifest = make_package(
+        tmp_path / 'b',
+        '<exec_depend>rclpy</exec_depend><test_depend>python3-pytest</test_depend>',
+        'import rclpy\n',
+        'import pytest\nimport rclpy\n',
+    )
     assert wc.missing_dependencies(manifest) == []
 
 
@@ -149,9 +184,15 @@ def test_unknown_module_asks_for_a_key(tmp_path):
 
 
 def test_workspace_packages_are_their_own_keys(tmp_path):
-    manifest = make_package(tmp_path, '<exec_depend>soro_link</exec_depend>', 'from soro_link import framing\nimport soro_x\n')
+    manifest = make_package(
+        tmp_path,
+        '<exec_depend>soro_link</exec_depend>',
+        'from soro_link import framing\nimport soro_x\n',
+    )
     [problem] = wc.missing_dependencies(manifest, {'soro_link', 'soro_x'})
-    assert problem.endswith('imports soro_x, but package.xml has no <exec_depend>soro_x</exec_depend>')
+    assert problem.endswith(
+        'imports soro_x, but package.xml has no <exec_depend>soro_x</exec_depend>'
+    )
 
 
 LAUNCH = """
@@ -170,7 +211,8 @@ INSTALL = ROOT / 'install'
 
 
 def launch_tree(tmp_path, pkg, exe, params):
-    """An install/ with demo_pkg (demo_node, demo_sim) and softbots_bringup's share holding config/demo.yaml."""
+    """An install/ with demo_pkg (demo_node, demo_sim) and softbots_bringup's share holding
+    config/demo.yaml."""
     lib = tmp_path / 'install' / 'demo_pkg' / 'lib' / 'demo_pkg'
     lib.mkdir(parents=True)
     for name in ('demo_node', 'demo_sim'):
@@ -184,19 +226,38 @@ def launch_tree(tmp_path, pkg, exe, params):
 
 
 def test_launch_checker_accepts_a_consistent_launch_file(tmp_path):
-    assert wc.launch_problems(launch_tree(tmp_path, 'demo_pkg', 'demo_node', 'demo.yaml'), tmp_path / 'install') == []
+    assert (
+        wc.launch_problems(
+            launch_tree(tmp_path, 'demo_pkg', 'demo_node', 'demo.yaml'), tmp_path / 'install'
+        )
+        == []
+    )
 
 
-@pytest.mark.parametrize('pkg, exe, params, expected', [
-    ('nope_pkg', 'demo_node', 'demo.yaml', 'package "nope_pkg" is not installed in {install}'),
-    ('demo_pkg', 'other_node', 'demo.yaml',
-     'package "demo_pkg" has no executable "other_node" (it has: demo_node, demo_sim)'),
-    ('demo_pkg', 'demo_node', 'missing.yaml', 'file "config/missing.yaml" is not installed in {share}'),
-])
+@pytest.mark.parametrize(
+    'pkg, exe, params, expected',
+    [
+        ('nope_pkg', 'demo_node', 'demo.yaml', 'package "nope_pkg" is not installed in {install}'),
+        (
+            'demo_pkg',
+            'other_node',
+            'demo.yaml',
+            'package "demo_pkg" has no executable "other_node" (it has: demo_node, demo_sim)',
+        ),
+        (
+            'demo_pkg',
+            'demo_node',
+            'missing.yaml',
+            'file "config/missing.yaml" is not installed in {share}',
+        ),
+    ],
+)
 def test_launch_checker_names_what_is_missing(tmp_path, pkg, exe, params, expected):
     install = tmp_path / 'install'
     expected = expected.format(install=install, share=wc.bringup_share(install))
-    assert wc.launch_problems(launch_tree(tmp_path, pkg, exe, params), install) == [f'demo.launch.py: {expected}']
+    assert wc.launch_problems(launch_tree(tmp_path, pkg, exe, params), install) == [
+        f'demo.launch.py: {expected}'
+    ]
 
 
 def test_launch_checker_reports_syntax_errors(tmp_path):
@@ -208,8 +269,8 @@ def test_launch_checker_reports_syntax_errors(tmp_path):
 
 @pytest.mark.parametrize('launch_file', LAUNCH_FILES, ids=lambda p: p.name)
 def test_launch_file_names_only_what_is_installed(launch_file):
-    """Every package, executable and file the launch starts or reads, for every choice of its arguments, resolved
-    through install/ as `ros2 launch softbots_bringup <file>` resolves it."""
+    """Every package, executable and file the launch starts or reads, for every choice of its
+    arguments, resolved through install/ as `ros2 launch softbots_bringup <file>` resolves it."""
     assert wc.launch_problems(launch_file, INSTALL) == []
 
 
@@ -224,21 +285,28 @@ def test_a_launch_that_starts_an_undeclared_ros_package_is_named(tmp_path):
     [bringup] = [m for m in MANIFESTS if m.name == 'softbots_bringup']
     bare = wc.Manifest(bringup.name, bringup.path, bringup.run_keys - {'rviz2'}, bringup.test_keys)
     assert wc.undeclared_system_packages(ROOT / 'launch' / 'pom.launch.py', bare) == [
-        'pom.launch.py: starts rviz2, but softbots_bringup/package.xml has no <exec_depend>rviz2</exec_depend>']
+        'pom.launch.py: starts rviz2, but softbots_bringup/package.xml has no '
+        '<exec_depend>rviz2</exec_depend>'
+    ]
 
 
 @pytest.mark.parametrize('launch_file', LAUNCH_FILES, ids=lambda p: p.name)
 def test_installed_launch_file_is_the_source_one(launch_file):
-    assert (wc.bringup_share(INSTALL) / 'launch' / launch_file.name).read_text() == launch_file.read_text()
+    assert (
+        wc.bringup_share(INSTALL) / 'launch' / launch_file.name
+    ).read_text() == launch_file.read_text()
 
 
 def test_top_level_folders_are_installed_whole():
     assert wc.uninstalled_sources(ROOT, INSTALL) == []
-    assert {p.name for p in (wc.bringup_share(INSTALL) / 'urdf').iterdir()} >= {'terresoro.urdf.xacro'}
+    assert {p.name for p in (wc.bringup_share(INSTALL) / 'urdf').iterdir()} >= {
+        'terresoro.urdf.xacro'
+    }
 
 
 def test_a_file_missing_from_the_install_is_named(tmp_path):
     (tmp_path / 'config').mkdir()
     (tmp_path / 'config' / 'robot.yaml').write_text('a: 1\n')
     assert wc.uninstalled_sources(tmp_path, tmp_path / 'install') == [
-        'config/robot.yaml is not installed as it is in the source tree: make build']
+        'config/robot.yaml is not installed as it is in the source tree: make build'
+    ]

@@ -1,10 +1,13 @@
 """Command-line entry points of pom_voxel, every refusal one line and exit code 2:
 
-- ``pom-gait``: a gait's actuator sequence by POM inverse kinematics, and every named effector's predicted
-  displacement over one cycle (mm), as JSON;
-- ``pom-mocap``: recorded lab-frame marker tracks to the body-frame loops POM predicts (spec A8), as JSON and plots;
-- ``pom-fe-check``: POM against a finite-element frame model of a box of voxels (the paper's Fig. 2), JSON and plots.
+- ``pom-gait``: a gait's actuator sequence by POM inverse kinematics, and every named effector's
+  predicted displacement over one cycle (mm), as JSON;
+- ``pom-mocap``: recorded lab-frame marker tracks to the body-frame loops POM predicts (spec A8),
+  as JSON and plots;
+- ``pom-fe-check``: POM against a finite-element frame model of a box of voxels (the paper's Fig.
+  2), JSON and plots.
 """
+
 from __future__ import annotations
 
 import io
@@ -12,11 +15,6 @@ import json
 import math
 import os
 import sys
-
-from soro_node.arguments import (STDOUT, CommandParser, add_option, output_dir, output_file, read_input,
-                                 write_output)
-from soro_node.params import ParamSpec
-
 from pathlib import Path
 
 import numpy as np
@@ -24,23 +22,48 @@ import numpy as np
 from pom_voxel import fe_check, gaits, mocap, structure
 from pom_voxel.lattice import LatticeError
 from pom_voxel.planes_of_motion import PlanesOfMotion
+from soro_node.arguments import (
+    STDOUT,
+    CommandParser,
+    add_option,
+    output_dir,
+    output_file,
+    read_input,
+    write_output,
+)
+from soro_node.params import ParamSpec
 
 SAMPLES = ParamSpec('samples', 100, 'samples over one cycle', 1, 100_000)
-STEP_PERIOD = ParamSpec('step_period_s', 1.0, 'time between key poses (s); the paper gives none', 1e-3, 3600.0)
-IDEALITY = ParamSpec('ideality', 1.0, 'η: share of a plane\'s motion reaching nodes off the actuator (0.8: the '
-                     'authors\' robot)', 0.01, 1.0)
+STEP_PERIOD = ParamSpec(
+    'step_period_s', 1.0, 'time between key poses (s); the paper gives none', 1e-3, 3600.0
+)
+IDEALITY = ParamSpec(
+    'ideality',
+    1.0,
+    "η: share of a plane's motion reaching nodes off the actuator (0.8: the authors' robot)",
+    0.01,
+    1.0,
+)
 
 
 def _parser() -> CommandParser:
-    parser = CommandParser(prog='pom-gait', description='a gait\'s actuator sequence and predicted effector paths')
+    parser = CommandParser(
+        prog='pom-gait', description="a gait's actuator sequence and predicted effector paths"
+    )
     parser.add_argument('--structure', required=True, help='structure YAML, e.g. config/pom.yaml')
     parser.add_argument('--gait', default='tripod', choices=sorted(gaits.GAITS))
     add_option(parser, '--samples', SAMPLES)
     add_option(parser, '--step-period', STEP_PERIOD)
     add_option(parser, '--ideality', IDEALITY)
-    parser.add_argument('--shape', default='linear', choices=gaits.SHAPES, help='between key poses')
-    parser.add_argument('--reverse', action='store_true', help='the cycle backwards: walk backwards')
-    parser.add_argument('--json', type=output_file, default=STDOUT, help='write here ("-": stdout, the default)')
+    parser.add_argument(
+        '--shape', default='linear', choices=gaits.SHAPES, help='between key poses'
+    )
+    parser.add_argument(
+        '--reverse', action='store_true', help='the cycle backwards: walk backwards'
+    )
+    parser.add_argument(
+        '--json', type=output_file, default=STDOUT, help='write here ("-": stdout, the default)'
+    )
     return parser
 
 
@@ -56,53 +79,94 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     names = [a.name for a in pom.structure.actuators]
     document = {
-        'gait': g.name, 'reverse': args.reverse, 'units': 'mm', 'actuators': names,
-        'key_strokes_mm': keys.tolist(), 'saturation': [s.report(names) for s in solved],
-        't_s': t.tolist(), 'strokes_mm': strokes.tolist(),
-        'effectors': {name: x.tolist() for name, x in gaits.trajectories(pom, strokes).items()}}
+        'gait': g.name,
+        'reverse': args.reverse,
+        'units': 'mm',
+        'actuators': names,
+        'key_strokes_mm': keys.tolist(),
+        'saturation': [s.report(names) for s in solved],
+        't_s': t.tolist(),
+        'strokes_mm': strokes.tolist(),
+        'effectors': {name: x.tolist() for name, x in gaits.trajectories(pom, strokes).items()},
+    }
     write_output(args.json, json.dumps(document, indent=1))
     if args.json != STDOUT:
-        print(f'pom-gait: {g.name}, {len(t)} samples of {len(names)} actuators written to {args.json}',
-              file=sys.stderr)
+        print(
+            f'pom-gait: {g.name}, {len(t)} samples of {len(names)} actuators written to '
+            f'{args.json}',
+            file=sys.stderr,
+        )
     return 0
 
 
-STRUT = ParamSpec('strut_mm', fe_check.STRUT_M * 1000, 'side of the struts\' square section (mm); FERVOR: 1.27',
-                  0.01, 100.0)
-YOUNG = ParamSpec('young_gpa', fe_check.YOUNG_PA / 1e9, 'the struts\' Young\'s modulus (GPa); FERVOR\'s Ultem: 6.89',
-                  0.001, 1000.0)
-DISPLACEMENT = ParamSpec('displacement_mm', 1.0, 'the actuator\'s displacement of its control node (mm)', -5.0, 5.0)
-THETA_ALIGN = ParamSpec('theta_align_deg', 90.0, 'camera-to-robot mounting angle (deg); the authors\' 90',
-                        -360.0, 360.0)
+STRUT = ParamSpec(
+    'strut_mm',
+    fe_check.STRUT_M * 1000,
+    "side of the struts' square section (mm); FERVOR: 1.27",
+    0.01,
+    100.0,
+)
+YOUNG = ParamSpec(
+    'young_gpa',
+    fe_check.YOUNG_PA / 1e9,
+    "the struts' Young's modulus (GPa); FERVOR's Ultem: 6.89",
+    0.001,
+    1000.0,
+)
+DISPLACEMENT = ParamSpec(
+    'displacement_mm', 1.0, "the actuator's displacement of its control node (mm)", -5.0, 5.0
+)
+THETA_ALIGN = ParamSpec(
+    'theta_align_deg', 90.0, "camera-to-robot mounting angle (deg); the authors' 90", -360.0, 360.0
+)
 
 
 def read_tracks(path: Path) -> np.ndarray:
-    """(T, 4, 2) marker tracks from a .npy array or a CSV of one row per frame (x1, y1, ..., x4, y4)."""
+    """(T, 4, 2) marker tracks from a .npy array or a CSV of one row per frame (x1, y1, ..., x4,
+    y4)."""
     try:
-        data = _read_npy(path) if path.suffix == '.npy' else np.loadtxt(io.StringIO(read_input(path)), delimiter=',',
-                                                                          ndmin=2)
+        data = (
+            _read_npy(path)
+            if path.suffix == '.npy'
+            else np.loadtxt(io.StringIO(read_input(path)), delimiter=',', ndmin=2)
+        )
     except ValueError as error:
-        raise LatticeError(f'{path}: cannot read marker tracks ({str(error).splitlines()[0]})') from None
-    return mocap.check_tracks(data.reshape(len(data), 4, 2) if data.ndim == 2 and data.shape[1] == 8 else data)
+        raise LatticeError(
+            f'{path}: cannot read marker tracks ({str(error).splitlines()[0]})'
+        ) from None
+    return mocap.check_tracks(
+        data.reshape(len(data), 4, 2) if data.ndim == 2 and data.shape[1] == 8 else data
+    )
 
 
 def _read_npy(path: Path) -> np.ndarray:
-    """A .npy array of numbers, its header checked against the file's size before anything is allocated (a header
-    may claim 10^16 frames); ValueError with one line otherwise (an .npz archive, pickled objects, a short file)."""
+    """A .npy array of numbers, its header checked against the file's size before anything is
+    allocated (a header may claim 10^16 frames); ValueError with one line otherwise (an .npz
+    archive, pickled objects, a short file)."""
     try:
         with open(path, 'rb') as source:
             if source.read(4) == b'PK\x03\x04':
-                raise ValueError('an .npz archive (zip) named .npy; give the array itself, np.save\'s output')
+                raise ValueError(
+                    "an .npz archive (zip) named .npy; give the array itself, np.save's output"
+                )
             source.seek(0)
             version = np.lib.format.read_magic(source)
-            read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else \
-                np.lib.format.read_array_header_2_0
+            read_header = (
+                np.lib.format.read_array_header_1_0
+                if version == (1, 0)
+                else np.lib.format.read_array_header_2_0
+            )
             shape, _, dtype = read_header(source)
             if dtype.hasobject or dtype.kind not in 'biuf':
                 raise ValueError(f'an array of {dtype}, not of numbers')
-            claimed, held = math.prod(shape) * dtype.itemsize, os.fstat(source.fileno()).st_size - source.tell()
+            claimed, held = (
+                math.prod(shape) * dtype.itemsize,
+                os.fstat(source.fileno()).st_size - source.tell(),
+            )
             if claimed > held:
-                raise ValueError(f'its header claims shape {shape} ({claimed} bytes) but the file holds {held}')
+                raise ValueError(
+                    f'its header claims shape {shape} ({claimed} bytes) but the file holds {held}'
+                )
             source.seek(0)
             return np.load(source, allow_pickle=False)
     except OSError as error:
@@ -110,37 +174,68 @@ def _read_npy(path: Path) -> np.ndarray:
 
 
 def mocap_main(argv: list[str] | None = None) -> int:
-    parser = CommandParser(prog='pom-mocap', description='lab-frame marker tracks to body-frame loops (spec A8)')
+    parser = CommandParser(
+        prog='pom-mocap', description='lab-frame marker tracks to body-frame loops (spec A8)'
+    )
     parser.add_argument('tracks', type=Path, help='(T, 4, 2) .npy, or CSV rows x1,y1,...,x4,y4')
-    parser.add_argument('--units', choices=sorted(mocap.UNITS_MM), required=True, help='of the input')
-    parser.add_argument('--json', type=output_file, default=STDOUT, help='write here ("-": stdout, the default)')
+    parser.add_argument(
+        '--units', choices=sorted(mocap.UNITS_MM), required=True, help='of the input'
+    )
+    parser.add_argument(
+        '--json', type=output_file, default=STDOUT, help='write here ("-": stdout, the default)'
+    )
     parser.add_argument('--plots', type=output_dir, help='write body_frame_markers.png here')
     add_option(parser, '--theta-align', THETA_ALIGN)
     parser.add_argument('--rescale', choices=mocap.RESCALES, default='variance_ratio')
-    parser.add_argument('--marker-order', default='0,1,2,3', help='the model\'s marker for each column of the data')
+    parser.add_argument(
+        '--marker-order', default='0,1,2,3', help="the model's marker for each column of the data"
+    )
     args = parser.parse_args(argv)
     try:
         order = tuple(int(k) for k in args.marker_order.split(','))
-        out = mocap.preprocess(read_tracks(args.tracks), args.units, args.theta_align, order, rescale=args.rescale)
+        out = mocap.preprocess(
+            read_tracks(args.tracks), args.units, args.theta_align, order, rescale=args.rescale
+        )
     except (LatticeError, ValueError) as error:
         print(f'pom-mocap: {error}', file=sys.stderr)
         return 2
-    write_output(args.json, json.dumps({'markers': out.markers.transpose(1, 0, 2).tolist(), 'units': 'mm',
-                                        'dropped_frames': out.dropped_frames}, allow_nan=False))
+    write_output(
+        args.json,
+        json.dumps(
+            {
+                'markers': out.markers.transpose(1, 0, 2).tolist(),
+                'units': 'mm',
+                'dropped_frames': out.dropped_frames,
+            },
+            allow_nan=False,
+        ),
+    )
     if args.plots:
         _plot_loops(out.markers, args.plots / 'body_frame_markers.png')
-    print(f'pom-mocap: {len(out.markers)} frames ({out.dropped_frames} dropped for a missing marker)', file=sys.stderr)
+    print(
+        f'pom-mocap: {len(out.markers)} frames ({out.dropped_frames} dropped for a missing '
+        'marker)',
+        file=sys.stderr,
+    )
     return 0
 
 
 def fe_check_main(argv: list[str] | None = None) -> int:
-    parser = CommandParser(prog='pom-fe-check', description='POM against a 3D frame model of a box of voxels')
-    parser.add_argument('--voxels', default='3,3,1', help='NX,NY,NZ voxels of the box (the actuator drives the '
-                        f'bottom layer); at most {fe_check.MAX_VOXELS} in all')
+    parser = CommandParser(
+        prog='pom-fe-check', description='POM against a 3D frame model of a box of voxels'
+    )
+    parser.add_argument(
+        '--voxels',
+        default='3,3,1',
+        help='NX,NY,NZ voxels of the box (the actuator drives the '
+        f'bottom layer); at most {fe_check.MAX_VOXELS} in all',
+    )
     add_option(parser, '--displacement-mm', DISPLACEMENT)
     add_option(parser, '--strut-mm', STRUT)
     add_option(parser, '--young-gpa', YOUNG)
-    parser.add_argument('--json', type=output_file, default=STDOUT, help='write here ("-": stdout, the default)')
+    parser.add_argument(
+        '--json', type=output_file, default=STDOUT, help='write here ("-": stdout, the default)'
+    )
     parser.add_argument('--plots', type=output_dir, help='write fig2_fe_vs_pom.png here')
     args = parser.parse_args(argv)
     try:
@@ -148,44 +243,78 @@ def fe_check_main(argv: list[str] | None = None) -> int:
         if len(counts) != 3:
             raise ValueError
     except ValueError:
-        print(f'pom-fe-check: --voxels {args.voxels!r}: expected NX,NY,NZ, three whole numbers', file=sys.stderr)
+        print(
+            f'pom-fe-check: --voxels {args.voxels!r}: expected NX,NY,NZ, three whole numbers',
+            file=sys.stderr,
+        )
         return 2
     try:
-        result = fe_check.check(fe_check.box(*counts), args.displacement_mm, args.strut_mm / 1000,
-                                args.young_gpa * 1e9)
+        result = fe_check.check(
+            fe_check.box(*counts), args.displacement_mm, args.strut_mm / 1000, args.young_gpa * 1e9
+        )
     except LatticeError as error:
         print(f'pom-fe-check: {error}', file=sys.stderr)
         return 2
     write_output(args.json, json.dumps(result.document(), indent=1))
     if args.plots:
         _plot_fe(result, args.plots / 'fig2_fe_vs_pom.png')
-    print(f'pom-fe-check: {args.voxels} voxels: FE = {result.scale:.3f} x POM, {100 * result.residual_share:.1f} % '
-          f'not captured, {100 * result.apex_share:.1f} % at the nodes POM keeps still', file=sys.stderr)
+    print(
+        f'pom-fe-check: {args.voxels} voxels: FE = {result.scale:.3f} x POM, '
+        f'{100 * result.residual_share:.1f} % '
+        f'not captured, {100 * result.apex_share:.1f} % at the nodes POM keeps still',
+        file=sys.stderr,
+    )
     return 0
 
 
 def _plot_fe(result, path: Path) -> None:
     from soro_analysis.plotting import figure, save
+
     fig, axes = figure(1, 2, size=(5.5, 5))
     xy = 1000 * result.plane_nodes_m[:, :2]
-    scale = 0.12 * np.ptp(xy) / max(np.abs(result.pom_mm).max(), 1e-9)     # arrows drawn enlarged
-    for field, colour, label in ((result.pom_mm, 'C0', 'POM'), (result.fe_mm, 'C3', 'finite elements')):
-        axes[0, 0].quiver(xy[:, 0], xy[:, 1], field[:, 0] * scale, field[:, 1] * scale, color=colour,
-                          angles='xy', scale_units='xy', scale=1, width=0.004, label=label)
-    axes[0, 0].set(title=f'node displacements in the actuated plane ({",".join(map(str, result.voxels))} voxels)',
-                   xlabel='x, mm', ylabel='y, mm (arrows enlarged)', aspect='equal')
+    scale = 0.12 * np.ptp(xy) / max(np.abs(result.pom_mm).max(), 1e-9)  # arrows drawn enlarged
+    for field, colour, label in (
+        (result.pom_mm, 'C0', 'POM'),
+        (result.fe_mm, 'C3', 'finite elements'),
+    ):
+        axes[0, 0].quiver(
+            xy[:, 0],
+            xy[:, 1],
+            field[:, 0] * scale,
+            field[:, 1] * scale,
+            color=colour,
+            angles='xy',
+            scale_units='xy',
+            scale=1,
+            width=0.004,
+            label=label,
+        )
+    axes[0, 0].set(
+        title=f'node displacements in the actuated plane ({",".join(map(str, result.voxels))} '
+        'voxels)',
+        xlabel='x, mm',
+        ylabel='y, mm (arrows enlarged)',
+        aspect='equal',
+    )
     axes[0, 0].margins(0.15)
     axes[0, 0].legend()
     axes[0, 1].plot(result.distance, result.fe_over_pom, 'o-')
-    axes[0, 1].axhline(result.scale, color='k', lw=0.8, ls='--', label=f'least-squares scale {result.scale:.2f}')
-    axes[0, 1].set(xlabel='voxels from the actuator', ylabel='|FE| / |POM|', ylim=(0, 1.1),
-                   title=f'{100 * result.residual_share:.1f} % of the motion not captured')
+    axes[0, 1].axhline(
+        result.scale, color='k', lw=0.8, ls='--', label=f'least-squares scale {result.scale:.2f}'
+    )
+    axes[0, 1].set(
+        xlabel='voxels from the actuator',
+        ylabel='|FE| / |POM|',
+        ylim=(0, 1.1),
+        title=f'{100 * result.residual_share:.1f} % of the motion not captured',
+    )
     axes[0, 1].legend()
     save(fig, path)
 
 
 def _plot_loops(markers: np.ndarray, path: Path) -> None:
-    from soro_analysis.plotting import figure, save     # matplotlib only when plots are asked for
+    from soro_analysis.plotting import figure, save  # matplotlib only when plots are asked for
+
     fig, axes = figure(1, 4, size=(3.2, 3.2))
     for k, ax in enumerate(axes[0]):
         ax.plot(markers[:, k, 0], markers[:, k, 1])

@@ -1,20 +1,22 @@
-"""``pom-demo``: the voxel quadruped walks its tripod gait in simulation, end to end through the real nodes, as
-pom.launch.py sim:=true starts them; the strokes, the predicted and the camera's markers are recorded to a rosbag2
-(MCAP) file, and the summary, numbers and figures beside it are what ``soro-analyze`` says about that bag.
+"""``pom-demo``: the voxel quadruped walks its tripod gait in simulation, end to end through the
+real nodes, as pom.launch.py sim:=true starts them; the strokes, the predicted and the camera's
+markers are recorded to a rosbag2 (MCAP) file, and the summary, numbers and figures beside it are
+what ``soro-analyze`` says about that bag.
 
     pom-demo --out runs/demo/pom
 """
+
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
+from pom_voxel.commander import PomCommander
 from softbots_bringup import runner
 from soro_analysis.analyses import analyze
 from soro_node import commander
 from soro_node.arguments import CommandParser, add_option, output_dir
 from soro_node.params import ParamSpec
-from pom_voxel.commander import PomCommander
 
 TOPICS = ['/joint_states', '/mocap_markers', '/pom_controller/predicted_markers']
 CYCLES = ParamSpec('cycles', 3, 'tripod cycles', 1, 100)
@@ -25,16 +27,22 @@ def run_scenario(out: Path, cycles: int) -> Path:
     logs, bag = out / 'logs', out / 'bag'
     logs.mkdir(parents=True, exist_ok=True)
     params = logs / 'demo_parameters.yaml'
-    params.write_text(f'pom_sim:\n  ros__parameters: {{port: {out / "ttyPOM"}}}\n'
-                      f'pom_controller:\n  ros__parameters: {{port: {out / "ttyPOM"}}}\n')
-    processes = runner.start_recorded('pom.launch.py', logs, bag, TOPICS, {'sim': 'true'}, extra_params=[params])
+    params.write_text(
+        f'pom_sim:\n  ros__parameters: {{port: {out / "ttyPOM"}}}\n'
+        f'pom_controller:\n  ros__parameters: {{port: {out / "ttyPOM"}}}\n'
+    )
+    processes = runner.start_recorded(
+        'pom.launch.py', logs, bag, TOPICS, {'sim': 'true'}, extra_params=[params]
+    )
     commander.init()
     try:
         robot = PomCommander()
         try:
+
             def progress(feedback) -> None:
                 if feedback.key_pose == 1:
                     print(f'pom-demo: tripod cycle {feedback.cycle}/{cycles}', flush=True)
+
             result = robot.execute_gait('tripod', cycles, STEP_PERIOD_S, on_feedback=progress)
             print(f'pom-demo: {result.message}', flush=True)
         finally:
@@ -49,7 +57,9 @@ def run_scenario(out: Path, cycles: int) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = CommandParser(prog='pom-demo', description=__doc__.splitlines()[0])
-    parser.add_argument('--out', type=output_dir, required=True, help='folder for the results (created)')
+    parser.add_argument(
+        '--out', type=output_dir, required=True, help='folder for the results (created)'
+    )
     add_option(parser, '--cycles', CYCLES)
     args = parser.parse_args(argv)
     out = args.out.resolve()

@@ -1,25 +1,27 @@
 """The simulated actuator board of the voxel quadruped: its firmware's robot side behind soro_link.
 
-``PomBoardFirmware`` is a soro_link ``DeviceModel``: ``set_strokes`` sets each linear actuator's target, which it
-approaches at ``speed_mm_s`` (a lead-screw actuator's rate limit) and never beyond ``stroke_limit_mm`` (a target
-past it is refused with OUT_OF_RANGE, nothing moves). It reports ``strokes`` at ``telemetry_hz``. Its safe state
-holds every actuator where it is: a lattice under load must not spring back. The link's firmware watchdog enters it
-and reports it (the WATCHDOG log).
+``PomBoardFirmware`` is a soro_link ``DeviceModel``: ``set_strokes`` sets each linear actuator's
+target, which it approaches at ``speed_mm_s`` (a lead-screw actuator's rate limit) and never beyond
+``stroke_limit_mm`` (a target past it is refused with OUT_OF_RANGE, nothing moves). It reports
+``strokes`` at ``telemetry_hz``. Its safe state holds every actuator where it is: a lattice under
+load must not spring back. The link's firmware watchdog enters it and reports it (the WATCHDOG
+log).
 
-The board's real firmware is ``firmware/pom_board.c`` (tested in qemu-system-avr); this stand-in runs the same
-link and actuator rules without the emulator, for the simulated launches and the demo.
+The board's real firmware is ``firmware/pom_board.c`` (tested in qemu-system-avr); this stand-in
+runs the same link and actuator rules without the emulator, for the simulated launches and the
+demo.
 """
+
 from __future__ import annotations
 
 import threading
 
 import numpy as np
 
-from soro_link.device import DeviceModel
-from soro_link.protocol import NackCode
-
 from pom_voxel.actuators import ACTUATORS, SCHEMAS, UM_PER_MM
 from pom_voxel.planes_of_motion import STROKE_LIMIT_MM
+from soro_link.device import DeviceModel
+from soro_link.protocol import NackCode
 
 
 class PomBoardFirmware(DeviceModel):
@@ -27,8 +29,12 @@ class PomBoardFirmware(DeviceModel):
     firmware_version = '1.0.0'
     schemas = SCHEMAS
 
-    def __init__(self, speed_mm_s: float = 20.0, stroke_limit_mm: float = STROKE_LIMIT_MM,
-                 telemetry_hz: float = 50.0):
+    def __init__(
+        self,
+        speed_mm_s: float = 20.0,
+        stroke_limit_mm: float = STROKE_LIMIT_MM,
+        telemetry_hz: float = 50.0,
+    ):
         super().__init__()
         self.speed_mm_s, self.limit_um = speed_mm_s, stroke_limit_mm * UM_PER_MM
         self._lock = threading.Lock()
@@ -55,8 +61,16 @@ class PomBoardFirmware(DeviceModel):
             if now < self._next:
                 return []
             self._next = now + self._period
-            return [('strokes', {'position_um': tuple(int(round(p)) for p in self.position_um),
-                                 'target_um': tuple(int(round(t)) for t in self.target_um), 'holding': self.safe})]
+            return [
+                (
+                    'strokes',
+                    {
+                        'position_um': tuple(int(round(p)) for p in self.position_um),
+                        'target_um': tuple(int(round(t)) for t in self.target_um),
+                        'holding': self.safe,
+                    },
+                )
+            ]
 
     def positions_mm(self) -> np.ndarray:
         with self._lock:

@@ -1,5 +1,6 @@
-"""The deformed lattice for rviz2, as plain arrays (no ROS): node positions, the voxels' beams, the actuators.
-The nodes at rest are ``PlanesOfMotion.rest_m``, computed once with the model."""
+"""The deformed lattice for rviz2, as plain arrays (no ROS): node positions, the voxels' beams, the
+actuators. The nodes at rest are ``PlanesOfMotion.rest_m``, computed once with the model."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -7,7 +8,8 @@ import numpy as np
 from pom_voxel.lattice import voxel_nodes
 from pom_voxel.planes_of_motion import PlanesOfMotion
 
-# the 12 beams of an octahedral voxel: every node pair but the three antipodal ones (0-3, 1-4, 2-5), spec A1
+# the 12 beams of an octahedral voxel: every node pair but the three antipodal ones (0-3, 1-4,
+# 2-5), spec A1
 BEAMS = [(a, b) for a in range(6) for b in range(a + 1, 6) if b - a != 3]
 
 
@@ -22,7 +24,10 @@ def beam_pairs(pom: PlanesOfMotion) -> np.ndarray:
 
 def actuator_pairs(pom: PlanesOfMotion) -> list[tuple[int, int | None]]:
     """Per actuator, the indices of its control node and its partner (None when it has none)."""
-    return [(pom.index[a.node], pom.index.get(a.partner) if a.partner else None) for a in pom.structure.actuators]
+    return [
+        (pom.index[a.node], pom.index.get(a.partner) if a.partner else None)
+        for a in pom.structure.actuators
+    ]
 
 
 def deformed_m(pom: PlanesOfMotion, q_mm) -> np.ndarray:

@@ -1,5 +1,7 @@
-"""Mocap preprocessing (spec A8) on synthetic markers: body-frame loops rotated, translated and noised in the lab are
-recovered; frames with a missing marker are dropped and counted; wrong shapes are one line."""
+"""Mocap preprocessing (spec A8) on synthetic markers: body-frame loops rotated, translated and
+noised in the lab are recovered; frames with a missing marker are dropped and counted; wrong shapes
+are one line."""
+
 import numpy as np
 import pytest
 
@@ -10,11 +12,14 @@ T = 400
 
 
 def body_loops():
-    """(T, 4, 2) mm: markers on a 152 mm square, each tracing its own 5 mm loop over a gait cycle."""
+    """(T, 4, 2) mm: markers on a 152 mm square, each tracing its own 5 mm loop over a gait
+    cycle."""
     phase = np.linspace(0, 4 * np.pi, T)[:, None]
     corners = np.array([[-76.2, 76.2], [76.2, 76.2], [-76.2, -76.2], [76.2, -76.2]])
     lag = np.array([0, np.pi / 2, np.pi, 3 * np.pi / 2])
-    loops = 5 * np.stack([np.cos(phase + lag), np.sin(phase + lag) * np.array([1, -1, 1, -1])], axis=-1)
+    loops = 5 * np.stack(
+        [np.cos(phase + lag), np.sin(phase + lag) * np.array([1, -1, 1, -1])], axis=-1
+    )
     return corners + loops, loops
 
 
@@ -28,11 +33,14 @@ def to_lab(body, turn_rad, shift_mm, noise_mm, rng):
 def test_rotated_translated_noised_markers_give_back_the_body_loops():
     rng = np.random.default_rng(4)
     body, loops = body_loops()
-    turn = np.linspace(0, 1.2, T)                          # the body turns 69° and drifts 300 mm meanwhile
-    lab = to_lab(body, turn, np.linspace([0, 0], [300, -120], T), 0.2, rng) / 10.0    # recorded in cm
+    # the body turns 69° and drifts 300 mm meanwhile
+    turn = np.linspace(0, 1.2, T)
+    # recorded in cm
+    lab = to_lab(body, turn, np.linspace([0, 0], [300, -120], T), 0.2, rng) / 10.0
     out = preprocess(lab, units='cm', theta_align_deg=0.0, rescale='none')
     assert out.dropped_frames == 0 and out.markers.shape == (T, 4, 2)
-    # the mean polar angle taken as the body's turn absorbs part of the loops themselves: about 2 mm of 5 here
+    # the mean polar angle taken as the body's turn absorbs part of the loops themselves: about 2
+    # mm of 5 here
     assert np.abs(out.markers - loops).max() < 2.5
     for m in range(4):
         for k in range(2):
@@ -42,7 +50,7 @@ def test_rotated_translated_noised_markers_give_back_the_body_loops():
     ratio = scaled[..., 0].std() / out.markers[..., 0].std()
     assert np.abs(scaled - ratio * out.markers).max() < 1e-9
     aligned = preprocess(lab, units='cm', theta_align_deg=90.0, rescale='none').markers
-    assert aligned[..., 0] == pytest.approx(out.markers[..., 1], abs=1e-9)        # turned by -90°
+    assert aligned[..., 0] == pytest.approx(out.markers[..., 1], abs=1e-9)  # turned by -90°
 
 
 def test_frames_with_a_missing_marker_are_dropped_and_counted():
@@ -52,13 +60,16 @@ def test_frames_with_a_missing_marker_are_dropped_and_counted():
     assert out.dropped_frames == 3 and len(out.markers) == T - 3
 
 
-@pytest.mark.parametrize('tracks, options, message', [
-    (np.zeros((10, 3, 2)), {}, r'shape \(10, 3, 2\): expected \(T, 4, 2\)'),
-    (np.zeros((10, 4, 2)), {'units': 'in'}, "units = 'in': allowed values are mm, cm, m"),
-    (np.zeros((10, 4, 2)), {'marker_order': (0, 0, 1, 2)}, r'marker_order = \[0, 0, 1, 2\]'),
-    (np.full((10, 4, 2), np.nan), {}, '10 of 10 frames miss a marker'),
-    (np.zeros((10, 4, 2)), {'rescale': 'max'}, "rescale = 'max'"),
-])
+@pytest.mark.parametrize(
+    'tracks, options, message',
+    [
+        (np.zeros((10, 3, 2)), {}, r'shape \(10, 3, 2\): expected \(T, 4, 2\)'),
+        (np.zeros((10, 4, 2)), {'units': 'in'}, "units = 'in': allowed values are mm, cm, m"),
+        (np.zeros((10, 4, 2)), {'marker_order': (0, 0, 1, 2)}, r'marker_order = \[0, 0, 1, 2\]'),
+        (np.full((10, 4, 2), np.nan), {}, '10 of 10 frames miss a marker'),
+        (np.zeros((10, 4, 2)), {'rescale': 'max'}, "rescale = 'max'"),
+    ],
+)
 def test_bad_tracks_are_refused_in_one_line(tracks, options, message):
     with pytest.raises(LatticeError, match=message):
         preprocess(tracks, **options)

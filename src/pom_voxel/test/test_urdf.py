@@ -1,5 +1,7 @@
-"""urdf/pom.urdf.xacro agrees with config/pom.yaml: an actuator joint per actuator, named as pom_controller's
-joint_states names them, at its control node with its stroke limits; a link per top marker at its rest node."""
+"""urdf/pom.urdf.xacro agrees with config/pom.yaml: an actuator joint per actuator, named as
+pom_controller's joint_states names them, at its control node with its stroke limits; a link per
+top marker at its rest node."""
+
 import io
 from pathlib import Path
 

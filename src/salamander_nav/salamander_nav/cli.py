@@ -1,39 +1,67 @@
 """Command-line entry points of salamander_nav, every refusal one line and exit code 2:
 
-- ``salamander-plan``: plan on a scene file with CHOMP or lattice A*, as the thesis's Matlab did offline (§3.4):
-  the path, its headings, maximum curvature, planning time and effort as JSON, optionally a Fig. 3.30-style plot.
-  A failed plan is written too (with its reason and any partial path) and exits 1.
+- ``salamander-plan``: plan on a scene file with CHOMP or lattice A*, as the thesis's Matlab did
+  offline (§3.4): the path, its headings, maximum curvature, planning time and effort as JSON,
+  optionally a Fig. 3.30-style plot. A failed plan is written too (with its reason and any partial
+  path) and exits 1.
 """
+
 from __future__ import annotations
 
 import json
 import sys
 
-from soro_analysis.plotting import save
-from soro_node.arguments import CommandParser, STDOUT, add_option, output_dir, output_file, write_output
-from soro_node.params import ParamSpec, named
 from salamander_nav import planning, plots
 from salamander_nav.distance_field import DistanceField
-from salamander_nav.scene import SceneError, load_scene
 from salamander_nav.parameters import PLANNER
+from salamander_nav.scene import SceneError, load_scene
+from soro_analysis.plotting import save
+from soro_node.arguments import (
+    STDOUT,
+    CommandParser,
+    add_option,
+    output_dir,
+    output_file,
+    write_output,
+)
+from soro_node.params import ParamSpec, named
 
 EXIT_NO_PLAN = 1
-SEED = ParamSpec('seed', 0, 'seed of CHOMP\'s restarts', 0, 2**63 - 1)
+SEED = ParamSpec('seed', 0, "seed of CHOMP's restarts", 0, 2**63 - 1)
 
 
 def _parser() -> CommandParser:
-    parser = CommandParser(prog='salamander-plan', description='plan a salamander path on a scene file')
-    parser.add_argument('--scene', required=True, help='scene YAML: bounds, resolution, circles, polygons, start, '
-                                                       'goal (m, degrees), e.g. config/salamander_scene.yaml')
+    parser = CommandParser(
+        prog='salamander-plan', description='plan a salamander path on a scene file'
+    )
+    parser.add_argument(
+        '--scene',
+        required=True,
+        help='scene YAML: bounds, resolution, circles, polygons, start, '
+        'goal (m, degrees), e.g. '
+        'config/salamander_scene.yaml',
+    )
     add_option(parser, '--planner', named(PLANNER, 'planner'))
     add_option(parser, '--clearance', named(PLANNER, 'clearance_m'), dest='clearance_m')
     add_option(parser, '--kappa-max', named(PLANNER, 'kappa_max'), dest='kappa_max')
     add_option(parser, '--iterations', named(PLANNER, 'chomp_iterations'), dest='chomp_iterations')
-    add_option(parser, '--max-expansions', named(PLANNER, 'astar_max_expansions'), dest='astar_max_expansions')
+    add_option(
+        parser,
+        '--max-expansions',
+        named(PLANNER, 'astar_max_expansions'),
+        dest='astar_max_expansions',
+    )
     add_option(parser, '--max-time', named(PLANNER, 'max_planning_s'), dest='max_planning_s')
-    add_option(parser, '--astar-weight', named(PLANNER, 'astar_heuristic_weight'), dest='astar_heuristic_weight')
+    add_option(
+        parser,
+        '--astar-weight',
+        named(PLANNER, 'astar_heuristic_weight'),
+        dest='astar_heuristic_weight',
+    )
     add_option(parser, '--seed', SEED)
-    parser.add_argument('--json', type=output_file, default=STDOUT, help='write here ("-": stdout, the default)')
+    parser.add_argument(
+        '--json', type=output_file, default=STDOUT, help='write here ("-": stdout, the default)'
+    )
     parser.add_argument('--plots', type=output_dir, help='folder for plan.png')
     return parser
 
@@ -43,22 +71,41 @@ def main(argv: list[str] | None = None) -> int:
     try:
         scene = load_scene(args.scene)
         if scene.start is None or scene.goal is None:
-            raise SceneError(f'{args.scene} has no start and goal: add start: [x, y, heading_deg] and goal')
+            raise SceneError(
+                f'{args.scene} has no start and goal: add start: [x, y, heading_deg] and goal'
+            )
         field = DistanceField.from_scene(scene)
     except SceneError as error:
         print(f'salamander-plan: {error}', file=sys.stderr)
         return 2
-    options = planning.PlannerOptions(args.clearance_m, args.kappa_max, args.chomp_iterations,
-                                      args.astar_max_expansions, args.max_planning_s, args.seed,
-                                      args.astar_heuristic_weight)
+    options = planning.PlannerOptions(
+        args.clearance_m,
+        args.kappa_max,
+        args.chomp_iterations,
+        args.astar_max_expansions,
+        args.max_planning_s,
+        args.seed,
+        args.astar_heuristic_weight,
+    )
     plan = planning.plan(args.planner, field, scene.start, scene.goal, options)
     document = plan.to_json()
     write_output(args.json, json.dumps(document, indent=1))
     if args.plots and len(plan.path) > 1:
-        title = f'{args.planner}: {"planned" if plan.success else "failed"}, {document["planning_ms"]:.0f} ms'
-        save(plots.plans_figure(scene, {args.planner: plan.path}, scene.start, scene.goal, title),
-             args.plots / 'plan.png')
-    verdict = f'{plan.length_m:.3f} m, κ ≤ {plan.max_curvature:.2f} 1/m' if plan.success else 'no plan'
-    print(f'salamander-plan: {args.planner}: {verdict}: {plan.reason} ({document["planning_ms"]:.0f} ms, '
-          f'{plan.effort} {plan.effort_name})', file=sys.stderr)
+        title = (
+            f'{args.planner}: {"planned" if plan.success else "failed"}, '
+            f'{document["planning_ms"]:.0f} ms'
+        )
+        save(
+            plots.plans_figure(scene, {args.planner: plan.path}, scene.start, scene.goal, title),
+            args.plots / 'plan.png',
+        )
+    verdict = (
+        f'{plan.length_m:.3f} m, κ ≤ {plan.max_curvature:.2f} 1/m' if plan.success else 'no plan'
+    )
+    print(
+        f'salamander-plan: {args.planner}: {verdict}: {plan.reason} '
+        f'({document["planning_ms"]:.0f} ms, '
+        f'{plan.effort} {plan.effort_name})',
+        file=sys.stderr,
+    )
     return 0 if plan.success else EXIT_NO_PLAN

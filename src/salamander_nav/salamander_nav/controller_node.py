@@ -1,16 +1,18 @@
-"""``salamander_controller``: the salamander's path follower and host-ESP32 bridge (thesis §3.4.4-3.4.5, spec B6,
-B8).
+"""``salamander_controller``: the salamander's path follower and host-ESP32 bridge (thesis
+§3.4.4-3.4.5, spec B6, B8).
 
-A soro_link lifecycle bridge to the host ESP32, which relays each module's command over ESP-NOW. Action
-``~/track_path`` (TrackPath) runs line-of-sight tracking with PD steering at ``command_rate_hz`` on the tracked
-pose (``mocap/salamander/pose``): each step commands the front module's planar bend and wheel speed, and reports
-cross-track and heading error, distance left and the waypoint. The wheels stop at the goal, on cancel, when the
-link drops and whenever the pose is stale; after ``tracking_lost_s`` without a fresh pose the path is abandoned.
-``~/module_command`` (soro_interfaces/ModuleCommand) drives any module by hand (the pre-programmed gaits of §3.2.6)
-when no path is being followed. Out: ``~/los_debug`` (projection point, reference point, LOS vector),
-``~/trail`` (the tracked path), ``joint_states`` (module 1's bend for the URDF), and on tf map→odom (a static
-identity) and odom→base_link (the tracked pose).
+A soro_link lifecycle bridge to the host ESP32, which relays each module's command over ESP-NOW.
+Action ``~/track_path`` (TrackPath) runs line-of-sight tracking with PD steering at
+``command_rate_hz`` on the tracked pose (``mocap/salamander/pose``): each step commands the front
+module's planar bend and wheel speed, and reports cross-track and heading error, distance left and
+the waypoint. The wheels stop at the goal, on cancel, when the link drops and whenever the pose is
+stale; after ``tracking_lost_s`` without a fresh pose the path is abandoned. ``~/module_command``
+(soro_interfaces/ModuleCommand) drives any module by hand (the pre-programmed gaits of §3.2.6) when
+no path is being followed. Out: ``~/los_debug`` (projection point, reference point, LOS vector),
+``~/trail`` (the tracked path), ``joint_states`` (module 1's bend for the URDF), and on tf map→odom
+(a static identity) and odom→base_link (the tracked pose).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -29,18 +31,17 @@ from soro_interfaces.msg import ModuleCommand as ModuleCommandMsg
 from std_msgs.msg import ColorRGBA, Header
 from visualization_msgs.msg import Marker, MarkerArray
 
+from salamander_nav import modules, origami, tracking
+from salamander_nav.los import LosSettings, LosTracker
+from salamander_nav.modules import SCHEMAS, ModuleCommand
+from salamander_nav.origami import Bend
+from salamander_nav.parameters import CONTROLLER
 from soro_geometry.pose_msgs import planar_pose, stamped
 from soro_link.bridge_main_node import run_bridge
 from soro_link.bridge_node import BridgeNode
 from soro_node.base_node import GoalRefused, sensor_data_qos
 from soro_node.frames import TrackedBase
 from soro_node.params import field_value
-from salamander_nav import modules, origami, tracking
-from salamander_nav.los import LosSettings, LosTracker
-from salamander_nav.modules import SCHEMAS, ModuleCommand
-from salamander_nav.origami import Bend
-from salamander_nav.parameters import CONTROLLER
-
 
 ACK_TIMEOUT_S = 0.5
 TRAIL_PERIOD_S = 0.5
@@ -51,46 +52,70 @@ class SalamanderController(BridgeNode):
 
     def __init__(self, **kwargs):
         super().__init__('salamander_controller', SCHEMAS, CONTROLLER, **kwargs)
-        self._pose: tuple[np.ndarray, float] | None = None          # (x, y, ψ), monotonic time received
+        # (x, y, ψ), monotonic time received
+        self._pose: tuple[np.ndarray, float] | None = None
         self._bends: dict[int, Bend] = {}
         self.trail, self._trail_sent = tracking.Trail(), 0.0
         group = ReentrantCallbackGroup()
-        self.create_subscription(PoseStamped, 'mocap/salamander/pose', self._on_pose, sensor_data_qos(50),
-                                 callback_group=group)
-        self.create_subscription(ModuleCommandMsg, '~/module_command', self._on_module_command, 10,
-                                 callback_group=group)
+        self.create_subscription(
+            PoseStamped,
+            'mocap/salamander/pose',
+            self._on_pose,
+            sensor_data_qos(50),
+            callback_group=group,
+        )
+        self.create_subscription(
+            ModuleCommandMsg, '~/module_command', self._on_module_command, 10, callback_group=group
+        )
         self.los_pub = self.create_lifecycle_publisher(MarkerArray, '~/los_debug', 10)
         self.trail_pub = self.create_lifecycle_publisher(Path, '~/trail', 10)
         self.joint_pub = self.create_lifecycle_publisher(JointState, 'joint_states', 10)
         self.tf = TrackedBase.of(self, self.settings)
         # one path at a time: a second is rejected at once, so requests queue only as a burst,
         # never behind a path
-        self.goal_server(TrackPath, '~/track_path', self._follow, 'cancelled; wheels stopped',
-                         callback_group=group, feedback_pub_qos_profile=QoSProfile(depth=10))
+        self.goal_server(
+            TrackPath,
+            '~/track_path',
+            self._follow,
+            'cancelled; wheels stopped',
+            callback_group=group,
+            feedback_pub_qos_profile=QoSProfile(depth=10),
+        )
 
-    # --- tracking ----------------------------------------------------------------------------------------------
+    # --- tracking --------------------------------------------------------------------------------
     def _on_pose(self, msg: PoseStamped) -> None:
         pose = planar_pose(msg.pose)
-        if not np.all(np.isfinite(pose)):        # dropped: the last finite pose goes stale and the wheels stop
-            self.get_logger().warning(f'mocap/salamander/pose refused: {pose.tolist()} is not finite',
-                                      throttle_duration_sec=1.0)
+        # dropped: the last finite pose goes stale and the wheels stop
+        if not np.all(np.isfinite(pose)):
+            self.get_logger().warning(
+                f'mocap/salamander/pose refused: {pose.tolist()} is not finite',
+                throttle_duration_sec=1.0,
+            )
             return
         self._pose = (pose, time.monotonic())
         if self.trail.add(pose) and time.monotonic() - self._trail_sent > TRAIL_PERIOD_S:
             self._trail_sent = time.monotonic()
             header = Header(stamp=msg.header.stamp, frame_id=self.settings.frame_id)
-            self.trail_pub.publish(Path(header=header, poses=[stamped(p, header) for p in self.trail.array()]))
+            self.trail_pub.publish(
+                Path(header=header, poses=[stamped(p, header) for p in self.trail.array()])
+            )
         self.tf.send(msg)
 
-    # --- following a path ---------------------------------------------------------------------------------------
+    # --- following a path ------------------------------------------------------------------------
     def _follow(self, goal_handle, result) -> str:
-        request, s = goal_handle.request, self.params       # as configured
-        speed = field_value(self.settings.spec('speed_m_s'), request.speed_m_s, 'speed_m_s',
-                            self.settings.speed_m_s)
+        request, s = goal_handle.request, self.params  # as configured
+        speed = field_value(
+            self.settings.spec('speed_m_s'),
+            request.speed_m_s,
+            'speed_m_s',
+            self.settings.speed_m_s,
+        )
         self.require_active('controller')
         try:
-            tracker = LosTracker([(p.pose.position.x, p.pose.position.y) for p in request.path.poses],
-                                 self._los_settings())
+            tracker = LosTracker(
+                [(p.pose.position.x, p.pose.position.y) for p in request.path.poses],
+                self._los_settings(),
+            )
         except ValueError as error:
             raise GoalRefused(f'refused: {error}') from None
         stale = tracking.StaleClock(self.settings.tracking_lost_s)
@@ -100,52 +125,89 @@ class SalamanderController(BridgeNode):
             now = time.monotonic()
             pose, seen = self._pose or (np.full(3, np.nan), -np.inf)
             step = tracker.step(pose, seen, now)
-            result.max_cross_track_m = max(result.max_cross_track_m, abs(np.nan_to_num(step.cross_track_m)))
-            self._command(tracking.steering_command(step, speed, s['s_nominal_m'], s['wheel_radius_m'],
-                                                    self._held_bend()))
+            result.max_cross_track_m = max(
+                result.max_cross_track_m, abs(np.nan_to_num(step.cross_track_m))
+            )
+            self._command(
+                tracking.steering_command(
+                    step, speed, s['s_nominal_m'], s['wheel_radius_m'], self._held_bend()
+                )
+            )
             if step.status == 'goal reached':
                 result.final_distance_m = float(np.hypot(*(pose[:2] - tracker.waypoints[-1])))
-                outcome.append(f'goal reached {result.final_distance_m * 1e3:.0f} mm from the last waypoint')
+                outcome.append(
+                    f'goal reached {result.final_distance_m * 1e3:.0f} mm from the last waypoint'
+                )
             elif stale.update(not step.drive, now):
                 outcome.append('lost')
             if step.drive:
                 self.los_pub.publish(los_markers(pose, step, self._header()))
-                goal_handle.publish_feedback(TrackPath.Feedback(
-                    cross_track_m=step.cross_track_m, heading_error=step.heading_error,
-                    distance_left_m=step.distance_left_m, waypoint=step.waypoint, bend=step.bend_rad))
+                goal_handle.publish_feedback(
+                    TrackPath.Feedback(
+                        cross_track_m=step.cross_track_m,
+                        heading_error=step.heading_error,
+                        distance_left_m=step.distance_left_m,
+                        waypoint=step.waypoint,
+                        bend=step.bend_rad,
+                    )
+                )
 
-        self.play_goal(goal_handle, 1.0 / s['command_rate_hz'], itertools.repeat(None), act,
-                       until=lambda: bool(outcome))
-        self._command(ModuleCommand(tracking.FRONT_MODULE, self._held_bend(),
-                                    (0.0,) * modules.WHEELS))           # wheels stopped
+        self.play_goal(
+            goal_handle,
+            1.0 / s['command_rate_hz'],
+            itertools.repeat(None),
+            act,
+            until=lambda: bool(outcome),
+        )
+        self._command(
+            ModuleCommand(tracking.FRONT_MODULE, self._held_bend(), (0.0,) * modules.WHEELS)
+        )  # wheels stopped
         if outcome == ['lost']:
-            raise GoalRefused(f'aborted: no fresh pose on mocap/salamander/pose for {stale.give_up_s:.1f} s; '
-                              'wheels stopped')
+            raise GoalRefused(
+                f'aborted: no fresh pose on mocap/salamander/pose for {stale.give_up_s:.1f} '
+                's; '
+                'wheels stopped'
+            )
         return outcome[0] if outcome else 'cancelled'
 
     def _los_settings(self) -> LosSettings:
         s = self.settings
-        return LosSettings(s.lookahead_m, s.switch_radius_m, s.goal_tolerance_m, s.kp, s.kd_s,
-                           stale_after_s=s.stale_after_s)
+        return LosSettings(
+            s.lookahead_m,
+            s.switch_radius_m,
+            s.goal_tolerance_m,
+            s.kp,
+            s.kd_s,
+            stale_after_s=s.stale_after_s,
+        )
 
     def _held_bend(self) -> Bend:
-        """The front module's bend as its encoders last read it, inside the workspace (the reading may round a hair
-        beyond 148 mm or 106°, which the firmware would refuse)."""
-        return origami.saturate(self._bends.get(tracking.FRONT_MODULE, Bend(origami.S_MAX_M, 0.0, 0.0)))[0]
+        """The front module's bend as its encoders last read it, inside the workspace (the reading
+        may round a hair beyond 148 mm or 106°, which the firmware would refuse)."""
+        return origami.saturate(
+            self._bends.get(tracking.FRONT_MODULE, Bend(origami.S_MAX_M, 0.0, 0.0))
+        )[0]
 
     def _command(self, command: ModuleCommand) -> None:
         name, body = self._module_body(command)
-        self.goal_command(lambda link: link.send(name, wait_ack=True, timeout_s=ACK_TIMEOUT_S,
-                                                 resend=True, **body))
+        self.goal_command(
+            lambda link: link.send(
+                name, wait_ack=True, timeout_s=ACK_TIMEOUT_S, resend=True, **body
+            )
+        )
 
-    # --- commands by hand ----------------------------------------------------------------------------------------
+    # --- commands by hand ------------------------------------------------------------------------
     def _on_module_command(self, msg: ModuleCommandMsg) -> None:
         problem = modules.module_id_problem(msg.module_id, self.settings.modules)
         if problem or not np.all(np.isfinite(msg.wheel_speeds)):
-            self.get_logger().error(f'~/module_command refused: {problem or "wheel speeds not finite"}')
+            self.get_logger().error(
+                f'~/module_command refused: {problem or "wheel speeds not finite"}'
+            )
             return
         if self.goals_running():
-            self.get_logger().warning('~/module_command refused: following a path (cancel it first)')
+            self.get_logger().warning(
+                '~/module_command refused: following a path (cancel it first)'
+            )
             return
         try:
             bend, notes = origami.saturate(Bend(msg.s, msg.theta, msg.phi))
@@ -159,13 +221,13 @@ class SalamanderController(BridgeNode):
         self.send_command(name, **body)
 
     def _module_body(self, command: ModuleCommand) -> tuple[str, dict]:
-        """The body that carries ``command``: (s, θ, ϕ), or Eq. 3.1's cable lengths for a firmware without the
-        kinematics (``send_cable_lengths``)."""
+        """The body that carries ``command``: (s, θ, ϕ), or Eq. 3.1's cable lengths for a firmware
+        without the kinematics (``send_cable_lengths``)."""
         if self.settings.send_cable_lengths:
             return 'module_cables', command.cable_fields(self.settings.cable_offset_m)
         return 'module_command', command.fields()
 
-    # --- telemetry -----------------------------------------------------------------------------------------------
+    # --- telemetry -------------------------------------------------------------------------------
     def on_device_message(self, message) -> None:
         """A module's state: its bend (a goal holds it) and, for the front module, joint_states."""
         if message.name != 'module_state':
@@ -173,15 +235,22 @@ class SalamanderController(BridgeNode):
         bend = modules.bend_of_fields(message)
         self._bends[message['module_id']] = bend
         if message['module_id'] == tracking.FRONT_MODULE:
-            self.joint_pub.publish(JointState(header=self._header(), name=tracking.joint_names(),
-                                              position=tracking.bend_joints(bend)))
+            self.joint_pub.publish(
+                JointState(
+                    header=self._header(),
+                    name=tracking.joint_names(),
+                    position=tracking.bend_joints(bend),
+                )
+            )
 
     def _header(self) -> Header:
         return Header(stamp=self.get_clock().now().to_msg(), frame_id=self.settings.frame_id)
 
 
 def los_markers(pose, step, header: Header) -> MarkerArray:
-    """The thesis's Fig. 3.31 colours: projection point red, reference point yellow, LOS vector orange."""
+    """The thesis's Fig. 3.31 colours: projection point red, reference point yellow, LOS vector
+    orange."""
+
     def marker(ident: int, kind: int, points, colour: ColorRGBA, scale: float) -> Marker:
         m = Marker(header=header, ns='los', id=ident, type=kind, action=Marker.ADD, color=colour)
         m.scale.x = m.scale.y = m.scale.z = scale
@@ -193,13 +262,22 @@ def los_markers(pose, step, header: Header) -> MarkerArray:
     orange = ColorRGBA(r=1.0, g=0.5, b=0.0, a=1.0)
     arrow = marker(2, Marker.ARROW, [pose[:2], step.reference], orange, 0.01)
     arrow.scale.y, arrow.scale.z = 0.02, 0.03
-    return MarkerArray(markers=[marker(0, Marker.SPHERE_LIST, [step.projection], red, 0.03),
-                                marker(1, Marker.SPHERE_LIST, [step.reference], yellow, 0.03), arrow])
+    return MarkerArray(
+        markers=[
+            marker(0, Marker.SPHERE_LIST, [step.projection], red, 0.03),
+            marker(1, Marker.SPHERE_LIST, [step.reference], yellow, 0.03),
+            arrow,
+        ]
+    )
 
 
 def main(args=None) -> int:
-    return run_bridge(SalamanderController, 'salamander_controller', lambda: MultiThreadedExecutor(num_threads=3),
-                      args)
+    return run_bridge(
+        SalamanderController,
+        'salamander_controller',
+        lambda: MultiThreadedExecutor(num_threads=3),
+        args,
+    )
 
 
 if __name__ == '__main__':

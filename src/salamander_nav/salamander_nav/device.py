@@ -1,16 +1,20 @@
-"""The simulated host ESP32 and its salamander modules: the firmware's robot side behind soro_link, and the plant.
+"""The simulated host ESP32 and its salamander modules: the firmware's robot side behind soro_link,
+and the plant.
 
-``SalamanderFirmware`` is a soro_link ``DeviceModel`` for up to three modules (ids 1-3). Each module drives its
-three cables toward the commanded lengths (Eq. 3.1) no faster than its spool motors turn (``spool_rate_max_rad_s``:
-the PID of §3.1.3 with a speed limit, which is the curvature actuation rate limit of B4.3) and its wheel motors
-toward the commanded speeds with a first-order lag. A module whose commands stop for 300 ms stops its wheels (the
-firmware watchdog of spec B8), and the link watchdog stops every wheel (the safe state; bends hold). Commands
-outside the workspace or for a module that does not exist are refused (OUT_OF_RANGE), nothing moves.
+``SalamanderFirmware`` is a soro_link ``DeviceModel`` for up to three modules (ids 1-3). Each
+module drives its three cables toward the commanded lengths (Eq. 3.1) no faster than its spool
+motors turn (``spool_rate_max_rad_s``: the PID of §3.1.3 with a speed limit, which is the curvature
+actuation rate limit of B4.3) and its wheel motors toward the commanded speeds with a first-order
+lag. A module whose commands stop for 300 ms stops its wheels (the firmware watchdog of spec B8),
+and the link watchdog stops every wheel (the safe state; bends hold). Commands outside the
+workspace or for a module that does not exist are refused (OUT_OF_RANGE), nothing moves.
 
-The plant is the single-module model of §3.3.2 driven by module 1 (the front module): v from its bottom wheel pair,
-with a multiplicative slip noise, and the path's curvature that of its bend's horizontal part. Further modules are
-simulated as deformation states only (their effect on the chain's motion is not modelled: D-M20).
+The plant is the single-module model of §3.3.2 driven by module 1 (the front module): v from its
+bottom wheel pair, with a multiplicative slip noise, and the path's curvature that of its bend's
+horizontal part. Further modules are simulated as deformation states only (their effect on the
+chain's motion is not modelled: D-M20).
 """
+
 from __future__ import annotations
 
 import math
@@ -18,47 +22,72 @@ import threading
 
 import numpy as np
 
+from salamander_nav import kinematics, origami
+from salamander_nav.kinematics import ModuleGeometry
+from salamander_nav.modules import (
+    COMMAND_TIMEOUT_S,
+    FLAG_WHEELS_TIMED_OUT,
+    MAX_MODULES,
+    SCHEMAS,
+    WHEELS,
+    bend_of_fields,
+)
+from salamander_nav.origami import Bend, WorkspaceError
 from soro_link.device import DeviceModel
 from soro_link.protocol import LogCode, LogLevel, NackCode
 
-from salamander_nav import kinematics, origami
-from salamander_nav.kinematics import ModuleGeometry
-from salamander_nav.modules import (COMMAND_TIMEOUT_S, FLAG_WHEELS_TIMED_OUT, MAX_MODULES, SCHEMAS, WHEELS,
-                                    bend_of_fields)
-from salamander_nav.origami import Bend, WorkspaceError
-
-BOTTOM_WHEELS = (1, 2)       # with cable 1 on top, holders 2 and 3 are on the floor (left, right)
-MAX_WHEEL_RAD_S = 60.0       # wheel side of an N20 behind the 31:14 gear; commands beyond are refused
-WIRE_SLACK = 1e-5            # m and rad: float32 rounding of a value sent at its limit (106° arrives as 106.000002)
+BOTTOM_WHEELS = (1, 2)  # with cable 1 on top, holders 2 and 3 are on the floor (left, right)
+# wheel side of an N20 behind the 31:14 gear; commands beyond are refused
+MAX_WHEEL_RAD_S = 60.0
+# m and rad: float32 rounding of a value sent at its limit (106° arrives as 106.000002)
+WIRE_SLACK = 1e-5
 
 
 class ModuleFirmware:
     """One module's cable and wheel loops, and its command watchdog."""
 
-    def __init__(self, module_id: int, geometry: ModuleGeometry, spool_rate_max_rad_s: float, wheel_tau_s: float):
+    def __init__(
+        self,
+        module_id: int,
+        geometry: ModuleGeometry,
+        spool_rate_max_rad_s: float,
+        wheel_tau_s: float,
+    ):
         self.module_id, self.geometry, self.wheel_tau_s = module_id, geometry, wheel_tau_s
         self.cable_speed_m_s = geometry.spool_radius_m * spool_rate_max_rad_s
-        self.cables = origami.cable_lengths(Bend(origami.S_MAX_M, 0.0, 0.0), geometry.cable_offset_m)
+        self.cables = origami.cable_lengths(
+            Bend(origami.S_MAX_M, 0.0, 0.0), geometry.cable_offset_m
+        )
         self.cables_target = self.cables.copy()
         self.wheels, self.wheels_target = np.zeros(WHEELS), np.zeros(WHEELS)
         self.last_command, self.timed_out = -math.inf, False
 
     def command(self, bend: Bend, wheel_rad_s, now: float) -> None:
         self.cables_target = origami.cable_lengths(bend, self.geometry.cable_offset_m)
-        self.wheels_target, self.last_command, self.timed_out = np.array(wheel_rad_s, dtype=float), now, False
+        self.wheels_target, self.last_command, self.timed_out = (
+            np.array(wheel_rad_s, dtype=float),
+            now,
+            False,
+        )
 
     def stop_wheels(self) -> None:
         self.wheels_target = np.zeros(WHEELS)
 
     def step(self, now: float, dt: float) -> bool:
         """Advance by ``dt``; True when the command watchdog tripped in this step."""
-        tripped = not self.timed_out and self.wheels_target.any() and now - self.last_command > COMMAND_TIMEOUT_S
+        tripped = (
+            not self.timed_out
+            and self.wheels_target.any()
+            and now - self.last_command > COMMAND_TIMEOUT_S
+        )
         if tripped:
             self.timed_out = True
             self.stop_wheels()
         reach = self.cable_speed_m_s * dt
         self.cables += np.clip(self.cables_target - self.cables, -reach, reach)
-        self.wheels += (self.wheels_target - self.wheels) * (1.0 - math.exp(-dt / self.wheel_tau_s))
+        self.wheels += (self.wheels_target - self.wheels) * (
+            1.0 - math.exp(-dt / self.wheel_tau_s)
+        )
         return tripped
 
     def bend(self) -> Bend:
@@ -70,18 +99,31 @@ class SalamanderFirmware(DeviceModel):
     firmware_version = '1.0.0'
     schemas = SCHEMAS
 
-    def __init__(self, modules: int = 1, geometry: ModuleGeometry = ModuleGeometry(),
-                 spool_rate_max_rad_s: float = 20.9, wheel_tau_s: float = 0.1, slip_noise: float = 0.02,
-                 telemetry_hz: float = 20.0, start_pose=(0.0, 0.0, 0.0), seed: int = 0, kinematics: bool = True):
+    def __init__(
+        self,
+        modules: int = 1,
+        geometry: ModuleGeometry = ModuleGeometry(),
+        spool_rate_max_rad_s: float = 20.9,
+        wheel_tau_s: float = 0.1,
+        slip_noise: float = 0.02,
+        telemetry_hz: float = 20.0,
+        start_pose=(0.0, 0.0, 0.0),
+        seed: int = 0,
+        kinematics: bool = True,
+    ):
         super().__init__()
-        self.kinematics = kinematics          # False: a firmware that knows only cable lengths (module_cables)
+        # False: a firmware that knows only cable lengths (module_cables)
+        self.kinematics = kinematics
         if not 1 <= modules <= MAX_MODULES:
             raise ValueError(f'modules = {modules}: allowed 1-{MAX_MODULES}')
         self.geometry, self.slip_noise = geometry, slip_noise
-        self.modules = {i: ModuleFirmware(i, geometry, spool_rate_max_rad_s, wheel_tau_s)
-                        for i in range(1, modules + 1)}
+        self.modules = {
+            i: ModuleFirmware(i, geometry, spool_rate_max_rad_s, wheel_tau_s)
+            for i in range(1, modules + 1)
+        }
         self._lock = threading.Lock()
-        self._state = np.array([*start_pose, 0.0], dtype=float)       # x, y, ψ, κ of the front wheel set
+        # x, y, ψ, κ of the front wheel set
+        self._state = np.array([*start_pose, 0.0], dtype=float)
         self._rng = np.random.default_rng(seed)
         self._period, self._next = 1.0 / telemetry_hz, 0.0
 
@@ -92,12 +134,22 @@ class SalamanderFirmware(DeviceModel):
         if module is None:
             return NackCode.OUT_OF_RANGE
         try:
-            bend = bend_of_fields(message) if message.name == 'module_command' else \
-                origami.bend_of(np.array(message['cables_mm']) / 1e3, self.geometry.cable_offset_m)
+            bend = (
+                bend_of_fields(message)
+                if message.name == 'module_command'
+                else origami.bend_of(
+                    np.array(message['cables_mm']) / 1e3, self.geometry.cable_offset_m
+                )
+            )
             inside, _ = origami.saturate(bend)
-            if abs(inside.s_m - bend.s_m) > WIRE_SLACK or abs(inside.theta_rad - bend.theta_rad) > WIRE_SLACK:
-                return NackCode.OUT_OF_RANGE            # the host saturates; a firmware never trusts it to
-            bend = inside                               # a limit sent as float32 may land a hair beyond it
+            if (
+                abs(inside.s_m - bend.s_m) > WIRE_SLACK
+                or abs(inside.theta_rad - bend.theta_rad) > WIRE_SLACK
+            ):
+                # the host saturates; a firmware never trusts it to
+                return NackCode.OUT_OF_RANGE
+            # a limit sent as float32 may land a hair beyond it
+            bend = inside
         except WorkspaceError:
             return NackCode.OUT_OF_RANGE
         if any(abs(w) > MAX_WHEEL_RAD_S for w in message['wheel_rad_s']):
@@ -118,9 +170,18 @@ class SalamanderFirmware(DeviceModel):
         with self._lock:
             for module in self.modules.values():
                 if module.step(now, dt):
-                    out.append(('log', {'level': LogLevel.WARN, 'code': LogCode.WATCHDOG,
-                                        'text': f'module {module.module_id}: no command for '
-                                                f'{COMMAND_TIMEOUT_S * 1e3:.0f} ms, wheels stopped'}))
+                    out.append(
+                        (
+                            'log',
+                            {
+                                'level': LogLevel.WARN,
+                                'code': LogCode.WATCHDOG,
+                                'text': f'module {module.module_id}: no command for '
+                                f'{COMMAND_TIMEOUT_S * 1e3:.0f} ms, '
+                                'wheels stopped',
+                            },
+                        )
+                    )
             self._drive(dt)
             if now >= self._next:
                 self._next = now + self._period
@@ -138,9 +199,14 @@ class SalamanderFirmware(DeviceModel):
 
     def _report(self, module: ModuleFirmware) -> dict:
         bend = module.bend()
-        return {'module_id': module.module_id, 's_mm': bend.s_m * 1e3, 'theta_deg': math.degrees(bend.theta_rad),
-                'phi_deg': math.degrees(bend.phi_rad), 'wheel_rad_s': tuple(float(w) for w in module.wheels),
-                'flags': FLAG_WHEELS_TIMED_OUT if module.timed_out else 0}
+        return {
+            'module_id': module.module_id,
+            's_mm': bend.s_m * 1e3,
+            'theta_deg': math.degrees(bend.theta_rad),
+            'phi_deg': math.degrees(bend.phi_rad),
+            'wheel_rad_s': tuple(float(w) for w in module.wheels),
+            'flags': FLAG_WHEELS_TIMED_OUT if module.timed_out else 0,
+        }
 
     def pose(self) -> np.ndarray:
         """(x m, y m, ψ rad) of the front wheel set: what motion capture sees."""
@@ -151,4 +217,6 @@ class SalamanderFirmware(DeviceModel):
         with self._lock:
             front = self.modules[1]
             wheels = front.wheels[list(BOTTOM_WHEELS)]
-            return float(kinematics.forward_speed(*wheels, self.geometry.wheel_radius_m)), float(self._state[3])
+            return float(kinematics.forward_speed(*wheels, self.geometry.wheel_radius_m)), float(
+                self._state[3]
+            )

@@ -4,6 +4,7 @@ that the planners and every collision check share. No ROS.
 Grids are row-major (row = y, column = x) with the origin at the lower-left corner of cell (0, 0),
 as in nav_msgs/OccupancyGrid; cell centres are at origin + (i + ½) resolution. Lengths in metres.
 """
+
 from __future__ import annotations
 
 import math
@@ -14,7 +15,8 @@ from scipy import ndimage
 
 from salamander_nav.scene import MAX_CELLS, MIN_CELLS, Scene, SceneError
 
-OCCUPIED_AT = 50              # OccupancyGrid value (0-100) from which a cell is an obstacle; -1 (unknown) too
+# OccupancyGrid value (0-100) from which a cell is an obstacle; -1 (unknown) too
+OCCUPIED_AT = 50
 
 
 def cell_centres(shape: tuple[int, int], origin, resolution: float) -> np.ndarray:
@@ -25,12 +27,14 @@ def cell_centres(shape: tuple[int, int], origin, resolution: float) -> np.ndarra
 
 
 def rasterise(scene: Scene, circles=None, polygons=None) -> np.ndarray:
-    """Occupancy (rows, cols) of bool: cells whose centre lies in a circle or polygon of ``scene`` (or of the
-    given ``circles``/``polygons``, on the scene's grid). Each obstacle is tested only on the cells of its bounding
-    box (a cell's margin around it): 1,000 circles on a 25 M-cell grid took 94 s when each was tested everywhere."""
+    """Occupancy (rows, cols) of bool: cells whose centre lies in a circle or polygon of ``scene``
+    (or of the given ``circles``/``polygons``, on the scene's grid). Each obstacle is tested only
+    on the cells of its bounding box (a cell's margin around it): 1,000 circles on a 25 M-cell grid
+    took 94 s when each was tested everywhere."""
     circles = scene.circles if circles is None else np.asarray(circles, dtype=float).reshape(-1, 3)
     polygons = scene.polygons if polygons is None else polygons
-    xs = scene.bounds[0] + (np.arange(scene.shape[1]) + 0.5) * scene.resolution      # as cell_centres has them
+    # as cell_centres has them
+    xs = scene.bounds[0] + (np.arange(scene.shape[1]) + 0.5) * scene.resolution
     ys = scene.bounds[1] + (np.arange(scene.shape[0]) + 0.5) * scene.resolution
     occupied = np.zeros(scene.shape, dtype=bool)
     for x, y, r in circles:
@@ -42,20 +46,24 @@ def rasterise(scene: Scene, circles=None, polygons=None) -> np.ndarray:
         cols = _box(xs, polygon[:, 0].min(), polygon[:, 0].max())
         centres = np.stack(np.meshgrid(xs[cols], ys[rows]), -1).reshape(-1, 2)
         if len(centres):
-            occupied[rows, cols] |= Polygon(polygon).contains_points(centres).reshape(occupied[rows, cols].shape)
+            occupied[rows, cols] |= (
+                Polygon(polygon).contains_points(centres).reshape(occupied[rows, cols].shape)
+            )
     return occupied
 
 
 def _box(centres: np.ndarray, low: float, high: float) -> slice:
-    """The cells whose ``centres`` (ascending) lie in [low, high], and one more on each side (rounding)."""
+    """The cells whose ``centres`` (ascending) lie in [low, high], and one more on each side
+    (rounding)."""
     first = max(int(np.searchsorted(centres, low, side='left')) - 1, 0)
     return slice(first, min(int(np.searchsorted(centres, high, side='right')) + 1, len(centres)))
 
 
 def check_grid(width: int, height: int, resolution: float, origin, values: int) -> None:
-    """SceneError naming the field when an OccupancyGrid's info cannot be planned on: a resolution that is not a
-    finite positive length, an origin that is not finite, fewer than 2 × 2 cells (the field's gradient needs two
-    along each axis), more than MAX_CELLS, or ``values`` data that do not fill width × height."""
+    """SceneError naming the field when an OccupancyGrid's info cannot be planned on: a resolution
+    that is not a finite positive length, an origin that is not finite, fewer than 2 × 2 cells (the
+    field's gradient needs two along each axis), more than MAX_CELLS, or ``values`` data that do
+    not fill width × height."""
     if not (math.isfinite(resolution) and resolution > 0):
         raise SceneError(f'info.resolution {resolution}: must be finite and > 0 (m)')
     if not all(math.isfinite(v) for v in origin):
@@ -63,36 +71,49 @@ def check_grid(width: int, height: int, resolution: float, origin, values: int) 
     if width < 2 or height < 2:
         raise SceneError(f'info.width × info.height {width} × {height}: at least 2 × 2 cells')
     if width * height > MAX_CELLS:
-        raise SceneError(f'info.width × info.height {width} × {height} = {width * height} cells: at most '
-                         f'{MAX_CELLS}')
+        raise SceneError(
+            f'info.width × info.height {width} × {height} = {width * height} cells: at most '
+            f'{MAX_CELLS}'
+        )
     if values != width * height:
         raise SceneError(f'data carries {values} values for {width} × {height} cells')
 
 
 def grid_occupancy(data, width: int, height: int, unknown_is_occupied: bool = True) -> np.ndarray:
-    """Occupancy (height, width) of bool from an OccupancyGrid's row-major ``data`` (0-100, -1 unknown)."""
+    """Occupancy (height, width) of bool from an OccupancyGrid's row-major ``data`` (0-100, -1
+    unknown)."""
     values = np.asarray(data, dtype=np.int16)
     if width <= 0 or height <= 0 or values.size != width * height:
-        raise SceneError(f'occupancy grid of {width} × {height} cells carries {values.size} values')
+        raise SceneError(
+            f'occupancy grid of {width} × {height} cells carries {values.size} values'
+        )
     values = values.reshape(height, width)
     return (values >= OCCUPIED_AT) | ((values < 0) & unknown_is_occupied)
 
 
 class DistanceField:
-    """Signed distance (m) to the nearest obstacle, negative inside, on a grid, with its gradient; queried anywhere
-    by bilinear interpolation. The grid's edge is a wall: beyond it the distance is negative."""
+    """Signed distance (m) to the nearest obstacle, negative inside, on a grid, with its gradient;
+    queried anywhere by bilinear interpolation. The grid's edge is a wall: beyond it the distance
+    is negative."""
 
     def __init__(self, occupied: np.ndarray, origin, resolution: float):
         occupied = np.asarray(occupied, dtype=bool)
         if occupied.ndim != 2 or min(occupied.shape) < MIN_CELLS:
-            raise SceneError(f'a grid of {" × ".join(map(str, occupied.shape))} cells: at least {MIN_CELLS} × '
-                             f'{MIN_CELLS} (the distance gradient needs neighbours both ways)')
+            raise SceneError(
+                f'a grid of {" × ".join(map(str, occupied.shape))} cells: at least '
+                f'{MIN_CELLS} × '
+                f'{MIN_CELLS} (the distance gradient needs neighbours both ways)'
+            )
         if occupied.all():
             raise SceneError('the map has no free cell')
-        self.origin, self.resolution, self.shape = np.array(origin[:2], dtype=float), float(resolution), occupied.shape
+        self.origin, self.resolution, self.shape = (
+            np.array(origin[:2], dtype=float),
+            float(resolution),
+            occupied.shape,
+        )
         self.occupied = occupied
-        # a ring of obstacle around the grid (its edge is a wall); distances between cell centres, moved by half
-        # a cell so that the zero level lies on the cells' boundary
+        # a ring of obstacle around the grid (its edge is a wall); distances between cell centres,
+        # moved by half a cell so that the zero level lies on the cells' boundary
         walled = np.pad(occupied, 1, constant_values=True)
         outside = ndimage.distance_transform_edt(~walled)[1:-1, 1:-1]
         inside = ndimage.distance_transform_edt(walled)[1:-1, 1:-1]
@@ -114,17 +135,25 @@ class DistanceField:
         inside = np.clip(points, self.origin, self.extent)
         beyond = points - inside
         out = np.hypot(beyond[..., 0], beyond[..., 1])
-        rc = ((inside - self.origin) / self.resolution - 0.5)[..., ::-1]      # fractional (row, col) of centres
+        # fractional (row, col) of centres
+        rc = ((inside - self.origin) / self.resolution - 0.5)[..., ::-1]
         coords = np.moveaxis(rc, -1, 0).reshape(2, -1)
-        d = ndimage.map_coordinates(self.distance, coords, order=1, mode='nearest').reshape(points.shape[:-1])
-        grad = np.stack([ndimage.map_coordinates(self._gradient[..., k], coords, order=1, mode='nearest')
-                         for k in range(2)], -1).reshape(points.shape)
+        d = ndimage.map_coordinates(self.distance, coords, order=1, mode='nearest').reshape(
+            points.shape[:-1]
+        )
+        grad = np.stack(
+            [
+                ndimage.map_coordinates(self._gradient[..., k], coords, order=1, mode='nearest')
+                for k in range(2)
+            ],
+            -1,
+        ).reshape(points.shape)
         outward = np.where(out[..., None] > 0, -beyond / np.maximum(out, 1e-300)[..., None], grad)
         return d - out, outward
 
     def distance_at(self, points) -> np.ndarray:
-        """Signed distance at ``points`` (..., 2): the nearest cell's value (fast, for collision checks along many
-        points), minus how far a point lies beyond the grid."""
+        """Signed distance at ``points`` (..., 2): the nearest cell's value (fast, for collision
+        checks along many points), minus how far a point lies beyond the grid."""
         points = np.asarray(points, dtype=float)
         ij = np.floor((points - self.origin) / self.resolution).astype(np.int64)
         col = np.clip(ij[..., 0], 0, self.shape[1] - 1)
@@ -133,5 +162,6 @@ class DistanceField:
         return self.distance[row, col] - np.hypot(*np.moveaxis(points - inside, -1, 0))
 
     def is_free(self, points, clearance_m: float = 0.0) -> bool:
-        """Whether every point of ``points`` (..., 2) is at least ``clearance_m`` from every obstacle."""
+        """Whether every point of ``points`` (..., 2) is at least ``clearance_m`` from every
+        obstacle."""
         return bool(np.all(self.distance_at(points) >= clearance_m))

@@ -1,12 +1,15 @@
-"""Euler-spiral (clothoid) pieces: the salamander's motion primitives (thesis §3.3.2, Eq. 3.2, Fig. 3.23).
+"""Euler-spiral (clothoid) pieces: the salamander's motion primitives (thesis §3.3.2, Eq. 3.2, Fig.
+3.23).
 
-With constant wheel speed v and constant curvature rate κ̇ the curvature is linear in arc length, κ(s) = κ0 + σ s
-with sharpness σ = κ̇ / v (the thesis's 1/RL); σ = 0 is an arc, and a line when κ0 = 0 too. A piece starting at
-pose (x0 m, y0 m, ψ0 rad) has heading ψ(s) = ψ0 + κ0 s + σ s²/2 and position the integral of (cos ψ, sin ψ),
-evaluated here by Gauss-Legendre quadrature on sub-intervals over which the heading turns by at most 0.25 rad
-(exact to rounding). Pieces chain by starting each where the previous ends, which gives the C⁰ position, C¹
-heading and continuous curvature the thesis's T(Δθ) attachment aims at (D-M12). No ROS.
+With constant wheel speed v and constant curvature rate κ̇ the curvature is linear in arc length,
+κ(s) = κ0 + σ s with sharpness σ = κ̇ / v (the thesis's 1/RL); σ = 0 is an arc, and a line when κ0
+= 0 too. A piece starting at pose (x0 m, y0 m, ψ0 rad) has heading ψ(s) = ψ0 + κ0 s + σ s²/2 and
+position the integral of (cos ψ, sin ψ), evaluated here by Gauss-Legendre quadrature on
+sub-intervals over which the heading turns by at most 0.25 rad (exact to rounding). Pieces chain by
+starting each where the previous ends, which gives the C⁰ position, C¹ heading and continuous
+curvature the thesis's T(Δθ) attachment aims at (D-M12). No ROS.
 """
+
 from __future__ import annotations
 
 import math
@@ -20,8 +23,9 @@ MAX_TURN_PER_INTERVAL_RAD = 0.25
 
 @dataclass(frozen=True)
 class Piece:
-    """A clothoid piece: start pose (x0, y0 m; psi0 rad), start curvature kappa0 (1/m), sharpness sigma (1/m²),
-    length (m)."""
+    """A clothoid piece: start pose (x0, y0 m; psi0 rad), start curvature kappa0 (1/m), sharpness
+    sigma (1/m²), length (m)."""
+
     x0: float
     y0: float
     psi0: float
@@ -39,7 +43,8 @@ class Piece:
         return self.kappa0 + self.sigma * np.asarray(s, dtype=float)
 
     def sample(self, s) -> np.ndarray:
-        """States (x, y, ψ, κ) at the increasing arc lengths ``s`` (m, shape (n,), s[0] ≥ 0); shape (n, 4)."""
+        """States (x, y, ψ, κ) at the increasing arc lengths ``s`` (m, shape (n,), s[0] ≥ 0); shape
+        (n, 4)."""
         s = np.asarray(s, dtype=float)
         bounds = np.concatenate([[0.0], s])
         steps = []
@@ -53,7 +58,8 @@ class Piece:
         return self.sample([self.length])[0]
 
     def _displacement(self, a: float, b: float) -> np.ndarray:
-        """∫_a^b (cos ψ, sin ψ) ds, on sub-intervals short enough in turning for 8-point Gauss-Legendre."""
+        """∫_a^b (cos ψ, sin ψ) ds, on sub-intervals short enough in turning for 8-point
+        Gauss-Legendre."""
         turn = (b - a) * max(abs(self.kappa0 + self.sigma * a), abs(self.kappa0 + self.sigma * b))
         parts = max(1, math.ceil(turn / MAX_TURN_PER_INTERVAL_RAD))
         edges = np.linspace(a, b, parts + 1)
@@ -65,8 +71,9 @@ class Piece:
 
 
 def chain(start, kappa0: float, segments) -> list[Piece]:
-    """Pieces that follow each other from ``start`` (x, y, ψ) at curvature ``kappa0``: each of ``segments`` is
-    (sigma 1/m², length m) and starts where the previous one ended (Fig. 3.23's piecewise curve)."""
+    """Pieces that follow each other from ``start`` (x, y, ψ) at curvature ``kappa0``: each of
+    ``segments`` is (sigma 1/m², length m) and starts where the previous one ended (Fig. 3.23's
+    piecewise curve)."""
     pieces, state = [], np.array([*start, kappa0], dtype=float)
     for sigma, length in segments:
         piece = Piece(*(float(v) for v in state), float(sigma), float(length))
@@ -76,16 +83,22 @@ def chain(start, kappa0: float, segments) -> list[Piece]:
 
 
 def between_curvatures(start, kappa_from: float, kappa_to: float, rl: float) -> Piece:
-    """The piece of the Euler spiral with constant ``rl`` = ds/dκ = v/κ̇ (m², Table 3.5's RL) cut between two
-    curvatures (§3.3.2, step 2): length rl |κ_to − κ_from|, sharpness ±1/rl."""
+    """The piece of the Euler spiral with constant ``rl`` = ds/dκ = v/κ̇ (m², Table 3.5's RL) cut
+    between two curvatures (§3.3.2, step 2): length rl |κ_to − κ_from|, sharpness ±1/rl."""
     if not rl > 0:
         raise ValueError(f'RL = {rl}: must be > 0 (m²)')
     delta = kappa_to - kappa_from
-    return Piece(*(float(v) for v in start), float(kappa_from), math.copysign(1.0 / rl, delta), abs(delta) * rl)
+    return Piece(
+        *(float(v) for v in start),
+        float(kappa_from),
+        math.copysign(1.0 / rl, delta),
+        abs(delta) * rl,
+    )
 
 
 def sample_pieces(pieces, spacing_m: float) -> np.ndarray:
-    """States (x, y, ψ, κ) along ``pieces`` about every ``spacing_m``, each piece's start and end included once."""
+    """States (x, y, ψ, κ) along ``pieces`` about every ``spacing_m``, each piece's start and end
+    included once."""
     out = [np.array([[p.x0, p.y0, p.psi0, p.kappa0] for p in pieces[:1]])]
     for p in pieces:
         n = max(1, math.ceil(p.length / spacing_m))

@@ -1,6 +1,7 @@
 """The scene as the planner node holds it while it runs: the scene's grid and obstacles, replaced
 at run time by an obstacle message or a map, and the one distance field built from them, rebuilt
 only when something changed. No ROS."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -12,26 +13,41 @@ from salamander_nav.scene import Scene, SceneError, scene_from_dict, scene_to_di
 
 
 class LiveScene:
-    """Obstacles (circles, polygons) on the scene's grid, or on a map's grid once a map arrived (its occupied
-    cells count too)."""
+    """Obstacles (circles, polygons) on the scene's grid, or on a map's grid once a map arrived
+    (its occupied cells count too)."""
 
     def __init__(self, scene: Scene):
         self.scene, self._map, self._field = scene, None, None
 
     def set_obstacles(self, circles, polygons) -> None:
-        """Replace the obstacles: circles (N, 3) of (x, y, r) and polygons as (M, 2) arrays, in m."""
-        updated = scene_from_dict({**scene_to_dict(self.scene), 'circles': np.asarray(circles).tolist(),
-                                   'polygons': [np.asarray(p).tolist() for p in polygons]})
+        """Replace the obstacles: circles (N, 3) of (x, y, r) and polygons as (M, 2) arrays, in
+        m."""
+        updated = scene_from_dict(
+            {
+                **scene_to_dict(self.scene),
+                'circles': np.asarray(circles).tolist(),
+                'polygons': [np.asarray(p).tolist() for p in polygons],
+            }
+        )
         self.scene, self._field = updated, None
 
     def set_map(self, occupied: np.ndarray, origin, resolution: float) -> None:
-        """Plan on an occupancy grid (rows = y) from ``origin`` (x, y of its corner, m) at ``resolution`` (m)."""
+        """Plan on an occupancy grid (rows = y) from ``origin`` (x, y of its corner, m) at
+        ``resolution`` (m)."""
         rows, cols = occupied.shape
-        bounds = (float(origin[0]), float(origin[1]), origin[0] + cols * resolution, origin[1] + rows * resolution)
+        bounds = (
+            float(origin[0]),
+            float(origin[1]),
+            origin[0] + cols * resolution,
+            origin[1] + rows * resolution,
+        )
         scene = dataclasses.replace(self.scene, bounds=bounds, resolution=float(resolution))
         if scene.shape != occupied.shape:
-            raise SceneError(f'map of {occupied.shape} cells does not tile its own bounds {bounds}')
-        DistanceField(occupied, origin, resolution)          # refuses a map with no free cell before it is kept
+            raise SceneError(
+                f'map of {occupied.shape} cells does not tile its own bounds {bounds}'
+            )
+        # refuses a map with no free cell before it is kept
+        DistanceField(occupied, origin, resolution)
         self.scene, self._map, self._field = scene, occupied.copy(), None
 
     def snapshot(self) -> tuple:

@@ -1,76 +1,206 @@
-"""The salamander nodes' parameters as typed data (no rclpy), SI throughout; defaults from spec D-M17 where the
-thesis gives none."""
+"""The salamander nodes' parameters as typed data (no rclpy), SI throughout; defaults from spec
+D-M17 where the thesis gives none."""
+
 from __future__ import annotations
 
 import math
 
+from salamander_nav.los import LosSettings
+from salamander_nav.modules import MAX_MODULES
+from salamander_nav.origami import KAPPA_MAX, S_MAX_M, S_MIN_M
 from softbots_bringup.description import default_sim_port
 from soro_node.frames import BASE_FRAME, ODOM_FRAME, FrameUse, tracked_base_of
 from soro_node.params import ParamSpec
 
-from salamander_nav.los import LosSettings
-from salamander_nav.modules import MAX_MODULES
-from salamander_nav.origami import KAPPA_MAX, S_MAX_M, S_MIN_M
-
-PLANNERS = ('chomp', 'lattice_astar')     # CHOMP is the thesis's default (§3.4.3, PL-07)
-MODULES = ParamSpec('modules', 1, 'modules in the chain, ids 1 (front) to N', 1, MAX_MODULES, read_only=True)
-FRAME = ParamSpec('frame_id', 'map', 'map frame (REP-105) of motion capture, maps, obstacles and paths', nonempty=True,
-                  read_only=True)
+PLANNERS = ('chomp', 'lattice_astar')  # CHOMP is the thesis's default (§3.4.3, PL-07)
+MODULES = ParamSpec(
+    'modules', 1, 'modules in the chain, ids 1 (front) to N', 1, MAX_MODULES, read_only=True
+)
+FRAME = ParamSpec(
+    'frame_id',
+    'map',
+    'map frame (REP-105) of motion capture, maps, obstacles and paths',
+    nonempty=True,
+    read_only=True,
+)
 
 CONTROLLER = (
-    MODULES, FRAME, ODOM_FRAME, BASE_FRAME,
-    ParamSpec('speed_m_s', 0.08, 'forward speed while following a path (m/s; D-M17: 50-100 mm/s)', 0.005, 0.3),
-    ParamSpec('command_rate_hz', 20.0, 'LOS/PD steps and module commands per second', 1.0, 200.0, read_only=True),
+    MODULES,
+    FRAME,
+    ODOM_FRAME,
+    BASE_FRAME,
+    ParamSpec(
+        'speed_m_s',
+        0.08,
+        'forward speed while following a path (m/s; D-M17: 50-100 mm/s)',
+        0.005,
+        0.3,
+    ),
+    ParamSpec(
+        'command_rate_hz',
+        20.0,
+        'LOS/PD steps and module commands per second',
+        1.0,
+        200.0,
+        read_only=True,
+    ),
     ParamSpec('lookahead_m', LosSettings.lookahead_m, 'LOS lookahead Δ (m; 1 BL)', 0.005, 2.0),
-    ParamSpec('switch_radius_m', LosSettings.switch_radius_m, 'waypoint switch radius R_switch (m; 0.5 BL)',
-              0.001, 1.0),
-    ParamSpec('goal_tolerance_m', LosSettings.goal_tolerance_m, 'stop this close to the last waypoint (m)',
-              0.005, 1.0),
+    ParamSpec(
+        'switch_radius_m',
+        LosSettings.switch_radius_m,
+        'waypoint switch radius R_switch (m; 0.5 BL)',
+        0.001,
+        1.0,
+    ),
+    ParamSpec(
+        'goal_tolerance_m',
+        LosSettings.goal_tolerance_m,
+        'stop this close to the last waypoint (m)',
+        0.005,
+        1.0,
+    ),
     ParamSpec('kp', LosSettings.kp, 'PD gain: rad of bend per rad of heading error', 0.0, 20.0),
     ParamSpec('kd_s', LosSettings.kd_s, 'PD derivative gain (s)', 0.0, 10.0),
-    ParamSpec('stale_after_s', LosSettings.stale_after_s, 'wheels stop when the tracked pose is older (s)',
-              0.02, 5.0),
-    ParamSpec('tracking_lost_s', 3.0, 'a path is abandoned after the pose has been stale this long (s)', 0.1, 60.0),
+    ParamSpec(
+        'stale_after_s',
+        LosSettings.stale_after_s,
+        'wheels stop when the tracked pose is older (s)',
+        0.02,
+        5.0,
+    ),
+    ParamSpec(
+        'tracking_lost_s',
+        3.0,
+        'a path is abandoned after the pose has been stale this long (s)',
+        0.1,
+        60.0,
+    ),
     ParamSpec('s_nominal_m', S_MAX_M, 'central-axis length while steering (m)', S_MIN_M, S_MAX_M),
-    ParamSpec('cable_offset_m', 0.02, 'd of Eq. 3.1 (m): not in the thesis, measure it (D-M1)', 0.001, 0.1,
-              read_only=True),
-    ParamSpec('wheel_radius_m', 0.02, 'wheel radius r1 (m): not in the thesis (D-M1)', 0.001, 0.2, read_only=True),
-    ParamSpec('send_cable_lengths', False, 'send Eq. 3.1\'s cable lengths instead of (s, θ, ϕ), for a module firmware '
-              'without the kinematics', read_only=True),
+    ParamSpec(
+        'cable_offset_m',
+        0.02,
+        'd of Eq. 3.1 (m): not in the thesis, measure it (D-M1)',
+        0.001,
+        0.1,
+        read_only=True,
+    ),
+    ParamSpec(
+        'wheel_radius_m',
+        0.02,
+        'wheel radius r1 (m): not in the thesis (D-M1)',
+        0.001,
+        0.2,
+        read_only=True,
+    ),
+    ParamSpec(
+        'send_cable_lengths',
+        False,
+        "send Eq. 3.1's cable lengths instead of (s, θ, ϕ), for a module firmware "
+        'without the kinematics',
+        read_only=True,
+    ),
 )
 PLANNER = (
     FRAME,
-    ParamSpec('planner', 'chomp', 'default planner of a request that names none', choices=PLANNERS),
-    ParamSpec('scene_file', '', 'scene YAML: bounds, resolution and obstacles (empty: the installed '
-              'config/salamander_scene.yaml)', read_only=True),
-    ParamSpec('clearance_m', 0.04, 'least distance from a path to an obstacle (m): half the robot\'s width',
-              0.0, 1.0),
-    ParamSpec('kappa_max', KAPPA_MAX, 'largest path curvature (1/m; 12.52 = the module\'s 79.9 mm turning '
-              'radius, D-M9)', 0.1, KAPPA_MAX),
-    ParamSpec('chomp_iterations', 60, 'CHOMP iterations per restart (the thesis used 60)', 1, 10_000),
+    ParamSpec(
+        'planner', 'chomp', 'default planner of a request that names none', choices=PLANNERS
+    ),
+    ParamSpec(
+        'scene_file',
+        '',
+        'scene YAML: bounds, resolution and obstacles (empty: the installed '
+        'config/salamander_scene.yaml)',
+        read_only=True,
+    ),
+    ParamSpec(
+        'clearance_m',
+        0.04,
+        "least distance from a path to an obstacle (m): half the robot's width",
+        0.0,
+        1.0,
+    ),
+    ParamSpec(
+        'kappa_max',
+        KAPPA_MAX,
+        "largest path curvature (1/m; 12.52 = the module's 79.9 mm turning radius, D-M9)",
+        0.1,
+        KAPPA_MAX,
+    ),
+    ParamSpec(
+        'chomp_iterations', 60, 'CHOMP iterations per restart (the thesis used 60)', 1, 10_000
+    ),
     ParamSpec('astar_max_expansions', 500_000, 'lattice A* expansion budget', 1, 50_000_000),
     ParamSpec('max_planning_s', 10.0, 'lattice A* time budget (s)', 0.01, 600.0),
-    ParamSpec('astar_heuristic_weight', 1.0, 'lattice A* heuristic weight: 1 is the thesis\'s A*, above 1 weighted A* '
-              '(paths at most that factor longer, far fewer expansions)', 1.0, 10.0),
+    ParamSpec(
+        'astar_heuristic_weight',
+        1.0,
+        "lattice A* heuristic weight: 1 is the thesis's A*, above 1 weighted A* "
+        '(paths at most that factor longer, far fewer expansions)',
+        1.0,
+        10.0,
+    ),
 )
 SIMULATOR = (
-    MODULES, FRAME,
-    ParamSpec('port', default_sim_port('salamander'), 'path of the pseudo-terminal the bridge '
-              'opens (salamander.launch.py gives both the same)', nonempty=True, read_only=True),
-    ParamSpec('watchdog_ms', 300, 'host ESP32 link watchdog (ms; spec B8: 300)', 10, 60_000, read_only=True),
-    ParamSpec('start_pose', [0.35, 0.3, math.pi / 2], 'front wheel set at start: x m, y m, heading rad',
-              read_only=True),
-    ParamSpec('mocap_rate_hz', 100.0, 'motion-capture frame rate (Hz)', 1.0, 1000.0, read_only=True),
-    ParamSpec('mocap_noise_m', 0.001, 'tracked position noise, standard deviation per axis (m); heading noise is '
-              'this over half a body length (rad)', 0.0, 0.05),
-    ParamSpec('spool_rate_max_rad_s', 20.9, 'origami motor speed limit (rad/s; N20 1:150, about 200 rpm)',
-              0.1, 200.0, read_only=True),
+    MODULES,
+    FRAME,
+    ParamSpec(
+        'port',
+        default_sim_port('salamander'),
+        'path of the pseudo-terminal the bridge opens (salamander.launch.py gives both the same)',
+        nonempty=True,
+        read_only=True,
+    ),
+    ParamSpec(
+        'watchdog_ms',
+        300,
+        'host ESP32 link watchdog (ms; spec B8: 300)',
+        10,
+        60_000,
+        read_only=True,
+    ),
+    ParamSpec(
+        'start_pose',
+        [0.35, 0.3, math.pi / 2],
+        'front wheel set at start: x m, y m, heading rad',
+        read_only=True,
+    ),
+    ParamSpec(
+        'mocap_rate_hz', 100.0, 'motion-capture frame rate (Hz)', 1.0, 1000.0, read_only=True
+    ),
+    ParamSpec(
+        'mocap_noise_m',
+        0.001,
+        'tracked position noise, standard deviation per axis (m); heading noise is '
+        'this over half a body length (rad)',
+        0.0,
+        0.05,
+    ),
+    ParamSpec(
+        'spool_rate_max_rad_s',
+        20.9,
+        'origami motor speed limit (rad/s; N20 1:150, about 200 rpm)',
+        0.1,
+        200.0,
+        read_only=True,
+    ),
     ParamSpec('wheel_tau_s', 0.1, 'wheel motor lag (s)', 0.001, 5.0, read_only=True),
-    ParamSpec('slip_noise', 0.02, 'wheel slip, relative standard deviation of the speed', 0.0, 0.5, read_only=True),
+    ParamSpec(
+        'slip_noise',
+        0.02,
+        'wheel slip, relative standard deviation of the speed',
+        0.0,
+        0.5,
+        read_only=True,
+    ),
     ParamSpec('cable_offset_m', 0.02, 'd of Eq. 3.1 (m)', 0.001, 0.1, read_only=True),
     ParamSpec('wheel_radius_m', 0.02, 'wheel radius r1 (m)', 0.001, 0.2, read_only=True),
-    ParamSpec('firmware_kinematics', True, 'the module firmware maps (s, θ, ϕ) to cables itself; false: it takes '
-              'only cable lengths (set send_cable_lengths on the controller)', read_only=True),
+    ParamSpec(
+        'firmware_kinematics',
+        True,
+        'the module firmware maps (s, θ, ϕ) to cables itself; false: it takes '
+        'only cable lengths (set send_cable_lengths on the controller)',
+        read_only=True,
+    ),
     ParamSpec('seed', 0, 'noise seed', 0, 2**31 - 1, read_only=True),
 )
 
@@ -79,7 +209,8 @@ def _frames_of(p: dict, broadcasts: tuple = ()) -> FrameUse:
     return FrameUse(frozenset({p['frame_id']}), broadcasts)
 
 
-# what each executable stamps and broadcasts, by its parameters (softbots_bringup's frame check reads it)
+# what each executable stamps and broadcasts, by its parameters (softbots_bringup's frame check
+# reads it)
 FRAMES = {
     'salamander_sim': (SIMULATOR, _frames_of),
     'salamander_controller': (CONTROLLER, lambda p: _frames_of(p, tracked_base_of(p))),

@@ -1,12 +1,13 @@
-"""``salamander_sim``: the simulated origami salamander for ``sim:=true``: its host ESP32 and modules behind a
-pseudo-terminal, and motion capture.
+"""``salamander_sim``: the simulated origami salamander for ``sim:=true``: its host ESP32 and
+modules behind a pseudo-terminal, and motion capture.
 
-The ESP32 (``device.SalamanderFirmware``) answers on ``port`` exactly as the real one would, so the controller
-runs its real bridge code; behind it the single-module model of §3.3.2 moves the front wheel set with the cable and
-wheel loops' lag and a wheel slip noise. Motion capture publishes that pose as ``mocap/salamander/pose``
-(geometry_msgs/PoseStamped in ``frame_id``) at ``mocap_rate_hz`` with position noise, as the thesis's Matlab loop
-read its mocap (§3.4.5).
+The ESP32 (``device.SalamanderFirmware``) answers on ``port`` exactly as the real one would, so the
+controller runs its real bridge code; behind it the single-module model of §3.3.2 moves the front
+wheel set with the cable and wheel loops' lag and a wheel slip noise. Motion capture publishes that
+pose as ``mocap/salamander/pose`` (geometry_msgs/PoseStamped in ``frame_id``) at ``mocap_rate_hz``
+with position noise, as the thesis's Matlab loop read its mocap (§3.4.5).
 """
+
 from __future__ import annotations
 
 import sys
@@ -17,14 +18,14 @@ from geometry_msgs.msg import PoseStamped
 from rclpy.node import Node
 from std_msgs.msg import Header
 
-from soro_geometry.pose_msgs import stamped
-from soro_link.device import SimulatedDevice
-from soro_node.base_node import declare_parameters, run_node
-from soro_node.params import ParameterError
 from salamander_nav.device import SalamanderFirmware
 from salamander_nav.kinematics import ModuleGeometry
 from salamander_nav.origami import BODY_LENGTH_M
 from salamander_nav.parameters import SIMULATOR
+from soro_geometry.pose_msgs import stamped
+from soro_link.device import SimulatedDevice
+from soro_node.base_node import declare_parameters, run_node
+from soro_node.params import ParameterError
 
 
 class SalamanderSimNode(Node):
@@ -34,22 +35,40 @@ class SalamanderSimNode(Node):
         p = self.settings.checked()
         start = np.asarray(p['start_pose'], dtype=float)
         if start.shape != (3,) or not np.all(np.isfinite(start)):
-            raise ParameterError(f'parameter start_pose = {p["start_pose"]!r}: needs [x m, y m, heading rad], finite')
-        geometry = ModuleGeometry(cable_offset_m=p['cable_offset_m'], wheel_radius_m=p['wheel_radius_m'])
-        self.firmware = SalamanderFirmware(p['modules'], geometry, p['spool_rate_max_rad_s'], p['wheel_tau_s'],
-                                           p['slip_noise'], start_pose=start, seed=p['seed'],
-                                           kinematics=p['firmware_kinematics'])
+            raise ParameterError(
+                f'parameter start_pose = {p["start_pose"]!r}: needs [x m, y m, heading '
+                'rad], finite'
+            )
+        geometry = ModuleGeometry(
+            cable_offset_m=p['cable_offset_m'], wheel_radius_m=p['wheel_radius_m']
+        )
+        self.firmware = SalamanderFirmware(
+            p['modules'],
+            geometry,
+            p['spool_rate_max_rad_s'],
+            p['wheel_tau_s'],
+            p['slip_noise'],
+            start_pose=start,
+            seed=p['seed'],
+            kinematics=p['firmware_kinematics'],
+        )
         Path(p['port']).parent.mkdir(parents=True, exist_ok=True)
         self.device = SimulatedDevice(self.firmware, p['port'], p['watchdog_ms']).start()
         self._rng = np.random.default_rng(p['seed'] + 1)
         self.pose_pub = self.create_publisher(PoseStamped, 'mocap/salamander/pose', 10)
         self.create_timer(1.0 / p['mocap_rate_hz'], self._mocap_frame)
-        self.get_logger().info(f'salamander ({p["modules"]} module(s)) at {start.round(3).tolist()} behind '
-                               f'{p["port"]}')
+        self.get_logger().info(
+            f'salamander ({p["modules"]} module(s)) at {start.round(3).tolist()} behind '
+            f'{p["port"]}'
+        )
 
     def _mocap_frame(self) -> None:
         noise = self.settings.mocap_noise_m
-        pose = self.firmware.pose() + self._rng.normal(0.0, 1.0, 3) * [noise, noise, noise / (BODY_LENGTH_M / 2)]
+        pose = self.firmware.pose() + self._rng.normal(0.0, 1.0, 3) * [
+            noise,
+            noise,
+            noise / (BODY_LENGTH_M / 2),
+        ]
         header = Header(stamp=self.get_clock().now().to_msg(), frame_id=self.settings.frame_id)
         self.pose_pub.publish(stamped(pose, header))
 

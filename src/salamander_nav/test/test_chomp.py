@@ -1,19 +1,22 @@
 """CHOMP (thesis Algorithm 1; spec B5.2, C3: PL-01..PL-05, PL-03 on the thesis's scenes)."""
+
 import math
 
 import numpy as np
 import pytest
 
-from salamander_nav.planning import chomp, chomp_costs, paths
 from salamander_nav.distance_field import DistanceField
-from salamander_nav.scene import load_scene, scene_from_dict
+from salamander_nav.planning import chomp, chomp_costs, paths
 from salamander_nav.planning.chomp import ChompSettings
+from salamander_nav.scene import load_scene, scene_from_dict
 
-ROOT_SCENE = load_scene(__import__('pathlib').Path(__file__).resolve().parents[3] / 'config' /
-                             'salamander_scene.yaml')
+ROOT_SCENE = load_scene(
+    __import__('pathlib').Path(__file__).resolve().parents[3] / 'config' / 'salamander_scene.yaml'
+)
 OPEN = DistanceField.from_scene(scene_from_dict({'bounds': [0, 0, 3, 3], 'resolution': 0.005}))
-ONE_CIRCLE = DistanceField.from_scene(scene_from_dict(
-    {'bounds': [0, 0, 2, 2], 'resolution': 0.002, 'circles': [[1.0, 1.0, 0.2]]}))
+ONE_CIRCLE = DistanceField.from_scene(
+    scene_from_dict({'bounds': [0, 0, 2, 2], 'resolution': 0.002, 'circles': [[1.0, 1.0, 0.2]]})
+)
 
 
 def wavy(n=30):
@@ -43,24 +46,33 @@ def test_smoothness_matches_its_quadratic_form_and_finite_differences():
 def test_obstacle_cost_is_continuous_and_c1_at_zero_and_epsilon():
     eps = 0.075
     c, slope = chomp_costs.obstacle_cost([-1e-9, 0.0, 1e-9, eps - 1e-9, eps, eps + 1e-9], eps)
-    assert c[:3] == pytest.approx([eps / 2] * 3, abs=1e-8) and c[3:] == pytest.approx([0, 0, 0], abs=1e-8)
-    assert slope[:3] == pytest.approx([-1, -1, -1], abs=1e-6) and slope[3:] == pytest.approx([0, 0, 0], abs=1e-6)
+    assert c[:3] == pytest.approx([eps / 2] * 3, abs=1e-8) and c[3:] == pytest.approx(
+        [0, 0, 0], abs=1e-8
+    )
+    assert slope[:3] == pytest.approx([-1, -1, -1], abs=1e-6) and slope[3:] == pytest.approx(
+        [0, 0, 0], abs=1e-6
+    )
     d = np.linspace(-0.1, 0.2, 301)
     c, slope = chomp_costs.obstacle_cost(d, eps)
-    smooth = (np.abs(d) > 0.0015) & (np.abs(d - eps) > 0.0015)           # central differences, off the joins
+    # central differences, off the joins
+    smooth = (np.abs(d) > 0.0015) & (np.abs(d - eps) > 0.0015)
     np.testing.assert_allclose(np.gradient(c, d)[smooth][1:-1], slope[smooth][1:-1], atol=1e-9)
 
 
 def test_obstacle_cost_is_weighted_by_arc_length():
-    # one straight pass over the circle's influence zone, sampled evenly or with few points inside the zone (a
-    # "quick pass"): weighted by arc length the cost hardly changes, while the plain sum of c(q_t) drops by half
+    # one straight pass over the circle's influence zone, sampled evenly or with few points inside
+    # the zone (a "quick pass"): weighted by arc length the cost hardly changes, while the plain
+    # sum of c(q_t) drops by half
     even = np.linspace(0.5, 1.5, 62)
     u = np.linspace(0, 1, 62)
-    quick = 0.5 + u - 0.12 * np.sin(2 * np.pi * u)                        # sparse in the middle, dense at the ends
+    # sparse in the middle, dense at the ends
+    quick = 0.5 + u - 0.12 * np.sin(2 * np.pi * u)
     costs, sums = [], []
     for x in (even, quick):
         q = np.column_stack([x, np.full(62, 0.74)])
-        costs.append(chomp_costs.obstacle_term(q[1:-1], q[0], q[-1], ONE_CIRCLE, np.zeros((0, 3)), 0.1)[0])
+        costs.append(
+            chomp_costs.obstacle_term(q[1:-1], q[0], q[-1], ONE_CIRCLE, np.zeros((0, 3)), 0.1)[0]
+        )
         d, _ = ONE_CIRCLE.query(q[1:-1])
         sums.append(chomp_costs.obstacle_cost(d, 0.1)[0].sum())
     assert costs[1] == pytest.approx(costs[0], rel=0.1)
@@ -68,9 +80,9 @@ def test_obstacle_cost_is_weighted_by_arc_length():
 
 
 def test_obstacle_functional_gradient_points_like_finite_differences():
-    # the functional gradient is that of the continuous functional: on a smooth path sampled finely it agrees in
-    # direction with the finite-difference gradient of the discrete cost (cosine > 0.95 at every point near the
-    # circle) and in size within 25 %
+    # the functional gradient is that of the continuous functional: on a smooth path sampled finely
+    # it agrees in direction with the finite-difference gradient of the discrete cost (cosine >
+    # 0.95 at every point near the circle) and in size within 25 %
     n = 80
     t = np.linspace(0, 1, n + 2)
     q = np.column_stack([0.5 + t, 0.75 + 0.05 * np.sin(2 * np.pi * t)])
@@ -80,7 +92,9 @@ def test_obstacle_functional_gradient_points_like_finite_differences():
     for idx in np.ndindex(xi.shape):
         bumped = xi.copy()
         bumped[idx] += h
-        numeric[idx] = (chomp_costs.obstacle_term(bumped, q0, qe, ONE_CIRCLE, np.zeros((0, 3)), 0.1)[0] - f) / h
+        numeric[idx] = (
+            chomp_costs.obstacle_term(bumped, q0, qe, ONE_CIRCLE, np.zeros((0, 3)), 0.1)[0] - f
+        ) / h
     active = np.hypot(*numeric.T) > 0.2 * np.hypot(*numeric.T).max()
     cosine = (grad * numeric).sum(1)[active] / (np.hypot(*grad.T) * np.hypot(*numeric.T))[active]
     assert active.sum() > 10 and cosine.min() > 0.95
@@ -90,7 +104,7 @@ def test_obstacle_functional_gradient_points_like_finite_differences():
 
 def test_virtual_obstacles_are_the_osculating_circles_of_over_curved_points():
     a = np.linspace(0, np.pi, 30)
-    tight = np.column_stack([0.05 * np.cos(a), 0.05 * np.sin(a)])         # κ = 20 > 12.52
+    tight = np.column_stack([0.05 * np.cos(a), 0.05 * np.sin(a)])  # κ = 20 > 12.52
     circles = chomp_costs.virtual_obstacles(tight, 12.52)
     assert len(circles) == 28
     np.testing.assert_allclose(circles[:, :2], 0, atol=1e-9)
@@ -105,7 +119,8 @@ def test_orientation_correction_is_clamped_perpendicular_and_only_at_the_ends():
     q = chomp_costs.full(xi, q0, qe)
     tangents = q[2:] - q[:-2]
     along = (v * tangents).sum(1)
-    np.testing.assert_allclose(along, 0, atol=1e-12)                      # perpendicular to the path
+    # perpendicular to the path
+    np.testing.assert_allclose(along, 0, atol=1e-12)
     h = np.hypot(*np.diff(q, axis=0).T).mean()
     targets = q0 + np.arange(1, 6)[:, None] * h * [0, 1]
     # clamped: at most sin(30°) of the correction's length
@@ -119,15 +134,22 @@ def test_minor_arc_joins_the_ends_under_half_a_turn():
         arc = chomp_costs.minor_arc(q0, qe, 50, rng)
         full = chomp_costs.full(arc, q0, qe)
         steps = np.hypot(*np.diff(full, axis=0).T)
-        np.testing.assert_allclose(steps, steps.mean(), rtol=1e-9)          # uniform along the arc
+        np.testing.assert_allclose(steps, steps.mean(), rtol=1e-9)  # uniform along the arc
         kappa = paths.curvatures(full)[1:-1]
-        np.testing.assert_allclose(kappa, kappa[0], rtol=1e-6)               # one circle
+        np.testing.assert_allclose(kappa, kappa[0], rtol=1e-6)  # one circle
         turn = abs(kappa[0]) * steps.sum()
         assert turn < math.pi
 
 
-@pytest.mark.parametrize('start, goal', [(ROOT_SCENE.start, ROOT_SCENE.goal),       # §3.4.5: 90° to 0°
-                                         ((0.35, 1.8, -math.pi / 2), (2.25, 1.0, -math.pi / 2))])   # Fig. 3.27
+# §3.4.5: 90° to 0°
+@pytest.mark.parametrize(
+    'start, goal',
+    [
+        (ROOT_SCENE.start, ROOT_SCENE.goal),
+        # Fig. 3.27
+        ((0.35, 1.8, -math.pi / 2), (2.25, 1.0, -math.pi / 2)),
+    ],
+)
 def test_pl03_the_thesis_scenes_are_planned_feasibly(start, goal):
     field = DistanceField.from_scene(ROOT_SCENE)
     plan = chomp.plan(field, start, goal)
@@ -135,28 +157,36 @@ def test_pl03_the_thesis_scenes_are_planned_feasibly(start, goal):
     assert plan.details['min_clearance_m'] >= 0.04
     assert plan.max_curvature <= 12.52 and plan.path.shape == (102, 2)
     assert plan.path[0] == pytest.approx(start[:2]) and plan.path[-1] == pytest.approx(goal[:2])
-    assert max(plan.details['start_heading_error_deg'], plan.details['goal_heading_error_deg']) <= 10
+    assert (
+        max(plan.details['start_heading_error_deg'], plan.details['goal_heading_error_deg']) <= 10
+    )
     assert paths.problems(plan.path, field, 12.52, 0.04, start, goal) == []
 
 
 def test_pl02_ends_fixed_lambda_non_decreasing_and_best_cost_non_increasing():
     field = DistanceField.from_scene(ROOT_SCENE)
-    search = chomp._Search(field, ROOT_SCENE.start, ROOT_SCENE.goal, ChompSettings(converged_stop=False,
-                                                                                   max_restarts=0))
+    search = chomp._Search(
+        field,
+        ROOT_SCENE.start,
+        ROOT_SCENE.goal,
+        ChompSettings(converged_stop=False, max_restarts=0),
+    )
     search.run()
     # the best so far, ordered as kept (feasible before infeasible, then U), never gets worse
     assert all(later <= earlier for earlier, later in zip(search.history, search.history[1:]))
     assert search.history[-1][0] is False
     s = ChompSettings()
-    lambdas = [s.lambda0 * s.lambda_growth ** k for k in range(60)]
+    lambdas = [s.lambda0 * s.lambda_growth**k for k in range(60)]
     assert np.all(np.diff(lambdas) >= 0)
 
 
 def test_pl04_curvature_falls_on_a_hairpin():
     a = np.linspace(-np.pi / 2, np.pi / 2, 42)
-    hairpin = np.column_stack([1.0 + 0.06 * np.cos(a), 1.0 + 0.06 * np.sin(a)])    # κ ≈ 16.7
+    hairpin = np.column_stack([1.0 + 0.06 * np.cos(a), 1.0 + 0.06 * np.sin(a)])  # κ ≈ 16.7
     s = ChompSettings(n_points=40, max_restarts=0, converged_stop=False, max_iterations=30)
-    search = chomp._Search(OPEN, np.array([*hairpin[0], 0.0]), np.array([*hairpin[-1], math.pi]), s)
+    search = chomp._Search(
+        OPEN, np.array([*hairpin[0], 0.0]), np.array([*hairpin[-1], math.pi]), s
+    )
     worst = []
     xi = hairpin[1:-1].copy()
     for _ in range(30):
@@ -170,8 +200,13 @@ def test_pl04_curvature_falls_on_a_hairpin():
 
 
 def test_a_wall_with_a_gap_off_the_line_needs_a_restart_or_bend_and_is_passed():
-    scene = scene_from_dict({'bounds': [0, 0, 3, 2], 'resolution': 0.01,
-                                  'polygons': [[[1.4, 0.0], [1.6, 0.0], [1.6, 1.3], [1.4, 1.3]]]})
+    scene = scene_from_dict(
+        {
+            'bounds': [0, 0, 3, 2],
+            'resolution': 0.01,
+            'polygons': [[[1.4, 0.0], [1.6, 0.0], [1.6, 1.3], [1.4, 1.3]]],
+        }
+    )
     field = DistanceField.from_scene(scene)
     plan = chomp.plan(field, (0.4, 0.6, 0.0), (2.6, 0.6, 0.0))
     assert plan.success, plan.reason
@@ -180,16 +215,25 @@ def test_a_wall_with_a_gap_off_the_line_needs_a_restart_or_bend_and_is_passed():
 
 
 def test_an_unreachable_goal_is_reported_failed_never_returned_as_success():
-    ring = [[1.5 + 0.4 * math.cos(a), 1.0 + 0.4 * math.sin(a), 0.08] for a in np.linspace(0, 2 * math.pi, 40)]
-    field = DistanceField.from_scene(scene_from_dict({'bounds': [0, 0, 3, 2], 'resolution': 0.01,
-                                                                'circles': ring}))
+    ring = [
+        [1.5 + 0.4 * math.cos(a), 1.0 + 0.4 * math.sin(a), 0.08]
+        for a in np.linspace(0, 2 * math.pi, 40)
+    ]
+    field = DistanceField.from_scene(
+        scene_from_dict({'bounds': [0, 0, 3, 2], 'resolution': 0.01, 'circles': ring})
+    )
     plan = chomp.plan(field, (0.3, 1.0, 0.0), (1.5, 1.0, 0.0), ChompSettings(max_restarts=2))
     assert not plan.success and 'collides' in plan.reason and plan.details['restarts'] == 2
 
 
-@pytest.mark.parametrize('start, reason', [((1.0, 1.0, 0.0), 'inside an obstacle'),
-                                           ((float('nan'), 0.3, 0.0), 'must be finite'),
-                                           ((1.7, 1.7, 0.0), 'the same point')])
+@pytest.mark.parametrize(
+    'start, reason',
+    [
+        ((1.0, 1.0, 0.0), 'inside an obstacle'),
+        ((float('nan'), 0.3, 0.0), 'must be finite'),
+        ((1.7, 1.7, 0.0), 'the same point'),
+    ],
+)
 def test_bad_ends_are_refused_with_a_reason(start, reason):
     plan = chomp.plan(ONE_CIRCLE, start, (1.7, 1.7, 0.0))
     assert not plan.success and reason in plan.reason and plan.effort == 0

@@ -1,5 +1,6 @@
-"""salamander-plan: the issue's JSON on the thesis's scene for both planners, a plot, a failed plan exiting 1 with
-its reason, and bad input refused in one line with exit code 2."""
+"""salamander-plan: the issue's JSON on the thesis's scene for both planners, a plot, a failed plan
+exiting 1 with its reason, and bad input refused in one line with exit code 2."""
+
 import json
 import math
 from pathlib import Path
@@ -14,11 +15,25 @@ from salamander_nav.scene import SceneError
 SCENE = Path(__file__).resolve().parents[3] / 'config' / 'salamander_scene.yaml'
 
 
-@pytest.mark.parametrize('planner, effort', [('chomp', 'iterations'), ('lattice_astar', 'expansions')])
+@pytest.mark.parametrize(
+    'planner, effort', [('chomp', 'iterations'), ('lattice_astar', 'expansions')]
+)
 def test_both_planners_write_the_issues_json(tmp_path, planner, effort, capsys):
     out = tmp_path / 'plan.json'
-    code = cli.main(['--scene', str(SCENE), '--planner', planner, '--json', str(out), '--plots', str(tmp_path),
-                     '--astar-weight', '1.2'])
+    code = cli.main(
+        [
+            '--scene',
+            str(SCENE),
+            '--planner',
+            planner,
+            '--json',
+            str(out),
+            '--plots',
+            str(tmp_path),
+            '--astar-weight',
+            '1.2',
+        ]
+    )
     assert code == 0, capsys.readouterr().err
     plan = json.loads(out.read_text())
     assert plan['success'] is True and plan[effort] > 0 and plan['planning_ms'] > 0
@@ -33,21 +48,38 @@ def test_both_planners_write_the_issues_json(tmp_path, planner, effort, capsys):
 
 def test_an_unreachable_goal_exits_1_with_the_reason(tmp_path, capsys):
     scene = yaml.safe_load(SCENE.read_text())
-    scene['circles'] += [[2.15 + 0.35 * math.cos(a), 1.55 + 0.35 * math.sin(a), 0.08]
-                         for a in [k * 2 * math.pi / 30 for k in range(30)]]
+    scene['circles'] += [
+        [2.15 + 0.35 * math.cos(a), 1.55 + 0.35 * math.sin(a), 0.08]
+        for a in [k * 2 * math.pi / 30 for k in range(30)]
+    ]
     (tmp_path / 'closed.yaml').write_text(yaml.safe_dump(scene))
-    code = cli.main(['--scene', str(tmp_path / 'closed.yaml'), '--json', str(tmp_path / 'out.json')])
+    code = cli.main(
+        ['--scene', str(tmp_path / 'closed.yaml'), '--json', str(tmp_path / 'out.json')]
+    )
     assert code == 1
     plan = json.loads((tmp_path / 'out.json').read_text())
     assert plan['success'] is False and 'collides' in plan['reason']
     assert 'no plan' in capsys.readouterr().err
 
 
-@pytest.mark.parametrize('argv, message', [
-    (['--scene', 'missing.yaml'], 'missing.yaml: No such file'),
-    (['--scene', str(SCENE), '--planner', 'rrt'], "argument --planner: rrt: allowed values are chomp, lattice_astar"),
-    (['--scene', str(SCENE), '--kappa-max', 'nan'], 'argument --kappa-max: nan: must be finite'),
-    (['--scene', str(SCENE), '--clearance', '-1'], 'argument --clearance: -1: allowed range is [0.0, 1.0]')])
+@pytest.mark.parametrize(
+    'argv, message',
+    [
+        (['--scene', 'missing.yaml'], 'missing.yaml: No such file'),
+        (
+            ['--scene', str(SCENE), '--planner', 'rrt'],
+            'argument --planner: rrt: allowed values are chomp, lattice_astar',
+        ),
+        (
+            ['--scene', str(SCENE), '--kappa-max', 'nan'],
+            'argument --kappa-max: nan: must be finite',
+        ),
+        (
+            ['--scene', str(SCENE), '--clearance', '-1'],
+            'argument --clearance: -1: allowed range is [0.0, 1.0]',
+        ),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(argv, message, capsys):
     with pytest.raises(SystemExit) as ended:
         code = cli.main(argv)
@@ -66,13 +98,32 @@ def test_a_scene_without_start_and_goal_is_refused(tmp_path, capsys):
 START_GOAL = 'start: [0.05, 0.05, 0]\ngoal: [0.95, 0.05, 0]\n'
 
 
-@pytest.mark.parametrize('scene, argv, message', [
-    ('bounds: [0, 0, 1e300, 1]\nresolution: 0.1\n', [], 'give 10 × 1e+301 cells; at most 25000000'),
-    ('bounds: [-1e308, 0, 1e308, 1]\nresolution: 0.1\n', [], 'give 10 × inf cells'),
-    ('bounds: [0, 0, 1, 1]\nresolution: 0.1\npolygons: 5\n', [], 'polygons: 5 must be a list of polygons'),
-    ('bounds: [0, 0, 1, 0.1]\nresolution: 0.1\n', [], 'give 1 × 10 cells; at least 2 each way'),
-    ('bounds: [0, 0, 1, 1]\nresolution: 0.1\n', ['--seed', '-1'], 'argument --seed: -1: allowed range is [0, '),
-])
+@pytest.mark.parametrize(
+    'scene, argv, message',
+    [
+        (
+            'bounds: [0, 0, 1e300, 1]\nresolution: 0.1\n',
+            [],
+            'give 10 × 1e+301 cells; at most 25000000',
+        ),
+        ('bounds: [-1e308, 0, 1e308, 1]\nresolution: 0.1\n', [], 'give 10 × inf cells'),
+        (
+            'bounds: [0, 0, 1, 1]\nresolution: 0.1\npolygons: 5\n',
+            [],
+            'polygons: 5 must be a list of polygons',
+        ),
+        (
+            'bounds: [0, 0, 1, 0.1]\nresolution: 0.1\n',
+            [],
+            'give 1 × 10 cells; at least 2 each way',
+        ),
+        (
+            'bounds: [0, 0, 1, 1]\nresolution: 0.1\n',
+            ['--seed', '-1'],
+            'argument --seed: -1: allowed range is [0, ',
+        ),
+    ],
+)
 def test_a_bad_scene_or_seed_is_one_line_and_exit_2(tmp_path, scene, argv, message, capsys):
     (tmp_path / 's.yaml').write_text(scene + START_GOAL)
     with pytest.raises(SystemExit) as ended:
@@ -84,10 +135,13 @@ def test_a_bad_scene_or_seed_is_one_line_and_exit_2(tmp_path, scene, argv, messa
 def test_an_endless_scene_file_is_refused_at_its_size_bound(capsys):
     assert cli.main(['--scene', '/dev/zero']) == 2
     err = capsys.readouterr().err
-    assert err == 'salamander-plan: scene /dev/zero: more than 64 MiB; not an input file of this command\n'
+    assert err == (
+        'salamander-plan: scene /dev/zero: more than 64 MiB; not an input file of this command\n'
+    )
 
 
 def test_a_one_row_map_is_refused_by_name_not_by_numpy():
-    """The planner node builds the same field from an OccupancyGrid; np.gradient's ValueError escaped it before."""
+    """The planner node builds the same field from an OccupancyGrid; np.gradient's ValueError
+    escaped it before."""
     with pytest.raises(SceneError, match='a grid of 1 × 10 cells: at least 2 × 2'):
         DistanceField([[False] * 10], (0.0, 0.0), 0.1)

@@ -1,4 +1,5 @@
 """Euler-spiral pieces (thesis Eq. 3.2, spec B4.4, SA-05)."""
+
 import math
 
 import numpy as np
@@ -26,8 +27,11 @@ def test_agrees_with_fresnel_integrals():
 
 def test_arc_and_line():
     arc = Piece(0, 0, 0, 2.0, 0.0, math.pi / 2).end()
-    np.testing.assert_allclose(arc, [0.0, 1.0, math.pi, 2.0], atol=1e-14)   # half a circle of radius 0.5
-    np.testing.assert_allclose(Piece(1, 1, math.pi / 4, 0, 0, math.sqrt(2)).end(), [2, 2, math.pi / 4, 0], atol=1e-14)
+    # half a circle of radius 0.5
+    np.testing.assert_allclose(arc, [0.0, 1.0, math.pi, 2.0], atol=1e-14)
+    np.testing.assert_allclose(
+        Piece(1, 1, math.pi / 4, 0, 0, math.sqrt(2)).end(), [2, 2, math.pi / 4, 0], atol=1e-14
+    )
 
 
 def test_negative_curvature_mirrors():
@@ -47,7 +51,9 @@ def test_source_procedure_cuts_between_curvatures():
 
 
 def test_chained_pieces_are_continuous():
-    pieces = euler_spiral.chain((0.2, -0.1, 0.4), 0.0, [(30.0, 0.2), (0.0, 0.3), (-60.0, 0.15), (10.0, 0.5)])
+    pieces = euler_spiral.chain(
+        (0.2, -0.1, 0.4), 0.0, [(30.0, 0.2), (0.0, 0.3), (-60.0, 0.15), (10.0, 0.5)]
+    )
     for a, b in zip(pieces, pieces[1:]):
         end = a.end()
         assert math.hypot(end[0] - b.x0, end[1] - b.y0) <= 1e-9

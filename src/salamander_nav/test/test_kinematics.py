@@ -1,4 +1,5 @@
 """The single-module model of §3.3.2 (spec B4, C2: SA-03, SA-04, SA-05)."""
+
 import math
 
 import numpy as np
@@ -13,7 +14,9 @@ def test_curvature_is_linear_in_motor_angle():
     alphas = np.linspace(0, 3, 7)
     kappas = kinematics.curvature_of_retraction(g.spool_radius_m * alphas, g)
     np.testing.assert_allclose(np.diff(kappas, 2), 0, atol=1e-12)
-    assert kinematics.curvature_rate(1.0, g) == pytest.approx(2 * 0.004 / (math.sqrt(3) * 0.02 * 0.148))
+    assert kinematics.curvature_rate(1.0, g) == pytest.approx(
+        2 * 0.004 / (math.sqrt(3) * 0.02 * 0.148)
+    )
 
 
 def test_speed_is_the_mean_wheel_speed_times_radius():
@@ -28,7 +31,7 @@ def test_constant_speed_and_curvature_rate_trace_a_clothoid():
         states.append(state)
     states = np.array(states)
     s = v * dt * np.arange(1, 101)
-    assert np.allclose(np.diff(states[:, 3]) / np.diff(s), rate / v)         # dκ/ds = κ̇/v
+    assert np.allclose(np.diff(states[:, 3]) / np.diff(s), rate / v)  # dκ/ds = κ̇/v
     exact = euler_spiral.Piece(0, 0, 0, 0, rate / v, s[-1]).end()
     np.testing.assert_allclose(states[-1], exact, atol=1e-12)
 

@@ -1,12 +1,13 @@
-"""salamander.launch.py as ``ros2 launch softbots_bringup`` resolves it through the installed share, and the
-parameters file it passes: the simulated ESP32 on the controller's port, the planner argument reaching the planner,
-every parameter a declared one with an allowed value."""
+"""salamander.launch.py as ``ros2 launch softbots_bringup`` resolves it through the installed
+share, and the parameters file it passes: the simulated ESP32 on the controller's port, the planner
+argument reaching the planner, every parameter a declared one with an allowed value."""
+
 import yaml
 
+from salamander_nav import parameters
 from softbots_bringup import description
 from softbots_bringup.share import installed, share_dir
 from soro_node.params import check_all
-from salamander_nav import parameters
 
 
 def nodes(arguments):
@@ -16,10 +17,22 @@ def nodes(arguments):
 
 def test_sim_puts_the_simulated_esp32_on_the_controllers_port():
     started = nodes({'sim': 'true', 'modules': '3', 'rviz': 'true'})
-    assert list(started) == ['salamander_sim', 'salamander_controller', 'salamander_planner',
-                             'robot_state_publisher', 'rviz2']
-    assert started['salamander_sim'].overrides['port'] == started['salamander_controller'].overrides['port']
-    assert started['salamander_sim'].overrides['modules'] == started['salamander_controller'].overrides['modules'] == 3
+    assert list(started) == [
+        'salamander_sim',
+        'salamander_controller',
+        'salamander_planner',
+        'robot_state_publisher',
+        'rviz2',
+    ]
+    assert (
+        started['salamander_sim'].overrides['port']
+        == started['salamander_controller'].overrides['port']
+    )
+    assert (
+        started['salamander_sim'].overrides['modules']
+        == started['salamander_controller'].overrides['modules']
+        == 3
+    )
 
 
 def test_on_hardware_the_controller_opens_the_given_port_and_the_planner_argument_arrives():
@@ -27,8 +40,9 @@ def test_on_hardware_the_controller_opens_the_given_port_and_the_planner_argumen
     assert 'salamander_sim' not in started
     assert started['salamander_controller'].overrides['port'] == '/dev/ttyACM3'
     assert started['salamander_planner'].overrides['planner'] == 'lattice_astar'
-    assert started['salamander_planner'].overrides['scene_file'] == str(share_dir() / 'config' /
-                                                                         'salamander_scene.yaml')
+    assert started['salamander_planner'].overrides['scene_file'] == str(
+        share_dir() / 'config' / 'salamander_scene.yaml'
+    )
     assert installed('config/salamander_scene.yaml').is_file()
 
 
@@ -42,12 +56,23 @@ def test_every_file_named_is_installed_for_every_combination_of_arguments():
 
 def test_the_parameters_file_holds_only_declared_parameters_with_allowed_values():
     config = yaml.safe_load(installed('config/salamander.yaml').read_text())
-    specs = {'salamander_controller': parameters.CONTROLLER, 'salamander_planner': parameters.PLANNER,
-             'salamander_sim': parameters.SIMULATOR}
+    specs = {
+        'salamander_controller': parameters.CONTROLLER,
+        'salamander_planner': parameters.PLANNER,
+        'salamander_sim': parameters.SIMULATOR,
+    }
     shared = config['/**']['ros__parameters']
     for node, node_specs in specs.items():
-        given = {**shared, **config[f'/**/{node}']['ros__parameters']}     # node keys match in any namespace
-        declared = {spec.name for spec in node_specs} | {'port', 'baud', 'autostart', 'heartbeat_period_s',
-                                                         'stale_timeout_s'}
+        # node keys match in any namespace
+        given = {**shared, **config[f'/**/{node}']['ros__parameters']}
+        declared = {spec.name for spec in node_specs} | {
+            'port',
+            'baud',
+            'autostart',
+            'heartbeat_period_s',
+            'stale_timeout_s',
+        }
         assert set(given) <= declared, f'{node}: {set(given) - declared}'
-        check_all(node_specs, {k: v for k, v in given.items() if k in {s.name for s in node_specs}})
+        check_all(
+            node_specs, {k: v for k, v in given.items() if k in {s.name for s in node_specs}}
+        )

@@ -1,6 +1,7 @@
-"""salamander_controller as a managed node, in process on its simulated ESP32 behind a real pseudo-terminal:
-configured but not activated it publishes none of its data while the ESP32 streams telemetry, and its diagnostics go
-on; once active its data flows."""
+"""salamander_controller as a managed node, in process on its simulated ESP32 behind a real
+pseudo-terminal: configured but not activated it publishes none of its data while the ESP32 streams
+telemetry, and its diagnostics go on; once active its data flows."""
+
 import pytest
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
@@ -13,7 +14,15 @@ pytestmark = pytest.mark.ros
 
 
 def test_inactive_controller_publishes_no_data_and_active_does():
-    bridge = lambda port: SalamanderController(parameter_overrides=[Parameter('port', value=port)])  # noqa: E731
-    assert inactive_bridge_check(bridge, SalamanderFirmware(), {
-        '/joint_states': JointState,
-    }) == {}
+    # noqa: E731
+    bridge = lambda port: SalamanderController(parameter_overrides=[Parameter('port', value=port)])
+    assert (
+        inactive_bridge_check(
+            bridge,
+            SalamanderFirmware(),
+            {
+                '/joint_states': JointState,
+            },
+        )
+        == {}
+    )

@@ -1,4 +1,5 @@
 """Line-of-sight tracking with PD steering (spec B6, C3: LOS-01..05)."""
+
 import math
 
 import numpy as np
@@ -11,8 +12,9 @@ STRAIGHT = [(0.0, 0.0), (1.0, 0.0), (2.0, 0.0)]
 
 def test_waypoint_switches_exactly_inside_the_switch_radius():
     tracker = LosTracker(STRAIGHT, LosSettings(switch_radius_m=0.1))
-    assert tracker.step((0.8999, 0.0, 0.0), 0, 0).waypoint == 1        # 0.1001 m from w_1: not yet
-    assert tracker.step((0.9001, 0.0, 0.0), 0, 0.05).waypoint == 2     # 0.0999 m: inside R, next waypoint
+    assert tracker.step((0.8999, 0.0, 0.0), 0, 0).waypoint == 1  # 0.1001 m from w_1: not yet
+    # 0.0999 m: inside R, next waypoint
+    assert tracker.step((0.9001, 0.0, 0.0), 0, 0.05).waypoint == 2
     assert tracker.index == 2
 
 
@@ -21,9 +23,12 @@ def test_projection_is_clamped_to_the_segment_and_reference_leads_by_the_lookahe
     out = tracker.step((-0.3, 0.4, 0.0), 0, 0)
     assert out.projection == (0.0, 0.0) and out.reference == pytest.approx((0.2, 0.0))
     out = tracker.step((0.5, -0.2, 0.0), 0, 0.05)
-    assert out.projection == pytest.approx((0.5, 0.0)) and out.reference == pytest.approx((0.7, 0.0))
+    assert out.projection == pytest.approx((0.5, 0.0)) and out.reference == pytest.approx(
+        (0.7, 0.0)
+    )
     assert out.cross_track_m == pytest.approx(-0.2) and out.distance_left_m == pytest.approx(1.5)
-    out = tracker.step((0.85, 0.1, 0.0), 0, 0.1)          # 0.15 m left on the segment ≤ Δ: the waypoint
+    # 0.15 m left on the segment ≤ Δ: the waypoint
+    out = tracker.step((0.85, 0.1, 0.0), 0, 0.1)
     assert out.reference == (1.0, 0.0)
 
 
@@ -41,7 +46,8 @@ def test_pd_is_zero_on_the_line_and_steers_back_toward_it():
     assert tracker.step((0.5, 0.0, 0.0), 0, 0).bend_rad == 0.0
     left_of_path = LosTracker(STRAIGHT).step((0.5, 0.1, 0.0), 0, 0)
     right_of_path = LosTracker(STRAIGHT).step((0.5, -0.1, 0.0), 0, 0)
-    assert left_of_path.bend_rad < 0 < right_of_path.bend_rad            # turn right / left, toward the line
+    # turn right / left, toward the line
+    assert left_of_path.bend_rad < 0 < right_of_path.bend_rad
 
 
 def test_pd_derivative_and_saturation():
@@ -66,8 +72,10 @@ def test_stops_at_the_goal_and_on_a_stale_pose():
 
 
 def test_follows_a_curve_in_closed_loop():
-    # a unicycle that turns on the PD's bend (κ = bend / 0.148) follows a quarter circle within a few cm
+    # a unicycle that turns on the PD's bend (κ = bend / 0.148) follows a quarter circle within a
+    # few cm
     from salamander_nav import kinematics
+
     angles = np.linspace(-math.pi / 2, 0, 40)
     path = np.column_stack([np.cos(angles), 1 + np.sin(angles)])
     tracker, state, t, worst = LosTracker(path), np.array([0.0, 0.0, 0.0, 0.0]), 0.0, 0.0

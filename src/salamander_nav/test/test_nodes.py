@@ -1,8 +1,10 @@
-"""The salamander as salamander.launch.py sim:=true starts it (simulated ESP32 and motion capture, controller
-bridge, planner), each in its own process, through real rclpy and a real pseudo-terminal: planning with both
-planners, the closed loop from a 90° start to a 0° goal around the thesis's obstacles (SYS-01), obstacles set at
-run time, refusals, a module command by hand, a best-effort motion capture driving the controller and the planner,
-and the ESP32 vanishing mid-path."""
+"""The salamander as salamander.launch.py sim:=true starts it (simulated ESP32 and motion capture,
+controller bridge, planner), each in its own process, through real rclpy and a real
+pseudo-terminal: planning with both planners, the closed loop from a 90° start to a 0° goal around
+the thesis's obstacles (SYS-01), obstacles set at run time, refusals, a module command by hand, a
+best-effort motion capture driving the controller and the planner, and the ESP32 vanishing
+mid-path."""
+
 import array
 import contextlib
 import math
@@ -23,14 +25,14 @@ from soro_interfaces.msg import CircleObstacle, LinkStatus, ModuleCommand, Obsta
 from std_msgs.msg import Header
 from visualization_msgs.msg import MarkerArray
 
+from salamander_nav.commander import SalamanderCommander
 from softbots_bringup import runner
 from soro_geometry.pose_msgs import planar_pose, stamped
 from soro_node.base_node import ActionClient
-from salamander_nav.commander import SalamanderCommander
 from soro_node.waiting import poll
 
 pytestmark = pytest.mark.ros
-START, GOAL = (0.35, 0.3, math.pi / 2), (2.15, 1.55, 0.0)          # config/salamander_scene.yaml
+START, GOAL = (0.35, 0.3, math.pi / 2), (2.15, 1.55, 0.0)  # config/salamander_scene.yaml
 LINK, POSE = '/salamander_controller/link_status', '/mocap/salamander/pose'
 JOINTS, LOS = '/joint_states', '/salamander_controller/los_debug'
 TRAIL = '/salamander_controller/trail'
@@ -46,7 +48,9 @@ class Salamander:
         self.processes = launched.processes
         node = self.probe.node
         self.obstacles = node.create_publisher(ObstacleScene, '/obstacles', 10)
-        self.module = node.create_publisher(ModuleCommand, '/salamander_controller/module_command', 10)
+        self.module = node.create_publisher(
+            ModuleCommand, '/salamander_controller/module_command', 10
+        )
         self.compute = self.commander.compute_client
         self.navigate = self.commander.navigate_client
         self.follow = self.commander.follow_client
@@ -69,16 +73,32 @@ class Salamander:
 
     def plan(self, start, goal, planner=''):
         header = Header(frame_id='map')
-        return self.run(self.compute, PlanPath.Goal(goal=stamped(goal, header), start=stamped(start, header),
-                                                             use_start=True, planner_id=planner), 30.0)
+        return self.run(
+            self.compute,
+            PlanPath.Goal(
+                goal=stamped(goal, header),
+                start=stamped(start, header),
+                use_start=True,
+                planner_id=planner,
+            ),
+            30.0,
+        )
 
 
 @pytest.fixture(scope='module')
 def robot(launch, tmp_path_factory):
     port = tmp_path_factory.mktemp('salamander_port') / 'ttySALAMANDER'
-    return Salamander(launch('salamander.launch.py', commander=SalamanderCommander, topics=TOPICS,
-                             params={'salamander_sim': {'port': port, 'start_pose': list(START)},
-                                     'salamander_controller': {'port': port, 'speed_m_s': 0.25}}))
+    return Salamander(
+        launch(
+            'salamander.launch.py',
+            commander=SalamanderCommander,
+            topics=TOPICS,
+            params={
+                'salamander_sim': {'port': port, 'start_pose': list(START)},
+                'salamander_controller': {'port': port, 'speed_m_s': 0.25},
+            },
+        )
+    )
 
 
 @pytest.mark.parametrize('planner', ['chomp', 'lattice_astar'])
@@ -90,13 +110,16 @@ def test_both_planners_plan_the_thesis_scene(robot, planner):
     path = np.array([[p.pose.position.x, p.pose.position.y] for p in result.path.poses])
     assert path[0] == pytest.approx(START[:2]) and math.dist(path[-1], GOAL[:2]) < 0.04
     if planner == 'chomp':
-        assert result.start_heading_error < math.radians(10) and result.goal_heading_error < math.radians(10)
+        assert result.start_heading_error < math.radians(
+            10
+        ) and result.goal_heading_error < math.radians(10)
 
 
 def test_navigate_reaches_the_goal_around_the_obstacles(robot):
     assert poll(lambda: robot.poses, 5.0)
-    status, result, feedback = robot.run(robot.navigate, PlanAndTrack.Goal(
-        goal=stamped(GOAL, Header(frame_id='map'))), 60.0)
+    status, result, feedback = robot.run(
+        robot.navigate, PlanAndTrack.Goal(goal=stamped(GOAL, Header(frame_id='map'))), 60.0
+    )
     assert status == GoalStatus.STATUS_SUCCEEDED and result.success, result.message
     assert result.final_distance_m < 0.05 and result.max_cross_track_m < 0.05
     assert {f.phase for f in feedback} == {'planning', 'following'}
@@ -106,19 +129,24 @@ def test_navigate_reaches_the_goal_around_the_obstacles(robot):
 
 
 def test_obstacles_set_at_run_time_block_the_goal(robot):
-    ring = ObstacleScene(header=Header(frame_id='map'), circles=[CircleObstacle(x=GOAL[0], y=GOAL[1], radius=0.2)])
+    ring = ObstacleScene(
+        header=Header(frame_id='map'), circles=[CircleObstacle(x=GOAL[0], y=GOAL[1], radius=0.2)]
+    )
     robot.obstacles.publish(ring)
     assert poll(lambda: not robot.plan(START, GOAL)[1].success, 5.0, poll_s=0.5)
     status, result, _ = robot.plan(START, GOAL)
     assert status == GoalStatus.STATUS_ABORTED and 'goal' in result.message
-    robot.obstacles.publish(ObstacleScene(header=Header(frame_id='map')))       # empty: no obstacles at all
+    # empty: no obstacles at all
+    robot.obstacles.publish(ObstacleScene(header=Header(frame_id='map')))
     assert poll(lambda: robot.plan(START, GOAL)[1].success, 5.0, poll_s=0.5)
 
 
 def test_obstacles_that_leave_no_free_cell_are_refused_and_the_world_stays(robot):
     planner = next(p for p in robot.processes if p.name == 'salamander_planner')
     before = planner.log.read_text().count('refused')
-    everything = ObstacleScene(header=Header(frame_id='map'), circles=[CircleObstacle(x=0.0, y=0.0, radius=100.0)])
+    everything = ObstacleScene(
+        header=Header(frame_id='map'), circles=[CircleObstacle(x=0.0, y=0.0, radius=100.0)]
+    )
     robot.obstacles.publish(everything)
     assert poll(lambda: planner.log.read_text().count('refused') > before, 10.0), planner.log
     status, result, _ = robot.plan(START, GOAL)
@@ -145,37 +173,53 @@ def test_a_goal_speed_its_parameter_refuses_is_refused_with_the_parameters_range
 
 
 def test_a_module_command_by_hand_bends_the_module(robot):
-    robot.module.publish(ModuleCommand(module_id=1, s=0.148, theta=0.8, phi=math.pi, wheel_speeds=[0.0] * 3))
-    assert poll(lambda: robot.joints and sum(robot.joints[-1].position) == pytest.approx(0.8, abs=0.02), 5.0)
-    robot.module.publish(ModuleCommand(module_id=1, s=0.148, theta=0.0, phi=0.0, wheel_speeds=[0.0] * 3))
+    robot.module.publish(
+        ModuleCommand(module_id=1, s=0.148, theta=0.8, phi=math.pi, wheel_speeds=[0.0] * 3)
+    )
+    assert poll(
+        lambda: robot.joints and sum(robot.joints[-1].position) == pytest.approx(0.8, abs=0.02),
+        5.0,
+    )
+    robot.module.publish(
+        ModuleCommand(module_id=1, s=0.148, theta=0.0, phi=0.0, wheel_speeds=[0.0] * 3)
+    )
     assert poll(lambda: abs(sum(robot.joints[-1].position)) < 0.02, 5.0)
 
 
 def _bad_maps():
-    """Each OccupancyGrid that once ended the planner or was taken silently, with the field its refusal names."""
+    """Each OccupancyGrid that once ended the planner or was taken silently, with the field its
+    refusal names."""
+
     def grid(width, height, resolution=0.05, origin=(0.0, 0.0), data=None):
         msg = OccupancyGrid(header=Header(frame_id='map'))
         msg.info.width, msg.info.height, msg.info.resolution = width, height, resolution
         msg.info.origin.position.x, msg.info.origin.position.y = origin
         msg.data = array.array('b', bytes(width * height if data is None else data))
         return msg
-    return [(grid(40, 40, 0.0), 'info.resolution'), (grid(40, 40, math.nan), 'info.resolution'),
-            (grid(40, 40, -0.05), 'info.resolution'), (grid(40, 40, origin=(math.inf, 0.0)), 'info.origin'),
-            (grid(40, 1), 'info.width'), (grid(40, 40, data=1599), 'data carries'),
-            (grid(6000, 6000, 0.001), 'at most')]
+
+    return [
+        (grid(40, 40, 0.0), 'info.resolution'),
+        (grid(40, 40, math.nan), 'info.resolution'),
+        (grid(40, 40, -0.05), 'info.resolution'),
+        (grid(40, 40, origin=(math.inf, 0.0)), 'info.origin'),
+        (grid(40, 1), 'info.width'),
+        (grid(40, 40, data=1599), 'data carries'),
+        (grid(6000, 6000, 0.001), 'at most'),
+    ]
 
 
 def test_bad_maps_are_refused_and_the_planner_keeps_planning(robot):
-    """Issue 26 item 1: each bad /map (latched, as map servers publish) is refused with one line naming its field;
-    the planner keeps its world and answers the next plan."""
+    """Issue 26 item 1: each bad /map (latched, as map servers publish) is refused with one line
+    naming its field; the planner keeps its world and answers the next plan."""
     maps = robot.probe.node.create_publisher(OccupancyGrid, '/map', LATCHED)
     planner = next(p for p in robot.processes if p.name == 'salamander_planner')
     try:
         for grid, field in _bad_maps():
             before = planner.log.read_text().count(field)
             maps.publish(grid)
-            assert poll(lambda: planner.log.read_text().count(field) > before, 10.0), \
+            assert poll(lambda: planner.log.read_text().count(field) > before, 10.0), (
                 f'no refusal naming {field}; see {planner.log}'
+            )
             planner.check_running()
     finally:
         robot.probe.node.destroy_publisher(maps)
@@ -191,9 +235,9 @@ def _send(client, goal):
 
 
 def _fresh_client(node, kind, name: str) -> ActionClient:
-    """A client of a server that has just started. The server matches our reply reader some time after we matched
-    its request reader (what wait_for_server sees); Fast DDS drops a reply sent before ("failed to send response
-    (timeout)"), so we give discovery a second."""
+    """A client of a server that has just started. The server matches our reply reader some time
+    after we matched its request reader (what wait_for_server sees); Fast DDS drops a reply sent
+    before ("failed to send response (timeout)"), so we give discovery a second."""
     client = ActionClient(node, kind, name)
     assert client.wait_for_server(timeout_sec=10.0)
     time.sleep(1.0)
@@ -201,16 +245,21 @@ def _fresh_client(node, kind, name: str) -> ActionClient:
 
 
 def test_one_navigation_at_a_time_and_plans_still_answered(robot):
-    """Issue 26 item 2: four navigations at once deadlocked the planner (each held an executor thread waiting for
-    the controller's reply, which only those threads could deliver). One is accepted, three rejected at once, and a
-    plan is answered meanwhile."""
+    """Issue 26 item 2: four navigations at once deadlocked the planner (each held an executor
+    thread waiting for the controller's reply, which only those threads could deliver). One is
+    accepted, three rejected at once, and a plan is answered meanwhile."""
     header = Header(frame_id='map')
-    sent = [_send(robot.navigate, PlanAndTrack.Goal(goal=stamped((1.25, 0.45, math.pi), header))) for _ in range(4)]
+    sent = [
+        _send(robot.navigate, PlanAndTrack.Goal(goal=stamped((1.25, 0.45, math.pi), header)))
+        for _ in range(4)
+    ]
     assert poll(lambda: all(f.done() for f in sent), 5.0), 'goal responses did not come'
     accepted = [f.result() for f in sent if f.result().accepted]
     assert len(accepted) == 1
-    try:        # refused as busy while the navigation plans, then planned while it follows
-        assert poll(lambda: robot.plan(START, GOAL)[0] == GoalStatus.STATUS_SUCCEEDED, 10.0, poll_s=0.2)
+    try:  # refused as busy while the navigation plans, then planned while it follows
+        assert poll(
+            lambda: robot.plan(START, GOAL)[0] == GoalStatus.STATUS_SUCCEEDED, 10.0, poll_s=0.2
+        )
     finally:
         ended = accepted[0].get_result_async()
         accepted[0].cancel_goal_async()
@@ -218,21 +267,26 @@ def test_one_navigation_at_a_time_and_plans_still_answered(robot):
 
 
 def test_a_stream_of_goal_poses_navigates_once_and_drops_the_rest(robot):
-    """Issue 26 item 2: goal_pose at 100/s queued a navigation per message until the planner deadlocked. The goals
-    that come while navigating are dropped with a log line, and plans are still answered."""
+    """Issue 26 item 2: goal_pose at 100/s queued a navigation per message until the planner
+    deadlocked. The goals that come while navigating are dropped with a log line, and plans are
+    still answered."""
     planner = next(p for p in robot.processes if p.name == 'salamander_planner')
     dropped = planner.log.read_text().count('dropped: navigating')
     goals = robot.probe.node.create_publisher(PoseStamped, '/goal_pose', 10)
-    cancel = robot.probe.node.create_client(CancelGoal, '/salamander_planner/plan_and_track/_action/cancel_goal')
+    cancel = robot.probe.node.create_client(
+        CancelGoal, '/salamander_planner/plan_and_track/_action/cancel_goal'
+    )
     try:
         for _ in range(100):
             goals.publish(stamped((1.25, 0.45, math.pi), Header(frame_id='map')))
             time.sleep(0.01)
         assert poll(lambda: planner.log.read_text().count('dropped: navigating') > dropped, 5.0)
-        assert poll(lambda: robot.plan(START, GOAL)[0] == GoalStatus.STATUS_SUCCEEDED, 10.0, poll_s=0.2)
+        assert poll(
+            lambda: robot.plan(START, GOAL)[0] == GoalStatus.STATUS_SUCCEEDED, 10.0, poll_s=0.2
+        )
     finally:
         assert cancel.wait_for_service(timeout_sec=5.0)
-        cancelled = cancel.call_async(CancelGoal.Request())          # no goal id: every goal
+        cancelled = cancel.call_async(CancelGoal.Request())  # no goal id: every goal
         assert poll(cancelled.done, 5.0)
         robot.probe.node.destroy_client(cancel)
         robot.probe.node.destroy_publisher(goals)
@@ -240,78 +294,126 @@ def test_a_stream_of_goal_poses_navigates_once_and_drops_the_rest(robot):
 
 
 def test_plans_while_busy_are_refused_at_once_none_dropped(robot):
-    """Issue 26 item 4: ten plans at once are each answered, planned or refused as busy, and the next is answered."""
+    """Issue 26 item 4: ten plans at once are each answered, planned or refused as busy, and the
+    next is answered."""
     header = Header(frame_id='map')
-    goal = PlanPath.Goal(goal=stamped(GOAL, header), start=stamped(START, header), use_start=True,
-                         planner_id='lattice_astar')
+    goal = PlanPath.Goal(
+        goal=stamped(GOAL, header),
+        start=stamped(START, header),
+        use_start=True,
+        planner_id='lattice_astar',
+    )
     sent = [_send(robot.compute, goal) for _ in range(10)]
     assert poll(lambda: all(f.done() for f in sent), 5.0), 'goal responses did not come'
     results = [f.result().get_result_async() for f in sent]
-    assert poll(lambda: all(r.done() for r in results), 30.0), \
+    assert poll(lambda: all(r.done() for r in results), 30.0), (
         f'{sum(not r.done() for r in results)} of 10 plans unanswered'
+    )
     messages = [r.result().result.message for r in results]
     assert any(m.startswith('busy') for m in messages), messages
-    assert all(r.result().result.success or m.startswith('busy') for r, m in zip(results, messages)), messages
+    assert all(
+        r.result().result.success or m.startswith('busy') for r, m in zip(results, messages)
+    ), messages
     status, result, _ = robot.plan(START, GOAL)
     assert status == GoalStatus.STATUS_SUCCEEDED, result.message
 
 
 def test_stopping_the_planner_mid_navigation_stops_the_robot(robot, tmp_path):
-    """Issue 26 item 3: Ctrl-C on a navigating planner left the robot driving and its client without a result. The
-    planner cancels the path it had the controller follow and answers its client before it exits."""
-    planner = runner.Process('stop_planner', [runner.executable('salamander_nav', 'salamander_planner'),
-                                              '--ros-args', '-r', '__node:=stop_planner'], tmp_path)
+    """Issue 26 item 3: Ctrl-C on a navigating planner left the robot driving and its client
+    without a result. The planner cancels the path it had the controller follow and answers its
+    client before it exits."""
+    planner = runner.Process(
+        'stop_planner',
+        [
+            runner.executable('salamander_nav', 'salamander_planner'),
+            '--ros-args',
+            '-r',
+            '__node:=stop_planner',
+        ],
+        tmp_path,
+    )
     try:
         planner.wait_for_output('planner on')
         client = _fresh_client(robot.probe.node, PlanAndTrack, '/stop_planner/plan_and_track')
         here = robot.pose()
-        there = GOAL if math.dist(here[:2], GOAL[:2]) > 1.0 else START          # far from where the robot is
-        sent = _send(client, PlanAndTrack.Goal(goal=stamped(there, Header(frame_id='map')), planner_id='lattice_astar'))
+        # far from where the robot is
+        there = GOAL if math.dist(here[:2], GOAL[:2]) > 1.0 else START
+        sent = _send(
+            client,
+            PlanAndTrack.Goal(
+                goal=stamped(there, Header(frame_id='map')), planner_id='lattice_astar'
+            ),
+        )
         assert poll(sent.done, 5.0) and sent.result().accepted
         ended = sent.result().get_result_async()
-        assert poll(lambda: math.dist(robot.pose()[:2], here[:2]) > 0.01, 10.0), 'the robot never drove'
+        assert poll(lambda: math.dist(robot.pose()[:2], here[:2]) > 0.01, 10.0), (
+            'the robot never drove'
+        )
     finally:
         code = planner.stop()
     assert code == 0
     assert poll(ended.done, 2.0), 'the navigation client got no result'
     assert ended.result().status in (GoalStatus.STATUS_ABORTED, GoalStatus.STATUS_CANCELED)
-    time.sleep(0.5)                     # the poses already on their way (at 0.25 m/s, 12 mm in 50 ms)
+    # the poses already on their way (at 0.25 m/s, 12 mm in 50 ms)
+    time.sleep(0.5)
     stopped_at = robot.pose()
-    assert not poll(lambda: math.dist(robot.pose()[:2], stopped_at[:2]) > 0.02, 1.5), 'the robot drove on'
+    assert not poll(lambda: math.dist(robot.pose()[:2], stopped_at[:2]) > 0.02, 1.5), (
+        'the robot drove on'
+    )
 
 
 def _own_planner(name: str, tmp_path) -> runner.Process:
-    """A planner of the test's own, up: its poses on /<name>/pose, its controller's TrackPath at /<name>/track_path."""
-    planner = runner.Process(name, [
-        runner.executable('salamander_nav', 'salamander_planner'), '--ros-args', '-r', f'__node:={name}',
-        '-r', f'mocap/salamander/pose:=/{name}/pose', '-r', f'salamander_controller/track_path:=/{name}/track_path'],
-        tmp_path)
+    """A planner of the test's own, up: its poses on /<name>/pose, its controller's TrackPath at
+    /<name>/track_path."""
+    planner = runner.Process(
+        name,
+        [
+            runner.executable('salamander_nav', 'salamander_planner'),
+            '--ros-args',
+            '-r',
+            f'__node:={name}',
+            '-r',
+            f'mocap/salamander/pose:=/{name}/pose',
+            '-r',
+            f'salamander_controller/track_path:=/{name}/track_path',
+        ],
+        tmp_path,
+    )
     planner.wait_for_output('planner on')
     return planner
 
 
 @contextlib.contextmanager
 def _navigating(robot, name: str):
-    """A navigation from START to GOAL on planner ``name``, accepted, its start pose streamed best effort while the
-    context lasts; yields the future of its result."""
+    """A navigation from START to GOAL on planner ``name``, accepted, its start pose streamed best
+    effort while the context lasts; yields the future of its result."""
     header = Header(frame_id='map')
     client = _fresh_client(robot.probe.node, PlanAndTrack, f'/{name}/plan_and_track')
     with robot.probe.best_effort_stream(f'/{name}/pose', stamped(START, header)):
-        sent = _send(client, PlanAndTrack.Goal(goal=stamped(GOAL, header), planner_id='lattice_astar'))
+        sent = _send(
+            client, PlanAndTrack.Goal(goal=stamped(GOAL, header), planner_id='lattice_astar')
+        )
         assert poll(sent.done, 5.0) and sent.result().accepted
         yield sent.result().get_result_async()
 
 
 def test_a_navigation_waits_for_a_controller_that_comes_up_late(robot, tmp_path):
-    """Issue 26 item 11: the controller's track_path, not yet discovered when a navigation starts, is waited for
-    (as the planner waits for its first pose) instead of failing at once: here it comes 3 s after the plan."""
+    """Issue 26 item 11: the controller's track_path, not yet discovered when a navigation starts,
+    is waited for (as the planner waits for its first pose) instead of failing at once: here it
+    comes 3 s after the plan."""
     planner, server = _own_planner('late_planner', tmp_path), None
     try:
         with _navigating(robot, 'late_planner') as ended:
             planner.wait_for_output('lattice_astar: reached')
             time.sleep(3.0)
-            server = ActionServer(robot.probe.node, TrackPath, '/late_planner/track_path',
-                                  lambda goal: (goal.succeed(), TrackPath.Result(success=True, message='tracked'))[1])
+            server = ActionServer(
+                robot.probe.node,
+                TrackPath,
+                '/late_planner/track_path',
+                lambda goal: (goal.succeed(), TrackPath.Result(success=True, message='tracked'))[
+                    1
+                ],
+            )
             assert poll(ended.done, 10.0), 'the navigation did not end'
     finally:
         if server is not None:
@@ -321,7 +423,7 @@ def test_a_navigation_waits_for_a_controller_that_comes_up_late(robot, tmp_path)
 
 
 # A controller that takes a path and never ends it, in a process of its own that the test can kill
-STUCK_CONTROLLER = '''
+STUCK_CONTROLLER = """
 import sys, threading, rclpy
 from rclpy.action import ActionServer
 from rclpy.executors import MultiThreadedExecutor
@@ -336,14 +438,17 @@ executor = MultiThreadedExecutor(2)
 executor.add_node(node)
 print('stuck controller up', flush=True)
 executor.spin()
-'''
+"""
 
 
 def test_a_controller_that_dies_mid_path_ends_the_navigation(robot, tmp_path):
-    """The controller accepted the path and then died: no result will come, so the planner ends the navigation
-    with the reason instead of navigating for ever (and refusing every later goal)."""
-    controller = runner.Process('stuck_controller', [sys.executable, '-c', STUCK_CONTROLLER,
-                                                     '/orphan_planner/track_path'], tmp_path)
+    """The controller accepted the path and then died: no result will come, so the planner ends the
+    navigation with the reason instead of navigating for ever (and refusing every later goal)."""
+    controller = runner.Process(
+        'stuck_controller',
+        [sys.executable, '-c', STUCK_CONTROLLER, '/orphan_planner/track_path'],
+        tmp_path,
+    )
     controller.wait_for_output('stuck controller up')
     planner = _own_planner('orphan_planner', tmp_path)
     try:
@@ -354,33 +459,45 @@ def test_a_controller_that_dies_mid_path_ends_the_navigation(robot, tmp_path):
     finally:
         controller.stop()
         assert planner.stop() == 0
-    # silent with the path in hand; or, when the acceptance was lost with the process, never answered: either way
-    # the navigation ends with the reason instead of waiting for ever
+    # silent with the path in hand; or, when the acceptance was lost with the process, never
+    # answered: either way the navigation ends with the reason instead of waiting for ever
     assert ended.result().status == GoalStatus.STATUS_ABORTED
     message = ended.result().result.message
-    assert 'the controller went away' in message or 'the controller did not answer the path' in message, message
+    assert (
+        'the controller went away' in message
+        or 'the controller did not answer the path' in message
+    ), message
 
 
 def test_a_best_effort_motion_capture_drives_the_controller(robot):
-    """vrpn_mocap and mocap4r2 publish best effort: the controller tracks such a pose (its trail reaches it)."""
+    """vrpn_mocap and mocap4r2 publish best effort: the controller tracks such a pose (its trail
+    reaches it)."""
     far = stamped((2.5, 0.2, 0.0), Header(frame_id='map'))
     with robot.probe.best_effort_stream(POSE, far):
-        assert poll(lambda: any(p.pose.position.x == 2.5 for m in robot.probe.messages[TRAIL] for p in m.poses), 10.0)
+        assert poll(
+            lambda: any(
+                p.pose.position.x == 2.5 for m in robot.probe.messages[TRAIL] for p in m.poses
+            ),
+            10.0,
+        )
 
 
 def test_a_best_effort_motion_capture_gives_the_planner_its_start(robot, tmp_path):
-    """A planner of its own on a pose topic that only a best-effort publisher feeds plans from that pose."""
+    """A planner of its own on a pose topic that only a best-effort publisher feeds plans from that
+    pose."""
     planner = _own_planner('qos_planner', tmp_path)
     try:
         client = ActionClient(robot.probe.node, PlanPath, '/qos_planner/plan_path')
         header = Header(frame_id='map')
         with robot.probe.best_effort_stream('/qos_planner/pose', stamped(START, header)):
-            status, result, _ = robot.run(client, PlanPath.Goal(goal=stamped(GOAL, header),
-                                                                planner_id='lattice_astar'), 30.0)
+            status, result, _ = robot.run(
+                client, PlanPath.Goal(goal=stamped(GOAL, header), planner_id='lattice_astar'), 30.0
+            )
     finally:
         assert planner.stop() == 0
     assert status == GoalStatus.STATUS_SUCCEEDED, result.message
-    assert planar_pose(result.path.poses[0].pose) == pytest.approx(START, abs=1e-3)     # the lattice's heading
+    # the lattice's heading
+    assert planar_pose(result.path.poses[0].pose) == pytest.approx(START, abs=1e-3)
 
 
 def test_a_second_path_while_one_is_followed_is_rejected_at_once(robot):
@@ -389,8 +506,12 @@ def test_a_second_path_while_one_is_followed_is_rejected_at_once(robot):
     until its client cancels it."""
     (x, y, heading), header = robot.pose(), Header(frame_id='map')
     goal = TrackPath.Goal(speed_m_s=0.05)
-    goal.path.poses = [stamped((x + 0.01 * k * math.cos(heading), y + 0.01 * k * math.sin(heading),
-                                heading), header) for k in range(200)]
+    goal.path.poses = [
+        stamped(
+            (x + 0.01 * k * math.cos(heading), y + 0.01 * k * math.sin(heading), heading), header
+        )
+        for k in range(200)
+    ]
     first = robot.commander.send_goal(robot.follow, goal)
     assert first.accepted
     assert poll(lambda: len(first.feedback) >= 3, 5.0)
@@ -406,15 +527,21 @@ def test_the_esp32_vanishing_aborts_the_path_and_the_link_comes_back(robot):
     sim = robot.processes[0]
     assert sim.name == 'salamander_sim'
     here = tuple(robot.pose())
-    path = [(here[0] + 0.01 * k * math.cos(here[2]), here[1] + 0.01 * k * math.sin(here[2])) for k in range(200)]
+    path = [
+        (here[0] + 0.01 * k * math.cos(here[2]), here[1] + 0.01 * k * math.sin(here[2]))
+        for k in range(200)
+    ]
     header = Header(frame_id='map')
     goal = TrackPath.Goal(speed_m_s=0.05)
     goal.path.poses = [stamped((x, y, here[2]), header) for x, y in path]
     sent = robot.commander.send_goal(robot.follow, goal)
     assert poll(lambda: len(sent.feedback) >= 3, 5.0)
-    sim.popen.kill()                                    # the ESP32's USB cable pulled: its port vanishes
+    # the ESP32's USB cable pulled: its port vanishes
+    sim.popen.kill()
     sim.popen.wait()
     assert sent.ended(5.0) and sent.status == GoalStatus.STATUS_ABORTED
     assert sent.result.message.startswith('aborted')
     robot.launched.restart('salamander_sim', 'behind')
-    assert poll(lambda: robot.link.state == LinkStatus.CONNECTED, 10.0), 'the bridge did not reconnect'
+    assert poll(lambda: robot.link.state == LinkStatus.CONNECTED, 10.0), (
+        'the bridge did not reconnect'
+    )

@@ -1,4 +1,5 @@
 """Eq. 3.1 and its forward kinematics (spec C2, SA-01 and SA-02)."""
+
 import math
 
 import numpy as np
@@ -7,7 +8,7 @@ import pytest
 from salamander_nav import origami
 from salamander_nav.origami import Bend, WorkspaceError
 
-D = 0.02     # the spec's illustrative cable offset
+D = 0.02  # the spec's illustrative cable offset
 
 
 def test_spec_example_lengths():
@@ -17,11 +18,15 @@ def test_spec_example_lengths():
 
 @pytest.mark.parametrize('theta', [0.0, 1e-12, 1e-7])
 def test_straight_limit_gives_equal_cables(theta):
-    np.testing.assert_allclose(origami.cable_lengths(Bend(0.12, theta, 0.7), D), 0.12, rtol=1e-6, atol=0)
+    np.testing.assert_allclose(
+        origami.cable_lengths(Bend(0.12, theta, 0.7), D), 0.12, rtol=1e-6, atol=0
+    )
 
 
-@pytest.mark.parametrize('s, theta_deg, phi_deg', [(0.148, 90, 0), (0.148, 106, 180), (0.12, 45, 90),
-                                                   (0.1, 30, -40), (0.057, 5, 123)])
+@pytest.mark.parametrize(
+    's, theta_deg, phi_deg',
+    [(0.148, 90, 0), (0.148, 106, 180), (0.12, 45, 90), (0.1, 30, -40), (0.057, 5, 123)],
+)
 def test_invariants_and_round_trip(s, theta_deg, phi_deg):
     bend = Bend(s, math.radians(theta_deg), math.radians(phi_deg))
     lengths = origami.cable_lengths(bend, D)
@@ -50,7 +55,8 @@ def test_phi_180_shortens_cable_two_against_three():
 
 def test_workspace_limits_and_kappa_max():
     assert origami.KAPPA_MAX == pytest.approx(12.52, abs=0.005)
-    assert 1 / origami.KAPPA_MAX / origami.BODY_LENGTH_M == pytest.approx(0.54, abs=0.005)   # R_min = 0.54 BL
+    # R_min = 0.54 BL
+    assert 1 / origami.KAPPA_MAX / origami.BODY_LENGTH_M == pytest.approx(0.54, abs=0.005)
     bend, notes = origami.saturate(Bend(0.2, math.radians(120), 0.0))
     assert (bend.s_m, bend.theta_rad) == (0.148, origami.THETA_MAX_RAD) and len(notes) == 2
     assert '148.0 mm' in notes[0] and '106.0°' in notes[1]

@@ -1,4 +1,5 @@
 """Scenes, occupancy grids and the one signed-distance field (issue 15, item 2)."""
+
 import math
 
 import numpy as np
@@ -6,11 +7,23 @@ import pytest
 import yaml
 from matplotlib.path import Path as Polygon
 
-from salamander_nav.distance_field import DistanceField, cell_centres, check_grid, grid_occupancy, rasterise
+from salamander_nav.distance_field import (
+    DistanceField,
+    cell_centres,
+    check_grid,
+    grid_occupancy,
+    rasterise,
+)
 from salamander_nav.scene import SceneError, load_scene, scene_from_dict, scene_to_dict
 
-SCENE = {'bounds': [0, 0, 2, 1], 'resolution': 0.01, 'circles': [[1.0, 0.5, 0.2]],
-         'polygons': [[[0.2, 0.2], [0.4, 0.2], [0.3, 0.4]]], 'start': [0.1, 0.5, 90], 'goal': [1.9, 0.5, 0]}
+SCENE = {
+    'bounds': [0, 0, 2, 1],
+    'resolution': 0.01,
+    'circles': [[1.0, 0.5, 0.2]],
+    'polygons': [[[0.2, 0.2], [0.4, 0.2], [0.3, 0.4]]],
+    'start': [0.1, 0.5, 90],
+    'goal': [1.9, 0.5, 0],
+}
 
 
 def test_scene_round_trip_and_units(tmp_path):
@@ -31,7 +44,7 @@ def test_signed_distance_to_a_circle_and_its_gradient():
     d, grad = field.query(points)
     exact = np.hypot(*(points - [1.0, 0.5]).T) - 0.2
     np.testing.assert_allclose(d[:3], exact[:3], atol=0.6 * field.resolution)
-    assert d[3] < 0                                                    # inside
+    assert d[3] < 0  # inside
     np.testing.assert_allclose(grad[:2], [[1, 0], [0, 1]], atol=0.05)  # away from the obstacle
 
 
@@ -48,22 +61,35 @@ def test_polygon_and_grid_give_the_same_field():
     data = np.where(occupied, 100, 0).ravel().tolist()
     from_grid = DistanceField(grid_occupancy(data, 200, 100), scene.bounds[:2], scene.resolution)
     np.testing.assert_array_equal(from_grid.distance, DistanceField.from_scene(scene).distance)
-    assert occupied[int(0.25 / 0.01), int(0.3 / 0.01)] and not occupied[int(0.45 / 0.01), int(0.3 / 0.01)]
+    assert (
+        occupied[int(0.25 / 0.01), int(0.3 / 0.01)]
+        and not occupied[int(0.45 / 0.01), int(0.3 / 0.01)]
+    )
 
 
 def test_unknown_cells_count_as_occupied_unless_told():
     grid = grid_occupancy([0, -1, 49, 50], 2, 2)
     assert grid.tolist() == [[False, True], [False, True]]
-    assert grid_occupancy([0, -1, 49, 50], 2, 2, unknown_is_occupied=False).tolist() == \
-        [[False, False], [False, True]]
+    assert grid_occupancy([0, -1, 49, 50], 2, 2, unknown_is_occupied=False).tolist() == [
+        [False, False],
+        [False, True],
+    ]
 
 
-@pytest.mark.parametrize('change, message', [
-    ({'bounds': [0, 0, -1, 1]}, 'xmin < xmax'), ({'resolution': 0}, 'resolution'),
-    ({'circles': [[0, 0, -1]]}, 'radius'), ({'circles': [[0, 0]]}, 'shape'), ({'polygons': [[[0, 0], [1, 1]]]},
-                                                                               'at least 3'),
-    ({'start': [0, float('nan'), 0]}, 'not finite'), ({'walls': []}, 'unknown scene field'),
-    ({'bounds': [0, 0, 100, 100], 'resolution': 0.001}, 'cells'), ({'goal': 'north'}, 'goal')])
+@pytest.mark.parametrize(
+    'change, message',
+    [
+        ({'bounds': [0, 0, -1, 1]}, 'xmin < xmax'),
+        ({'resolution': 0}, 'resolution'),
+        ({'circles': [[0, 0, -1]]}, 'radius'),
+        ({'circles': [[0, 0]]}, 'shape'),
+        ({'polygons': [[[0, 0], [1, 1]]]}, 'at least 3'),
+        ({'start': [0, float('nan'), 0]}, 'not finite'),
+        ({'walls': []}, 'unknown scene field'),
+        ({'bounds': [0, 0, 100, 100], 'resolution': 0.001}, 'cells'),
+        ({'goal': 'north'}, 'goal'),
+    ],
+)
 def test_bad_scenes_are_refused(change, message):
     with pytest.raises(SceneError, match=message):
         scene_from_dict({**SCENE, **change})
@@ -82,14 +108,25 @@ def test_a_map_with_no_free_cell_is_refused(tmp_path):
 
 
 def test_rasterising_each_obstacle_over_its_box_gives_the_full_grid_result():
-    """Issue 26 item 12: the per-box rasterisation equals testing every cell against every obstacle, obstacles
-    crossing the grid's edge and lying wholly outside it included."""
+    """Issue 26 item 12: the per-box rasterisation equals testing every cell against every
+    obstacle, obstacles crossing the grid's edge and lying wholly outside it included."""
     rng = np.random.default_rng(26)
-    circles = np.column_stack([rng.uniform(-0.3, 2.3, 60), rng.uniform(-0.3, 1.3, 60), rng.uniform(0.003, 0.3, 60)])
-    polygons = [np.array([[-0.2, -0.1], [0.5, 0.3], [0.1, 0.6]]), np.array([[1.5, 0.5], [2.4, 0.4], [2.1, 1.3]]),
-                np.array([[3.0, 3.0], [3.5, 3.0], [3.2, 3.4]])]
-    scene = scene_from_dict({'bounds': [0, 0, 2, 1], 'resolution': 0.013, 'circles': circles.tolist(),
-                                  'polygons': [p.tolist() for p in polygons]})
+    circles = np.column_stack(
+        [rng.uniform(-0.3, 2.3, 60), rng.uniform(-0.3, 1.3, 60), rng.uniform(0.003, 0.3, 60)]
+    )
+    polygons = [
+        np.array([[-0.2, -0.1], [0.5, 0.3], [0.1, 0.6]]),
+        np.array([[1.5, 0.5], [2.4, 0.4], [2.1, 1.3]]),
+        np.array([[3.0, 3.0], [3.5, 3.0], [3.2, 3.4]]),
+    ]
+    scene = scene_from_dict(
+        {
+            'bounds': [0, 0, 2, 1],
+            'resolution': 0.013,
+            'circles': circles.tolist(),
+            'polygons': [p.tolist() for p in polygons],
+        }
+    )
     centres = cell_centres(scene.shape, scene.bounds[:2], scene.resolution)
     everywhere = np.zeros(scene.shape, bool)
     for x, y, r in circles:
@@ -100,11 +137,19 @@ def test_rasterising_each_obstacle_over_its_box_gives_the_full_grid_result():
     np.testing.assert_array_equal(rasterise(scene), everywhere)
 
 
-@pytest.mark.parametrize('info, field', [
-    ((10, 10, 0.0, (0, 0), 100), 'info.resolution'), ((10, 10, float('nan'), (0, 0), 100), 'info.resolution'),
-    ((10, 10, -0.05, (0, 0), 100), 'info.resolution'), ((10, 10, 0.05, (float('inf'), 0), 100), 'info.origin'),
-    ((10, 1, 0.05, (0, 0), 10), 'info.width × info.height'), ((0, 0, 0.05, (0, 0), 0), 'info.width × info.height'),
-    ((6000, 6000, 0.001, (0, 0), 36_000_000), 'at most'), ((10, 10, 0.05, (0, 0), 99), 'data carries')])
+@pytest.mark.parametrize(
+    'info, field',
+    [
+        ((10, 10, 0.0, (0, 0), 100), 'info.resolution'),
+        ((10, 10, float('nan'), (0, 0), 100), 'info.resolution'),
+        ((10, 10, -0.05, (0, 0), 100), 'info.resolution'),
+        ((10, 10, 0.05, (float('inf'), 0), 100), 'info.origin'),
+        ((10, 1, 0.05, (0, 0), 10), 'info.width × info.height'),
+        ((0, 0, 0.05, (0, 0), 0), 'info.width × info.height'),
+        ((6000, 6000, 0.001, (0, 0), 36_000_000), 'at most'),
+        ((10, 10, 0.05, (0, 0), 99), 'data carries'),
+    ],
+)
 def test_occupancy_grid_infos_that_cannot_be_planned_on_are_refused(info, field):
     with pytest.raises(SceneError, match=field):
         check_grid(*info)

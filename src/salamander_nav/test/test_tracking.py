@@ -1,24 +1,31 @@
 """What the controller computes around LOS (tracking.py) and the planner's scene at run time
 (live_scene.py), without ROS."""
+
 import math
 
 import numpy as np
 import pytest
 
 from salamander_nav import origami, tracking
-from salamander_nav.scene import SceneError, scene_from_dict
+from salamander_nav.live_scene import LiveScene
 from salamander_nav.los import LosStep
 from salamander_nav.origami import Bend
-from salamander_nav.live_scene import LiveScene
+from salamander_nav.scene import SceneError, scene_from_dict
 
 
 def step(bend, drive=True):
-    return LosStep(bend, drive, 'tracking' if drive else 'pose stale', 1, (0, 0), (0, 0), 0, 0, 0, 0)
+    return LosStep(
+        bend, drive, 'tracking' if drive else 'pose stale', 1, (0, 0), (0, 0), 0, 0, 0, 0
+    )
 
 
 def test_steering_command_turns_left_on_a_positive_bend_and_drives_every_wheel():
     left = tracking.steering_command(step(0.5), 0.08, 0.148, 0.02, Bend(0.148, 0, 0))
-    assert left.module_id == 1 and left.bend == Bend(0.148, 0.5, math.pi) and left.wheel_rad_s == (4.0,) * 3
+    assert (
+        left.module_id == 1
+        and left.bend == Bend(0.148, 0.5, math.pi)
+        and left.wheel_rad_s == (4.0,) * 3
+    )
     assert origami.steering_curvature(left.bend) == pytest.approx(0.5 / 0.148)
     right = tracking.steering_command(step(-0.5), 0.08, 0.148, 0.02, Bend(0.148, 0, 0))
     assert origami.steering_curvature(right.bend) == pytest.approx(-0.5 / 0.148)
@@ -40,7 +47,11 @@ def test_stale_clock_gives_up_only_after_the_whole_period():
     clock = tracking.StaleClock(1.0)
     assert not clock.update(True, 10.0) and not clock.update(True, 10.9)
     assert clock.update(True, 11.01)
-    assert not clock.update(False, 11.1) and not clock.update(True, 11.2) and not clock.update(True, 12.1)
+    assert (
+        not clock.update(False, 11.1)
+        and not clock.update(True, 11.2)
+        and not clock.update(True, 12.1)
+    )
 
 
 def test_trail_keeps_moving_points_only_and_caps_its_length():
@@ -56,16 +67,19 @@ SCENE = scene_from_dict({'bounds': [0, 0, 1, 1], 'resolution': 0.01, 'circles': 
 def test_world_obstacles_and_map_replace_what_the_field_sees():
     world = LiveScene(SCENE)
     assert world.field().distance_at([0.5, 0.5]) < 0
-    world.set_obstacles(np.array([[0.2, 0.2, 0.05]]), [np.array([[0.7, 0.7], [0.9, 0.7], [0.8, 0.9]])])
+    world.set_obstacles(
+        np.array([[0.2, 0.2, 0.05]]), [np.array([[0.7, 0.7], [0.9, 0.7], [0.8, 0.9]])]
+    )
     field = world.field()
     assert field.distance_at([0.5, 0.5]) > 0 and field.distance_at([0.2, 0.2]) < 0
     assert field.distance_at([0.8, 0.75]) < 0
     occupied = np.zeros((50, 100), bool)
-    occupied[:, 60:62] = True                            # a wall on a 2 m × 1 m map at 2 cm
+    occupied[:, 60:62] = True  # a wall on a 2 m × 1 m map at 2 cm
     world.set_map(occupied, (-1.0, 0.0), 0.02)
     field = world.field()
     assert field.shape == (50, 100) and field.distance_at([0.21, 0.5]) < 0
-    assert field.distance_at([0.2, 0.2]) < 0             # the obstacles stay, drawn on the map's grid
+    # the obstacles stay, drawn on the map's grid
+    assert field.distance_at([0.2, 0.2]) < 0
 
 
 def test_world_refuses_a_map_with_no_free_cell_and_keeps_the_previous_one():

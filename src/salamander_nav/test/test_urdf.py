@@ -1,7 +1,8 @@
-"""urdf/salamander.urdf.xacro: the joints salamander_controller publishes (body_bend_1..4, a quarter of the 106°
-bend each), a body of 148 mm, and a bend that adds up to the module's: the back wheel set turned by θ and on the
-arc of length 148 mm and curvature θ / 148 mm (the circle the robot drives on) within what four straight segments
-allow."""
+"""urdf/salamander.urdf.xacro: the joints salamander_controller publishes (body_bend_1..4, a
+quarter of the 106° bend each), a body of 148 mm, and a bend that adds up to the module's: the back
+wheel set turned by θ and on the arc of length 148 mm and curvature θ / 148 mm (the circle the
+robot drives on) within what four straight segments allow."""
+
 import io
 import math
 from pathlib import Path
@@ -12,7 +13,7 @@ import xacro
 import yourdfpy
 
 from salamander_nav import tracking
-from salamander_nav.origami import Bend, THETA_MAX_RAD
+from salamander_nav.origami import THETA_MAX_RAD, Bend
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -42,10 +43,13 @@ def test_a_bend_turns_the_back_wheel_set_by_theta_and_follows_the_arc(model, the
     model.update_cfg(np.array(tracking.bend_joints(bend)))
     back = model.get_transform('back_set', 'base_link')
     planar = math.radians(theta_deg) * (1 if phi else -1)
-    # the back wheel set drives on the same circle, a bend θ earlier: its heading is -θ from the front's
+    # the back wheel set drives on the same circle, a bend θ earlier: its heading is -θ from the
+    # front's
     assert math.atan2(back[1, 0], back[0, 0]) == pytest.approx(-planar, abs=1e-9)
-    # the arc backwards from the front wheel set: x = -sin(θ)/κ, y = (1 - cos θ)/κ (turning left: y > 0)
+    # the arc backwards from the front wheel set: x = -sin(θ)/κ, y = (1 - cos θ)/κ (turning left: y
+    # > 0)
     kappa = planar / 0.148
     arc = np.array([-math.sin(planar) / kappa, (1 - math.cos(planar)) / kappa])
-    # four chords against the arc: 1.7 mm off at 90°, 2.3 mm at the 106° limit (joints half a segment in)
+    # four chords against the arc: 1.7 mm off at 90°, 2.3 mm at the 106° limit (joints half a
+    # segment in)
     assert np.hypot(*(back[:2, 3] - arc)) < 0.003

@@ -1,11 +1,13 @@
-"""A recorded soft-snake run analysed (soro-analyze --robot soft_snake), as the thesis reports its runs (§2.2.2,
-§5.1): the centre of mass's speed in mm/s and body lengths per second, the curvature of its path (the deviation of
-Figs. 5.2 and 5.5), and Fig. 2.7/2.9-style trajectories; the chambers' pressures over the run beside them.
+"""A recorded soft-snake run analysed (soro-analyze --robot soft_snake), as the thesis reports its
+runs (§2.2.2, §5.1): the centre of mass's speed in mm/s and body lengths per second, the curvature
+of its path (the deviation of Figs. 5.2 and 5.5), and Fig. 2.7/2.9-style trajectories; the
+chambers' pressures over the run beside them.
 
-The run is where the driver commanded any chamber open; the gait period is read off the commanded duties (the
-interval between a chamber's openings), so neither needs to be given. The body length follows from the module
-count in the duties' layout (86 + 106 N mm).
+The run is where the driver commanded any chamber open; the gait period is read off the commanded
+duties (the interval between a chamber's openings), so neither needs to be given. The body length
+follows from the module count in the duties' layout (86 + 106 N mm).
 """
+
 from __future__ import annotations
 
 import math
@@ -13,19 +15,25 @@ from pathlib import Path
 
 import numpy as np
 
+from soft_snake import body, locomotion
+from soft_snake.gaits import body_length_m
 from soro_analysis.analyses import Analysis, AnalysisError, Report
 from soro_analysis.plotting import figure, save
 from soro_analysis.recording import Recording
 from soro_node.params import ParamSpec
-from soft_snake import body, locomotion
-from soft_snake.gaits import body_length_m
 
 COM, HEAD = '/mocap/soft_snake/com', '/mocap/soft_snake/head'
 DUTY, PRESSURE = '/soft_snake_driver/valve_duty', '/soft_snake_driver/chamber_pressure'
-WHEELS = '/soft_snake_sim/wheel_heights'        # simulated runs before the step only
+WHEELS = '/soft_snake_sim/wheel_heights'  # simulated runs before the step only
 OPTIONS = (
     ParamSpec('period_s', 0.0, 'gait period (s); 0: read it off the commanded duties', 0.0, 100.0),
-    ParamSpec('settle_periods', 1, 'whole periods left out at the start, while the body takes up the gait', 0, 100),
+    ParamSpec(
+        'settle_periods',
+        1,
+        'whole periods left out at the start, while the body takes up the gait',
+        0,
+        100,
+    ),
 )
 
 
@@ -50,26 +58,44 @@ def analyze(recording: Recording, out: Path, options: dict) -> Report:
     start = begin + options['settle_periods'] * period
     path = locomotion.cycle_path(t[during], xy[during], period, start)
     if len(path) < 2:
-        raise AnalysisError(f'{COM}: fewer than two whole gait periods of {period:.2f} s tracked after settling')
+        raise AnalysisError(
+            f'{COM}: fewer than two whole gait periods of {period:.2f} s tracked after settling'
+        )
     headings = _headings(recording, path, start, period)
-    speed, forward = locomotion.speed(path, period), locomotion.forward_speed(path, headings, period)
+    speed, forward = (
+        locomotion.speed(path, period),
+        locomotion.forward_speed(path, headings, period),
+    )
     report = Report(f'Soft snake run: {recording.path}')
-    report.numbers = {'segments': segments, 'body_length_m': body_length_m(segments), 'period_s': period,
-                      'frequency_hz': 1.0 / period, 'run_s': float(end - begin), 'periods_measured': len(path) - 1,
-                      'distance_m': locomotion.length(path), 'speed_mm_s': 1e3 * speed,
-                      'speed_bl_s': speed / body_length_m(segments), 'forward_speed_mm_s': 1e3 * forward,
-                      'path_curvature_per_m': locomotion.mean_curvature(path)}
+    report.numbers = {
+        'segments': segments,
+        'body_length_m': body_length_m(segments),
+        'period_s': period,
+        'frequency_hz': 1.0 / period,
+        'run_s': float(end - begin),
+        'periods_measured': len(path) - 1,
+        'distance_m': locomotion.length(path),
+        'speed_mm_s': 1e3 * speed,
+        'speed_bl_s': speed / body_length_m(segments),
+        'forward_speed_mm_s': 1e3 * forward,
+        'path_curvature_per_m': locomotion.mean_curvature(path),
+    }
     _figures(report, recording, out, t[during], xy[during], path, duty_t, duty, begin, period)
     n = report.numbers
     direction = 'head first' if forward >= 0 else 'backwards (tail first)'
     report.lines += [
-        f'## Run: {n["segments"]} modules ({n["body_length_m"] * 1e3:.0f} mm), {n["run_s"]:.1f} s at '
-        f'{n["frequency_hz"]:.3f} Hz, {n["periods_measured"]} periods measured', '',
-        f'- centre-of-mass speed: {n["speed_mm_s"]:.1f} mm/s = {n["speed_bl_s"]:.3f} BL/s, {direction} '
+        f'## Run: {n["segments"]} modules ({n["body_length_m"] * 1e3:.0f} mm), '
+        f'{n["run_s"]:.1f} s at '
+        f'{n["frequency_hz"]:.3f} Hz, {n["periods_measured"]} periods measured',
+        '',
+        f'- centre-of-mass speed: {n["speed_mm_s"]:.1f} mm/s = {n["speed_bl_s"]:.3f} '
+        f'BL/s, {direction} '
         f'({n["forward_speed_mm_s"]:+.1f} mm/s along the body)',
         f'- distance along the path: {n["distance_m"]:.3f} m; mean path curvature (deviation): '
         f'{n["path_curvature_per_m"]:.2f} 1/m',
-        '- trajectory.png: the centre of mass (Figs. 2.7, 2.9); speed.png: per period; chambers.png: pressures']
+        '- trajectory.png: the centre of mass (Figs. 2.7, 2.9); speed.png: per period; '
+        'chambers.png: pressures',
+    ]
     if recording.count(WHEELS):
         _step(report, recording, out, begin)
     return report
@@ -82,32 +108,48 @@ def _step(report: Report, recording: Recording, out: Path, begin: float) -> None
     peak, last = heights.max(axis=0), heights[-1]
     up = body.up_on_step(last)
     on_top = bool(np.all(up))
-    report.numbers.update({'wheel_peak_height_m': peak, 'on_top': on_top,
-                           'wheels_at_step_height_at_end': int(np.sum(up))})
+    report.numbers.update(
+        {
+            'wheel_peak_height_m': peak,
+            'on_top': on_top,
+            'wheels_at_step_height_at_end': int(np.sum(up)),
+        }
+    )
     fig, ax = figure(size=(7.0, 3.5))
     for k in range(heights.shape[1]):
         ax[0, 0].plot(t, heights[:, k] * 1e3, lw=0.8, label=f'wheel {k + 1}')
     ax[0, 0].axhline(body.STEP_HEIGHT_M * 1e3, color='k', ls='--', lw=0.8, label='the 7 cm step')
-    ax[0, 0].set(xlabel='time since the gait began (s)', ylabel='wheel bottom height (mm)',
-                 title='Step climb, Table 2.3')
+    ax[0, 0].set(
+        xlabel='time since the gait began (s)',
+        ylabel='wheel bottom height (mm)',
+        title='Step climb, Table 2.3',
+    )
     ax[0, 0].legend(ncol=4)
     save(fig, out / 'step_climb.png')
     report.figures['step_climb.png'] = {'t_s': t, 'wheel_height_m': heights}
-    report.lines += ['', '## Step climb (simulated 7 cm step)', '',
-                     f'- highest each wheel got (mm, head to tail): {", ".join(f"{h * 1e3:.0f}" for h in peak)}',
-                     f'- wheels at the step\'s height at the end: {report.numbers["wheels_at_step_height_at_end"]} '
-                     f'of {len(last)}; the snake ends on top: {"yes" if on_top else "no"}',
-                     '- step_climb.png: wheel heights over time']
+    report.lines += [
+        '',
+        '## Step climb (simulated 7 cm step)',
+        '',
+        '- highest each wheel got (mm, head to tail): '
+        f'{", ".join(f"{h * 1e3:.0f}" for h in peak)}',
+        "- wheels at the step's height at the end: "
+        f'{report.numbers["wheels_at_step_height_at_end"]} '
+        f'of {len(last)}; the snake ends on top: {"yes" if on_top else "no"}',
+        '- step_climb.png: wheel heights over time',
+    ]
 
 
 def gait_period(t_s: np.ndarray, duty: np.ndarray) -> float:
-    """The gait period (s) from commanded duties (T, N, 3) at ``t_s``: the median interval between openings of
-    the chamber that opened most often."""
-    opening = (duty[1:] > 0) & (duty[:-1] == 0)                                  # (T-1, N, 3)
+    """The gait period (s) from commanded duties (T, N, 3) at ``t_s``: the median interval between
+    openings of the chamber that opened most often."""
+    opening = (duty[1:] > 0) & (duty[:-1] == 0)  # (T-1, N, 3)
     busiest = np.unravel_index(np.argmax(opening.sum(axis=0)), opening.shape[1:])
     times = t_s[1:][opening[:, busiest[0], busiest[1]]]
     if len(times) < 2:
-        raise AnalysisError(f'{DUTY}: no chamber opened twice; give the gait period with period_s:=...')
+        raise AnalysisError(
+            f'{DUTY}: no chamber opened twice; give the gait period with period_s:=...'
+        )
     return float(np.median(np.diff(times)))
 
 
@@ -115,17 +157,24 @@ def _duties(recording: Recording) -> tuple[np.ndarray, np.ndarray]:
     messages = recording.messages(DUTY)
     rows = {m.layout.dim[0].size for m in messages if m.layout.dim}
     if len(rows) != 1:
-        raise AnalysisError(f'{DUTY}: the module count changes or is missing in the layout ({sorted(rows)})')
+        raise AnalysisError(
+            f'{DUTY}: the module count changes or is missing in the layout ({sorted(rows)})'
+        )
     n = rows.pop()
-    return recording.receive_s(DUTY), np.array([np.asarray(m.data, dtype=float).reshape(n, 3) for m in messages])
+    return recording.receive_s(DUTY), np.array(
+        [np.asarray(m.data, dtype=float).reshape(n, 3) for m in messages]
+    )
 
 
 def _headings(recording, path, start, period) -> np.ndarray:
-    """The body's heading in each measured period (centre of mass to head); along the path without a head."""
+    """The body's heading in each measured period (centre of mass to head); along the path without
+    a head."""
     if not recording.count(HEAD):
         return np.full(len(path), math.atan2(*(path[-1] - path[0])[::-1]))
     head = recording.series(HEAD, x=lambda m: m.pose.position.x, y=lambda m: m.pose.position.y)
-    head_path = locomotion.cycle_path(head.time(), np.column_stack([head['x'], head['y']]), period, start)
+    head_path = locomotion.cycle_path(
+        head.time(), np.column_stack([head['x'], head['y']]), period, start
+    )
     return locomotion.body_headings(path, head_path)
 
 
@@ -134,33 +183,59 @@ def _figures(report, recording, out, t, xy, path, duty_t, duty, begin, period) -
     ax[0, 0].plot(xy[:, 0], xy[:, 1], lw=0.6, color='tab:gray', label='centre of mass')
     ax[0, 0].plot(path[:, 0], path[:, 1], 'o-', ms=3, color='tab:blue', label='per-period mean')
     ax[0, 0].plot(*xy[0], 'k^', label='start')
-    ax[0, 0].set(xlabel='x (m)', ylabel='y (m)', title='Centre-of-mass trajectory (Figs. 2.7, 2.9)', aspect='equal')
+    ax[0, 0].set(
+        xlabel='x (m)',
+        ylabel='y (m)',
+        title='Centre-of-mass trajectory (Figs. 2.7, 2.9)',
+        aspect='equal',
+    )
     ax[0, 0].legend()
     save(fig, out / 'trajectory.png')
     steps = np.hypot(*np.diff(path, axis=0).T) / period
     fig, ax = figure(size=(6.0, 3.0))
     ax[0, 0].step(np.arange(1, len(steps) + 1), steps * 1e3, where='mid')
-    ax[0, 0].set(xlabel='gait period', ylabel='speed (mm/s)', title='Centre-of-mass speed per period')
+    ax[0, 0].set(
+        xlabel='gait period', ylabel='speed (mm/s)', title='Centre-of-mass speed per period'
+    )
     save(fig, out / 'speed.png')
     pressure_t, pressure = _pressures(recording, duty.shape[1])
     fig, ax = figure(size=(7.0, 3.0))
     if len(pressure):
-        image = ax[0, 0].imshow(pressure.reshape(len(pressure), -1).T / 1e3, aspect='auto', cmap='coolwarm',
-                                extent=(pressure_t[0] - begin, pressure_t[-1] - begin, pressure.shape[1] * 3, 0))
+        image = ax[0, 0].imshow(
+            pressure.reshape(len(pressure), -1).T / 1e3,
+            aspect='auto',
+            cmap='coolwarm',
+            extent=(pressure_t[0] - begin, pressure_t[-1] - begin, pressure.shape[1] * 3, 0),
+        )
         fig.colorbar(image, ax=ax[0, 0], label='gauge pressure (kPa)')
-    ax[0, 0].set(xlabel='time since the gait began (s)', ylabel='chamber (3 i + j)', title='Chamber pressures')
+    ax[0, 0].set(
+        xlabel='time since the gait began (s)',
+        ylabel='chamber (3 i + j)',
+        title='Chamber pressures',
+    )
     save(fig, out / 'chambers.png')
-    report.figures.update({'trajectory.png': {'com_m': xy, 'cycle_path_m': path},
-                           'speed.png': {'speed_m_s': steps},
-                           'chambers.png': {'t_s': pressure_t - begin, 'pressure_pa': pressure}})
+    report.figures.update(
+        {
+            'trajectory.png': {'com_m': xy, 'cycle_path_m': path},
+            'speed.png': {'speed_m_s': steps},
+            'chambers.png': {'t_s': pressure_t - begin, 'pressure_pa': pressure},
+        }
+    )
 
 
 def _pressures(recording: Recording, segments: int) -> tuple[np.ndarray, np.ndarray]:
     messages = recording.messages(PRESSURE)
     if not messages:
         return np.zeros(0), np.zeros((0, segments, 3))
-    return recording.receive_s(PRESSURE), np.array([np.asarray(m.data).reshape(segments, 3) for m in messages])
+    return recording.receive_s(PRESSURE), np.array(
+        [np.asarray(m.data).reshape(segments, 3) for m in messages]
+    )
 
 
-ANALYSIS = Analysis('soft_snake', 'pneumatic soft snake: centre-of-mass speed (mm/s, BL/s), path curvature, '
-                    'trajectories', (COM, DUTY), analyze, OPTIONS)
+ANALYSIS = Analysis(
+    'soft_snake',
+    'pneumatic soft snake: centre-of-mass speed (mm/s, BL/s), path curvature, trajectories',
+    (COM, DUTY),
+    analyze,
+    OPTIONS,
+)

@@ -1,17 +1,23 @@
-"""The snake's body for the MuJoCo simulator: geometry, masses, surfaces and the MJCF that puts them together. No ROS.
+"""The snake's body for the MuJoCo simulator: geometry, masses, surfaces and the MJCF that puts
+them together. No ROS.
 
-The thesis simulated its snake in NVidia Flex, particles and tetrahedra on a GPU (§2.3; spec A5), and gives none of
-that model's parameters. We keep what the locomotion depends on and make it cheap enough for one CPU core:
-- each module's 70 mm soft segment is two rigid links on three yaw-pitch joint pairs that share its bend 1/4, 1/2,
-  1/4 (a circular arc in three chords); the bend each pair is driven to follows the chamber pressures (``bend``);
-- a plate between modules (36 mm, 61 mm at the head and the tail: 86 + 106 N mm in all, Table 2.1) carries two
-  passive Ø 20 mm wheels on free hinges: they roll with the surface's rolling friction and slide sideways with
-  its sliding friction, the anisotropy undulation needs (§2.1.5);
-- Table 5.1's friction factors, printed without units, become Coulomb coefficients times ``friction_scale`` (0.1:
-  paper's sliding 5.83 → μ 0.58, rolling 0.58 → 0.058, plausible values; fixed, not fitted).
+The thesis simulated its snake in NVidia Flex, particles and tetrahedra on a GPU (§2.3; spec A5),
+and gives none of that model's parameters. We keep what the locomotion depends on and make it cheap
+enough for one CPU core:
+- each module's 70 mm soft segment is two rigid links on three yaw-pitch joint pairs that share its
+  bend 1/4, 1/2, 1/4 (a circular arc in three chords); the bend each pair is driven to follows the
+  chamber pressures (``bend``);
+- a plate between modules (36 mm, 61 mm at the head and the tail: 86 + 106 N mm in all, Table 2.1)
+  carries two passive Ø 20 mm wheels on free hinges: they roll with the surface's rolling friction
+  and slide sideways with its sliding friction, the anisotropy undulation needs (§2.1.5);
+- Table 5.1's friction factors, printed without units, become Coulomb coefficients times
+  ``friction_scale`` (0.1: paper's sliding 5.83 → μ 0.58, rolling 0.58 → 0.058, plausible values;
+  fixed, not fitted).
 
-Frame: x forward (the head leads at +x), y left, z up (REP-103); lengths in m, masses in kg, angles in rad.
+Frame: x forward (the head leads at +x), y left, z up (REP-103); lengths in m, masses in kg, angles
+in rad.
 """
+
 from __future__ import annotations
 
 import math
@@ -21,15 +27,18 @@ import numpy as np
 
 from soft_snake import tables
 
-SEGMENT_LENGTH_M = 0.070             # Table 2.1
-PLATE_LENGTH_M, END_PLATE_LENGTH_M = 0.036, 0.061   # 86 + 106 N mm overall (spec A1.1): the split is ours
-WHEEL_RADIUS_M = 0.010               # Ø 20 mm passive wheels (Table 2.1)
-JOINT_SHARE = (0.25, 0.5, 0.25)      # three chords of a constant-curvature arc
-# Where each chamber sits in the cross-section (y left, z up): 0 bottom left, 1 bottom right, 2 top (Table 2.2).
-# A pressurised chamber extends and bends the segment away from itself (§2.1.1).
-CHAMBER_YZ = np.array([[math.cos(math.radians(a)), math.sin(math.radians(a))] for a in (-30.0, 210.0, 90.0)])
-STEP_HEIGHT_M = 0.07                 # the step of §2.2.2
-ON_STEP_MARGIN_M = 0.01              # a wheel this close below the step's top counts as up there
+SEGMENT_LENGTH_M = 0.070  # Table 2.1
+# 86 + 106 N mm overall (spec A1.1): the split is ours
+PLATE_LENGTH_M, END_PLATE_LENGTH_M = 0.036, 0.061
+WHEEL_RADIUS_M = 0.010  # Ø 20 mm passive wheels (Table 2.1)
+JOINT_SHARE = (0.25, 0.5, 0.25)  # three chords of a constant-curvature arc
+# Where each chamber sits in the cross-section (y left, z up): 0 bottom left, 1 bottom right, 2 top
+# (Table 2.2). A pressurised chamber extends and bends the segment away from itself (§2.1.1).
+CHAMBER_YZ = np.array(
+    [[math.cos(math.radians(a)), math.sin(math.radians(a))] for a in (-30.0, 210.0, 90.0)]
+)
+STEP_HEIGHT_M = 0.07  # the step of §2.2.2
+ON_STEP_MARGIN_M = 0.01  # a wheel this close below the step's top counts as up there
 
 
 def up_on_step(wheel_heights_m) -> np.ndarray:
@@ -39,19 +48,23 @@ def up_on_step(wheel_heights_m) -> np.ndarray:
 
 @dataclass(frozen=True)
 class BodyParameters:
-    """What the thesis does not give, with our reading (masses and sizes are estimates from Table 2.1's sizes).
-    ``bend_rad`` and ``pitch_stiffness_ratio`` are fitted on chapter 2's headline speeds only
-    (``calibration.CALIBRATED``); the defaults here are only a starting point."""
-    bend_rad: float = 1.0                 # a segment's bend with one chamber at full supply pressure
-    friction_scale: float = 0.1           # Table 5.1 factor → Coulomb coefficient
-    segment_mass_kg: float = 0.12         # silicone segment with its sheath
-    plate_mass_kg: float = 0.03           # plate, spacer, wheels, PCB
-    end_plate_mass_kg: float = 0.09       # a 2-cell LiPo at each end (§2.1.5) and the head's Arduino
+    """What the thesis does not give, with our reading (masses and sizes are estimates from Table
+    2.1's sizes). ``bend_rad`` and ``pitch_stiffness_ratio`` are fitted on chapter 2's headline
+    speeds only (``calibration.CALIBRATED``); the defaults here are only a starting point."""
+
+    # a segment's bend with one chamber at full supply pressure
+    bend_rad: float = 1.0
+    friction_scale: float = 0.1  # Table 5.1 factor → Coulomb coefficient
+    segment_mass_kg: float = 0.12  # silicone segment with its sheath
+    plate_mass_kg: float = 0.03  # plate, spacer, wheels, PCB
+    # a 2-cell LiPo at each end (§2.1.5) and the head's Arduino
+    end_plate_mass_kg: float = 0.09
     body_radius_m: float = 0.022
-    axis_height_m: float = 0.032          # body axis above the ground with every wheel down
+    axis_height_m: float = 0.032  # body axis above the ground with every wheel down
     wheel_track_m: float = 0.08
-    joint_stiffness_nm_per_rad: float = 1.0     # sideways (yaw)
-    pitch_stiffness_ratio: float = 3.0          # up/down over sideways: the module is 100 mm tall (Table 2.1)
+    joint_stiffness_nm_per_rad: float = 1.0  # sideways (yaw)
+    # up/down over sideways: the module is 100 mm tall (Table 2.1)
+    pitch_stiffness_ratio: float = 3.0
     joint_damping_nms_per_rad: float = 0.005
     timestep_s: float = 0.002
 
@@ -71,10 +84,12 @@ def surface_friction(surface: str, params: BodyParameters) -> tuple[float, float
 
 
 def bend(pressure_pa: np.ndarray, supply_pa: float, params: BodyParameters) -> np.ndarray:
-    """Each segment's bend (N, 2): (yaw, pitch) in rad from chamber pressures (N, 3) in Pa. A positive yaw bends
-    the segment to the right (its tail end swings to −y), a positive pitch bends it up (both its ends rise). The
-    chambers' moment bends the stiffer up/down direction ``pitch_stiffness_ratio`` times less."""
-    away = -(pressure_pa / supply_pa) @ CHAMBER_YZ * params.bend_rad      # bend direction (y, z) per segment
+    """Each segment's bend (N, 2): (yaw, pitch) in rad from chamber pressures (N, 3) in Pa. A
+    positive yaw bends the segment to the right (its tail end swings to −y), a positive pitch bends
+    it up (both its ends rise). The chambers' moment bends the stiffer up/down direction
+    ``pitch_stiffness_ratio`` times less."""
+    # bend direction (y, z) per segment
+    away = -(pressure_pa / supply_pa) @ CHAMBER_YZ * params.bend_rad
     return np.column_stack([-away[:, 0], away[:, 1] / params.pitch_stiffness_ratio])
 
 
@@ -83,57 +98,90 @@ def plate_lengths(segments: int) -> list[float]:
     return [END_PLATE_LENGTH_M] + [PLATE_LENGTH_M] * (segments - 1) + [END_PLATE_LENGTH_M]
 
 
-def mjcf(segments: int, surface: str, params: BodyParameters, step_at_m: float | None = None) -> str:
-    """The MJCF of an N-segment snake with its head at the origin facing +x on ``surface``; with ``step_at_m`` a
-    7 cm step whose edge is that far ahead of the head."""
+def mjcf(
+    segments: int, surface: str, params: BodyParameters, step_at_m: float | None = None
+) -> str:
+    """The MJCF of an N-segment snake with its head at the origin facing +x on ``surface``; with
+    ``step_at_m`` a 7 cm step whose edge is that far ahead of the head."""
     sliding, rolling = surface_friction(surface, params)
     p = params
-    floor = (f'<geom name="floor" type="plane" size="0 0 1" friction="{sliding} 0.001 {rolling * WHEEL_RADIUS_M}" '
-             f'contype="1" conaffinity="2"/>')
+    floor = (
+        f'<geom name="floor" type="plane" size="0 0 1" friction="{sliding} 0.001 '
+        f'{rolling * WHEEL_RADIUS_M}" '
+        f'contype="1" conaffinity="2"/>'
+    )
     if step_at_m is not None:
-        floor += (f'<geom name="step" type="box" pos="{step_at_m + 1.0} 0 {STEP_HEIGHT_M / 2}" '
-                  f'size="1 1 {STEP_HEIGHT_M / 2}" friction="{sliding} 0.001 {rolling * WHEEL_RADIUS_M}" '
-                  f'contype="1" conaffinity="2"/>')
+        floor += (
+            f'<geom name="step" type="box" pos="{step_at_m + 1.0} 0 {STEP_HEIGHT_M / 2}" '
+            f'size="1 1 {STEP_HEIGHT_M / 2}" friction="{sliding} 0.001 '
+            f'{rolling * WHEEL_RADIUS_M}" '
+            f'contype="1" conaffinity="2"/>'
+        )
     body = _plate(0, plate_lengths(segments), segments, p, first=True)
-    stiffness = {'y': p.joint_stiffness_nm_per_rad, 'p': p.joint_stiffness_nm_per_rad * p.pitch_stiffness_ratio}
-    actuators = ''.join(f'<position joint="{axis}{i}_{k}" kp="{stiffness[axis] / share}" ctrlrange="-3 3"/>'
-                        for i in range(segments) for k, share in enumerate(JOINT_SHARE) for axis in 'yp')
-    return (f'<mujoco model="soft_snake"><compiler angle="radian"/>'
-            f'<option timestep="{p.timestep_s}" integrator="implicitfast" cone="pyramidal"/>'
-            f'<default><joint damping="{p.joint_damping_nms_per_rad}" armature="2e-5"/>'
-            f'<geom contype="2" conaffinity="1" condim="3" solref="0.004 1"/></default>'
-            f'<worldbody>{floor}{body}</worldbody><actuator>{actuators}</actuator></mujoco>')
+    stiffness = {
+        'y': p.joint_stiffness_nm_per_rad,
+        'p': p.joint_stiffness_nm_per_rad * p.pitch_stiffness_ratio,
+    }
+    actuators = ''.join(
+        f'<position joint="{axis}{i}_{k}" kp="{stiffness[axis] / share}" ctrlrange="-3 3"/>'
+        for i in range(segments)
+        for k, share in enumerate(JOINT_SHARE)
+        for axis in 'yp'
+    )
+    return (
+        f'<mujoco model="soft_snake"><compiler angle="radian"/>'
+        f'<option timestep="{p.timestep_s}" integrator="implicitfast" cone="pyramidal"/>'
+        f'<default><joint damping="{p.joint_damping_nms_per_rad}" armature="2e-5"/>'
+        f'<geom contype="2" conaffinity="1" condim="3" solref="0.004 1"/></default>'
+        f'<worldbody>{floor}{body}</worldbody><actuator>{actuators}</actuator></mujoco>'
+    )
 
 
-def _plate(index: int, lengths: list[float], segments: int, p: BodyParameters, first: bool = False) -> str:
-    """Plate ``index`` (0 = head) at the rear end of what precedes it, its wheels, and the rest of the chain."""
+def _plate(
+    index: int, lengths: list[float], segments: int, p: BodyParameters, first: bool = False
+) -> str:
+    """Plate ``index`` (0 = head) at the rear end of what precedes it, its wheels, and the rest of
+    the chain."""
     length = lengths[index]
     mass = p.end_plate_mass_kg if index in (0, segments) else p.plate_mass_kg
     wheel_z = WHEEL_RADIUS_M - p.axis_height_m
     wheels = ''.join(
-        f'<body name="wheel{index}_{side}" pos="{-length / 2} {sign * p.wheel_track_m / 2} {wheel_z}">'
-        f'<joint name="wheel{index}_{side}" type="hinge" axis="0 1 0" damping="1e-6" armature="1e-7"/>'
-        f'<geom name="wheel{index}_{side}" type="sphere" size="{WHEEL_RADIUS_M}" mass="0.005" condim="6" '
+        f'<body name="wheel{index}_{side}" pos="{-length / 2} '
+        f'{sign * p.wheel_track_m / 2} {wheel_z}">'
+        f'<joint name="wheel{index}_{side}" type="hinge" axis="0 1 0" damping="1e-6" '
+        'armature="1e-7"/>'
+        f'<geom name="wheel{index}_{side}" type="sphere" size="{WHEEL_RADIUS_M}" '
+        'mass="0.005" condim="6" '
         f'friction="0 0 0"/></body>'
-        for side, sign in (('l', 1), ('r', -1)))
+        for side, sign in (('l', 1), ('r', -1))
+    )
     joints = '' if first else _bend_joints(index - 1, 2)
     pos = f'0 0 {p.axis_height_m}' if first else f'{-SEGMENT_LENGTH_M / 2} 0 0'
     free = '<freejoint name="root"/>' if first else ''
     rest = '' if index == segments else _segment(index, lengths, segments, p, -length)
-    return (f'<body name="plate{index}" pos="{pos}">{free}{joints}'
-            f'<geom name="plate{index}" type="box" pos="{-length / 2} 0 0" size="{length / 2} {p.body_radius_m} '
-            f'{p.body_radius_m}" mass="{mass}"/>{wheels}{rest}</body>')
+    return (
+        f'<body name="plate{index}" pos="{pos}">{free}{joints}'
+        f'<geom name="plate{index}" type="box" pos="{-length / 2} 0 0" '
+        f'size="{length / 2} {p.body_radius_m} '
+        f'{p.body_radius_m}" mass="{mass}"/>{wheels}{rest}</body>'
+    )
 
 
 def _segment(i: int, lengths: list[float], segments: int, p: BodyParameters, x: float) -> str:
     half = SEGMENT_LENGTH_M / 2
-    link = (f'<geom type="capsule" fromto="0 0 0 {-half} 0 0" size="{p.body_radius_m}" '
-            f'mass="{p.segment_mass_kg / 2}"/>')
-    return (f'<body name="segment{i}a" pos="{x} 0 0">{_bend_joints(i, 0)}{link}'
-            f'<body name="segment{i}b" pos="{-half} 0 0">{_bend_joints(i, 1)}{link}'
-            f'{_plate(i + 1, lengths, segments, p)}</body></body>')
+    link = (
+        f'<geom type="capsule" fromto="0 0 0 {-half} 0 0" size="{p.body_radius_m}" '
+        f'mass="{p.segment_mass_kg / 2}"/>'
+    )
+    return (
+        f'<body name="segment{i}a" pos="{x} 0 0">{_bend_joints(i, 0)}{link}'
+        f'<body name="segment{i}b" pos="{-half} 0 0">{_bend_joints(i, 1)}{link}'
+        f'{_plate(i + 1, lengths, segments, p)}</body></body>'
+    )
 
 
 def _bend_joints(i: int, k: int) -> str:
-    return (f'<joint name="y{i}_{k}" type="hinge" axis="0 0 1"/>'
-            f'<joint name="p{i}_{k}" type="hinge" axis="0 1 0"/>')
+    return (
+        f'<joint name="y{i}_{k}" type="hinge" axis="0 0 1"/>'
+        f'<joint name="p{i}_{k}" type="hinge" axis="0 1 0"/>'
+    )

@@ -1,28 +1,35 @@
-"""``soft-snake-demo``: chapter 2's experiments in simulation, end to end. Through the real nodes, as
-soft_snake.launch.py sim:=true starts them, each run recorded to a rosbag2 (MCAP) file and analysed by
-``soro-analyze``: undulation (2 Hz, β = 2π/3) and sidewinding (0.875 Hz, β = π/2) on paper with four modules,
-the thesis's headline settings, undulation on grass, and the step climb of Table 2.3 (five modules before the
-7 cm step, each wheel's landing advancing the row). Then every cell of Tables 5.2-5.7 predicted against what was
-measured, and an animation of the undulating snake.
+"""``soft-snake-demo``: chapter 2's experiments in simulation, end to end. Through the real nodes,
+as soft_snake.launch.py sim:=true starts them, each run recorded to a rosbag2 (MCAP) file and
+analysed by ``soro-analyze``: undulation (2 Hz, β = 2π/3) and sidewinding (0.875 Hz, β = π/2) on
+paper with four modules, the thesis's headline settings, undulation on grass, and the step climb of
+Table 2.3 (five modules before the 7 cm step, each wheel's landing advancing the row). Then every
+cell of Tables 5.2-5.7 predicted against what was measured, and an animation of the undulating
+snake.
 
     soft-snake-demo --out runs/demo/soft_snake
 """
+
 from __future__ import annotations
 
 import math
 import sys
 from pathlib import Path
 
+from soft_snake import animation, calibration, climbing, reproduction
+from soft_snake.commander import SoftSnakeCommander
+from soft_snake.gaits import PRESETS
 from softbots_bringup import runner
 from soro_analysis.analyses import analyze
 from soro_node import commander
 from soro_node.arguments import CommandParser, output_dir
-from soft_snake import animation, calibration, climbing, reproduction
-from soft_snake.commander import SoftSnakeCommander
-from soft_snake.gaits import PRESETS
 
-TOPICS = ['/mocap/soft_snake/com', '/mocap/soft_snake/head', '/soft_snake_driver/valve_duty',
-          '/soft_snake_driver/chamber_pressure', '/joint_states']
+TOPICS = [
+    '/mocap/soft_snake/com',
+    '/mocap/soft_snake/head',
+    '/soft_snake_driver/valve_duty',
+    '/soft_snake_driver/chamber_pressure',
+    '/joint_states',
+]
 CLIMB_TOPICS = TOPICS + ['/soft_snake_sim/wheel_heights']
 CLIMB_S = 30.0
 # (name, surface, gait, frequency Hz, β rad, duration s, what the thesis measured in mm/s or None)
@@ -33,13 +40,27 @@ RUNS = (
 )
 
 
-def live_run(name: str, surface: str, gait: str, frequency: float, beta: float, duration: float, out: Path,
-             arguments: dict | None = None, topics: list[str] = TOPICS) -> dict:
+def live_run(
+    name: str,
+    surface: str,
+    gait: str,
+    frequency: float,
+    beta: float,
+    duration: float,
+    out: Path,
+    arguments: dict | None = None,
+    topics: list[str] = TOPICS,
+) -> dict:
     """One gait through the nodes, recorded and analysed; the analysis's numbers."""
     logs, bag = out / name / 'logs', out / name / 'bag'
     logs.mkdir(parents=True, exist_ok=True)
-    processes = runner.start_recorded('soft_snake.launch.py', logs, bag, topics,
-                                      {'sim': 'true', 'surface': surface, **(arguments or {})})
+    processes = runner.start_recorded(
+        'soft_snake.launch.py',
+        logs,
+        bag,
+        topics,
+        {'sim': 'true', 'surface': surface, **(arguments or {})},
+    )
     commander.init()
     try:
         snake = SoftSnakeCommander()
@@ -60,44 +81,86 @@ def tables(out: Path) -> list[str]:
     predictions = reproduction.predict_tables(processes=2)
     reproduction.scatter(predictions, out / 'tables_scatter.png')
     rho = reproduction.rank_correlation(predictions)
-    lines = ['## Tables 5.2-5.7 predicted (calibrated on the two headline speeds only)', '',
-             f'- Spearman rank correlation, simulated against measured: undulation {rho["undulation"]:.2f}, '
-             f'sidewinding {rho["sidewinding"]:.2f} ({len(predictions)} cells); tables_scatter.png', '',
-             '| SN-13 trend | holds | the numbers |', '|---|---|---|']
-    lines += [f'| {name} | {"yes" if holds else "no"} | {detail} |'
-              for name, (holds, detail) in reproduction.trends(predictions).items()]
+    lines = [
+        '## Tables 5.2-5.7 predicted (calibrated on the two headline speeds only)',
+        '',
+        '- Spearman rank correlation, simulated against measured: undulation '
+        f'{rho["undulation"]:.2f}, '
+        f'sidewinding {rho["sidewinding"]:.2f} ({len(predictions)} cells); '
+        'tables_scatter.png',
+        '',
+        '| SN-13 trend | holds | the numbers |',
+        '|---|---|---|',
+    ]
+    lines += [
+        f'| {name} | {"yes" if holds else "no"} | {detail} |'
+        for name, (holds, detail) in reproduction.trends(predictions).items()
+    ]
     return lines + ['']
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = CommandParser(prog='soft-snake-demo', description=__doc__.splitlines()[0])
-    parser.add_argument('--out', type=output_dir, required=True, help='folder for the results (created)')
+    parser.add_argument(
+        '--out', type=output_dir, required=True, help='folder for the results (created)'
+    )
     out = parser.parse_args(argv).out.resolve()
-    lines = ['# Pneumatic soft snake: chapter 2 in simulation', '', '## Runs through the nodes (4 modules)', '',
-             '| run | speed (mm/s) | BL/s | along the body (mm/s) | path curvature (1/m) | thesis (mm/s) |',
-             '|---|---|---|---|---|---|']
+    lines = [
+        '# Pneumatic soft snake: chapter 2 in simulation',
+        '',
+        '## Runs through the nodes (4 modules)',
+        '',
+        '| run | speed (mm/s) | BL/s | along the body (mm/s) | path curvature '
+        '(1/m) | thesis (mm/s) |',
+        '|---|---|---|---|---|---|',
+    ]
     try:
         for name, surface, gait, frequency, beta, duration, measured in RUNS:
             n = live_run(name, surface, gait, frequency, beta, duration, out)
-            lines.append(f'| {name} | {n["speed_mm_s"]:.1f} | {n["speed_bl_s"]:.3f} | {n["forward_speed_mm_s"]:+.1f} '
-                         f'| {n["path_curvature_per_m"]:.2f} | {"" if measured is None else measured} |')
-        climb = live_run('step_climb', 'paper', 'step_climb', 2.0, 2 * math.pi / 3, CLIMB_S, out,
-                         {'segments': '5', 'step_ahead_m': str(climbing.STEP_AHEAD_M)}, CLIMB_TOPICS)
+            lines.append(
+                f'| {name} | {n["speed_mm_s"]:.1f} | {n["speed_bl_s"]:.3f} | '
+                f'{n["forward_speed_mm_s"]:+.1f} '
+                f'| {n["path_curvature_per_m"]:.2f} | '
+                f'{"" if measured is None else measured} |'
+            )
+        climb = live_run(
+            'step_climb',
+            'paper',
+            'step_climb',
+            2.0,
+            2 * math.pi / 3,
+            CLIMB_S,
+            out,
+            {'segments': '5', 'step_ahead_m': str(climbing.STEP_AHEAD_M)},
+            CLIMB_TOPICS,
+        )
     except (runner.ScenarioError, commander.CommanderError) as error:
         print(f'soft-snake-demo: {error}', file=sys.stderr)
         return 1
-    lines += ['', 'Each run\'s bag is in <run>/bag and what soro-analyze says about it in <run>/analysis.', '',
-              f'## Step climb (5 modules, the 7 cm step {climbing.STEP_AHEAD_M * 1e3:.0f} mm ahead, Table 2.3 at '
-              f'2 Hz for {CLIMB_S:.0f} s; each wheel landing advances the row)', '',
-              f'- highest each wheel got (mm, head to tail): '
-              f'{", ".join(f"{h * 1e3:.0f}" for h in climb["wheel_peak_height_m"])}',
-              f'- wheels at the step\'s height at the end: {climb["wheels_at_step_height_at_end"]} of 6; on top: '
-              f'{"yes" if climb["on_top"] else "no"}; step_climb/analysis/step_climb.png', '']
+    lines += [
+        '',
+        "Each run's bag is in <run>/bag and what soro-analyze says about it in <run>/analysis.",
+        '',
+        '## Step climb (5 modules, the 7 cm step '
+        f'{climbing.STEP_AHEAD_M * 1e3:.0f} mm ahead, Table 2.3 at '
+        f'2 Hz for {CLIMB_S:.0f} s; each wheel landing advances the row)',
+        '',
+        f'- highest each wheel got (mm, head to tail): '
+        f'{", ".join(f"{h * 1e3:.0f}" for h in climb["wheel_peak_height_m"])}',
+        "- wheels at the step's height at the end: "
+        f'{climb["wheels_at_step_height_at_end"]} of 6; on top: '
+        f'{"yes" if climb["on_top"] else "no"}; step_climb/analysis/step_climb.png',
+        '',
+    ]
     lines += tables(out)
     gait = calibration.head_first(PRESETS['undulation_default'][0])
-    frames, com = animation.record(gait, "paper", 6.0, calibration.CALIBRATED)
+    frames, com = animation.record(gait, 'paper', 6.0, calibration.CALIBRATED)
     animation.write_gif(frames, com, out / 'undulation.gif', 'Undulation on paper, 2 Hz, β = 2π/3')
-    lines += ['undulation.gif: six simulated seconds of undulation on paper (undulation.png: the last frame).', '']
+    lines += [
+        'undulation.gif: six simulated seconds of undulation on paper (undulation.png: the '
+        'last frame).',
+        '',
+    ]
     (out / 'summary.md').write_text('\n'.join(lines))
     print('\n'.join(lines))
     return 0

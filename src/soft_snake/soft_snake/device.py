@@ -1,27 +1,28 @@
-"""The simulated head controller of the snake: its firmware's robot side behind soro_link, with the chambers'
-pneumatics behind it.
+"""The simulated head controller of the snake: its firmware's robot side behind soro_link, with the
+chambers' pneumatics behind it.
 
-``SnakeHeadFirmware`` is a soro_link ``DeviceModel``: ``set_valves`` sets every chamber's valve duty (refused with
-OUT_OF_RANGE, nothing changed, when the module count is not the snake's or a duty exceeds 100 %); the chambers
-follow with the first-order response of ``pneumatics.Chambers``; ``chambers`` reports duties and pressures at
-``telemetry_hz``. Its safe state vents every chamber. It enters it through the link's watchdog (no heartbeat) and
-through its own when duties stop arriving for 500 ms while the link is up (the host stopped streaming), and says so.
+``SnakeHeadFirmware`` is a soro_link ``DeviceModel``: ``set_valves`` sets every chamber's valve
+duty (refused with OUT_OF_RANGE, nothing changed, when the module count is not the snake's or a
+duty exceeds 100 %); the chambers follow with the first-order response of ``pneumatics.Chambers``;
+``chambers`` reports duties and pressures at ``telemetry_hz``. Its safe state vents every chamber.
+It enters it through the link's watchdog (no heartbeat) and through its own when duties stop
+arriving for 500 ms while the link is up (the host stopped streaming), and says so.
 
-The head's real firmware is ``firmware/snake_head.c`` (tested in qemu-system-avr); this stand-in stays for what the
-emulator cannot give: the chambers' pressures behind the valves.
+The head's real firmware is ``firmware/snake_head.c`` (tested in qemu-system-avr); this stand-in
+stays for what the emulator cannot give: the chambers' pressures behind the valves.
 """
+
 from __future__ import annotations
 
 import threading
 
 import numpy as np
 
-from soro_link.device import DeviceModel
-from soro_link.protocol import LogCode, LogLevel, NackCode
-
 from soft_snake import pneumatics
 from soft_snake.gaits import MAX_SEGMENTS, MIN_SEGMENTS
 from soft_snake.valves import COMMAND_TIMEOUT_S, SCHEMAS, SLOTS, duties_of
+from soro_link.device import DeviceModel
+from soro_link.protocol import LogCode, LogLevel, NackCode
 
 
 class SnakeHeadFirmware(DeviceModel):
@@ -29,8 +30,13 @@ class SnakeHeadFirmware(DeviceModel):
     firmware_version = '1.0.0'
     schemas = SCHEMAS
 
-    def __init__(self, modules: int = 4, tau_inflate_s: float = 0.3, tau_vent_s: float = 0.3,
-                 telemetry_hz: float = 20.0):
+    def __init__(
+        self,
+        modules: int = 4,
+        tau_inflate_s: float = 0.3,
+        tau_vent_s: float = 0.3,
+        telemetry_hz: float = 20.0,
+    ):
         super().__init__()
         if not MIN_SEGMENTS <= modules <= MAX_SEGMENTS:
             raise ValueError(f'modules = {modules}: allowed {MIN_SEGMENTS}-{MAX_SEGMENTS}')
@@ -54,10 +60,23 @@ class SnakeHeadFirmware(DeviceModel):
 
     def step(self, now, dt):
         out = []
-        if not self.safe and self._last_command is not None and now - self._last_command > COMMAND_TIMEOUT_S:
+        if (
+            not self.safe
+            and self._last_command is not None
+            and now - self._last_command > COMMAND_TIMEOUT_S
+        ):
             self.enter_safe_state()
-            out.append(('log', {'level': LogLevel.ERROR, 'code': LogCode.WATCHDOG,
-                                'text': f'no valve duties for {COMMAND_TIMEOUT_S * 1e3:.0f} ms: every chamber vented'}))
+            out.append(
+                (
+                    'log',
+                    {
+                        'level': LogLevel.ERROR,
+                        'code': LogCode.WATCHDOG,
+                        'text': f'no valve duties for {COMMAND_TIMEOUT_S * 1e3:.0f} ms: '
+                        'every chamber vented',
+                    },
+                )
+            )
         with self._lock:
             pressure = self.chambers.step(self.duty, dt)
             if now >= self._next:
@@ -67,10 +86,14 @@ class SnakeHeadFirmware(DeviceModel):
 
     def _report(self, pressure: np.ndarray) -> dict:
         duty, hpa = np.zeros(SLOTS, dtype=int), np.zeros(SLOTS, dtype=int)
-        duty[:self.duty.size] = np.round(self.duty * 100).astype(int).ravel()
-        hpa[:pressure.size] = np.round(np.clip(pressure, 0, None) / 100.0).astype(int).ravel()
-        return {'modules': self.modules, 'duty_pct': tuple(int(v) for v in duty),
-                'pressure_hpa': tuple(int(v) for v in hpa), 'vented': self.safe}
+        duty[: self.duty.size] = np.round(self.duty * 100).astype(int).ravel()
+        hpa[: pressure.size] = np.round(np.clip(pressure, 0, None) / 100.0).astype(int).ravel()
+        return {
+            'modules': self.modules,
+            'duty_pct': tuple(int(v) for v in duty),
+            'pressure_hpa': tuple(int(v) for v in hpa),
+            'vented': self.safe,
+        }
 
     def pressures_pa(self) -> np.ndarray:
         with self._lock:

@@ -1,8 +1,10 @@
-"""What rviz shows of the snake: the bend joints of urdf/soft_snake.urdf.xacro from chamber pressures, and the
-chambers coloured by pressure. Messages only, no rclpy.
+"""What rviz shows of the snake: the bend joints of urdf/soft_snake.urdf.xacro from chamber
+pressures, and the chambers coloured by pressure. Messages only, no rclpy.
 
-The joint layout is the simulator's: segment i, share k (1/4, 1/2, 1/4 of the bend), axis yaw then pitch.
+The joint layout is the simulator's: segment i, share k (1/4, 1/2, 1/4 of the bend), axis yaw then
+pitch.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -12,7 +14,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 from soft_snake import body, pneumatics
 
-CHAMBER_RADIUS_M = 0.009         # where a chamber sits off the axis, for the drawing only
+CHAMBER_RADIUS_M = 0.009  # where a chamber sits off the axis, for the drawing only
 
 
 def joint_names(segments: int) -> list[str]:
@@ -20,9 +22,10 @@ def joint_names(segments: int) -> list[str]:
 
 
 def joint_positions(pressure_pa: np.ndarray, params: body.BodyParameters) -> list[float]:
-    """The bend joints (rad, in ``joint_names`` order) of an unloaded snake at chamber pressures (N, 3) in Pa:
-    what the pressures call for, not what the ground lets the body do."""
-    bends = body.bend(np.asarray(pressure_pa, dtype=float), pneumatics.SUPPLY_PA, params)          # (N, 2)
+    """The bend joints (rad, in ``joint_names`` order) of an unloaded snake at chamber pressures
+    (N, 3) in Pa: what the pressures call for, not what the ground lets the body do."""
+    # (N, 2)
+    bends = body.bend(np.asarray(pressure_pa, dtype=float), pneumatics.SUPPLY_PA, params)
     return (bends[:, None, :] * np.array(body.JOINT_SHARE)[None, :, None]).ravel().tolist()
 
 
@@ -33,15 +36,23 @@ def pressure_colour(pressure_pa: float) -> ColorRGBA:
 
 
 def chamber_markers(pressure_pa: np.ndarray, stamp) -> MarkerArray:
-    """One cylinder per chamber along each segment's first half, in that half's frame, coloured by pressure."""
+    """One cylinder per chamber along each segment's first half, in that half's frame, coloured by
+    pressure."""
     markers = []
     for i, row in enumerate(np.asarray(pressure_pa, dtype=float)):
         for j, p in enumerate(row):
-            m = Marker(header=Header(stamp=stamp, frame_id=f'segment{i}a'), ns='chambers', id=3 * i + j,
-                       type=Marker.CYLINDER, action=Marker.ADD, color=pressure_colour(p))
+            m = Marker(
+                header=Header(stamp=stamp, frame_id=f'segment{i}a'),
+                ns='chambers',
+                id=3 * i + j,
+                type=Marker.CYLINDER,
+                action=Marker.ADD,
+                color=pressure_colour(p),
+            )
             y, z = body.CHAMBER_YZ[j] * CHAMBER_RADIUS_M
             m.pose.position = Point(x=-body.SEGMENT_LENGTH_M / 4, y=float(y), z=float(z))
-            m.pose.orientation.y = m.pose.orientation.w = float(np.sqrt(0.5))      # cylinder axis along x
+            # cylinder axis along x
+            m.pose.orientation.y = m.pose.orientation.w = float(np.sqrt(0.5))
             m.scale.x = m.scale.y = 0.008
             m.scale.z = body.SEGMENT_LENGTH_M / 2
             markers.append(m)

@@ -1,21 +1,23 @@
-"""``soft_snake_driver``: the soft snake's valve driver and head-controller bridge (thesis §2.1-2.2; spec A6).
+"""``soft_snake_driver``: the soft snake's valve driver and head-controller bridge (thesis
+§2.1-2.2; spec A6).
 
-A soro_link lifecycle bridge to the head controller. Action ``~/run_gait`` (RunGait) streams every chamber's valve
-duty at ``tick_hz`` from Eq. 2.1, Eq. 2.2 or the step-climb table 2.3, for a duration or a number of gait periods,
-and vents every chamber at the end, on cancel and on Ctrl-C; its feedback carries the cycle and, when motion
-capture publishes ``mocap/soft_snake/com``, the centre of mass's speed. ``~/step_climb_advance`` (std_srvs/Trigger)
-moves the climb to the next wheel (the robot cannot feel a wheel land); ``step_climb_row_s`` does it on a timer.
-Every request is answered, a burst of a thousand included (``soro_node.base_node.REQUEST_DEPTH``), when the client's
-own queues are as deep (``SoftSnakeCommander``'s are; rclpy's default client keeps 10); a gait sent while one runs is
-rejected at once.
-From the head's telemetry: ``joint_states`` (the bends the pressures call for, urdf/soft_snake.urdf.xacro),
-``~/chambers`` (visualization_msgs/MarkerArray, chambers coloured by pressure) and ``~/chamber_pressure``
-(std_msgs/Float64MultiArray, N × 3 gauge pressures in Pa, NaN where the head measures none: then the drawing
-uses the pressures the duties call for); ``~/valve_duty`` the commanded duties (N × 3, 0-1)
-whenever they change.
-``mocap/soft_snake/head`` places the snake in tf for rviz; ``~/trail`` (nav_msgs/Path) is the tracked centre of
-mass's recent path.
+A soro_link lifecycle bridge to the head controller. Action ``~/run_gait`` (RunGait) streams every
+chamber's valve duty at ``tick_hz`` from Eq. 2.1, Eq. 2.2 or the step-climb table 2.3, for a
+duration or a number of gait periods, and vents every chamber at the end, on cancel and on Ctrl-C;
+its feedback carries the cycle and, when motion capture publishes ``mocap/soft_snake/com``, the
+centre of mass's speed. ``~/step_climb_advance`` (std_srvs/Trigger) moves the climb to the next
+wheel (the robot cannot feel a wheel land); ``step_climb_row_s`` does it on a timer. Every request
+is answered, a burst of a thousand included (``soro_node.base_node.REQUEST_DEPTH``), when the
+client's own queues are as deep (``SoftSnakeCommander``'s are; rclpy's default client keeps 10); a
+gait sent while one runs is rejected at once. From the head's telemetry: ``joint_states`` (the
+bends the pressures call for, urdf/soft_snake.urdf.xacro), ``~/chambers``
+(visualization_msgs/MarkerArray, chambers coloured by pressure) and ``~/chamber_pressure``
+(std_msgs/Float64MultiArray, N × 3 gauge pressures in Pa, NaN where the head measures none: then
+the drawing uses the pressures the duties call for); ``~/valve_duty`` the commanded duties (N × 3,
+0-1) whenever they change. ``mocap/soft_snake/head`` places the snake in tf for rviz; ``~/trail``
+(nav_msgs/Path) is the tracked centre of mass's recent path.
 """
+
 from __future__ import annotations
 
 import math
@@ -33,24 +35,26 @@ from std_msgs.msg import Float64MultiArray, Header, MultiArrayDimension, MultiAr
 from std_srvs.srv import Trigger
 from visualization_msgs.msg import MarkerArray
 
-from soro_link.bridge_main_node import run_bridge
-from soro_link.bridge_node import BridgeNode
-from soro_node.base_node import answering_service, sensor_data_qos
-from soro_node.frames import TrackedBase
-from soro_node.params import field_value
 from soft_snake import calibration, drawing, pneumatics
 from soft_snake.gaits import GaitError, ValveCommander
 from soft_snake.parameters import DRIVER
 from soft_snake.runs import GaitRequest, Run, SpeedTracker
 from soft_snake.valves import SCHEMAS, duties_of, pressures_of, to_wire
+from soro_link.bridge_main_node import run_bridge
+from soro_link.bridge_node import BridgeNode
+from soro_node.base_node import answering_service, sensor_data_qos
+from soro_node.frames import TrackedBase
+from soro_node.params import field_value
 
 ACK_TIMEOUT_S = 0.5
-TRAIL_EVERY = 5               # one tracked pose in five joins the trail (10 Hz at motion capture's 50 Hz) ...
-TRAIL_POSES = 300             # ... for 30 s, and the trail goes out once a second: a long Path costs a Python node
+# one tracked pose in five joins the trail (10 Hz at motion capture's 50 Hz) ...
+TRAIL_EVERY = 5
+# ... for 30 s, and the trail goes out once a second: a long Path costs a Python node
+TRAIL_POSES = 300
 
 
 class SoftSnakeDriver(BridgeNode):
-    LEFT_IN = ('chambers vented', 'chambers left to the head\'s watchdog (vents)')
+    LEFT_IN = ('chambers vented', "chambers left to the head's watchdog (vents)")
 
     def __init__(self, **kwargs):
         super().__init__('soft_snake_driver', SCHEMAS, DRIVER, **kwargs)
@@ -59,24 +63,44 @@ class SoftSnakeDriver(BridgeNode):
         self.segments = self.settings.segments
         self.joint_pub = self.create_lifecycle_publisher(JointState, 'joint_states', 10)
         self.chambers_pub = self.create_lifecycle_publisher(MarkerArray, '~/chambers', 10)
-        self.pressure_pub = self.create_lifecycle_publisher(Float64MultiArray, '~/chamber_pressure', 10)
+        self.pressure_pub = self.create_lifecycle_publisher(
+            Float64MultiArray, '~/chamber_pressure', 10
+        )
         self.duty_pub = self.create_lifecycle_publisher(Float64MultiArray, '~/valve_duty', 10)
         self.trail_pub = self.create_lifecycle_publisher(Path, '~/trail', 10)
         self._trail: deque[PoseStamped] = deque(maxlen=TRAIL_POSES)
         self._poses_seen = 0
         self._last_duty: np.ndarray | None = None
-        self.tf = TrackedBase.of(self, self.settings)      # base_link is the head (plate0)
+        self.tf = TrackedBase.of(self, self.settings)  # base_link is the head (plate0)
         group = ReentrantCallbackGroup()
-        self.create_subscription(PoseStamped, 'mocap/soft_snake/com', self._on_com, sensor_data_qos(10),
-                                 callback_group=group)   # every pose: the speed fit and the trail
-        self.create_subscription(PoseStamped, 'mocap/soft_snake/head', self.tf.send, sensor_data_qos(5),
-                                 callback_group=group)
-        answering_service(self, Trigger, '~/step_climb_advance', self._advance, callback_group=group)
-        self.goal_server(RunGait, '~/run_gait', self._run_gait, 'cancelled; every chamber vented',
-                         (GaitError,), callback_group=group,
-                         make_result=lambda: RunGait.Result(distance_m=math.nan, speed_m_s=math.nan))
+        self.create_subscription(
+            PoseStamped,
+            'mocap/soft_snake/com',
+            self._on_com,
+            sensor_data_qos(10),
+            callback_group=group,
+        )  # every pose: the speed fit and the trail
+        self.create_subscription(
+            PoseStamped,
+            'mocap/soft_snake/head',
+            self.tf.send,
+            sensor_data_qos(5),
+            callback_group=group,
+        )
+        answering_service(
+            self, Trigger, '~/step_climb_advance', self._advance, callback_group=group
+        )
+        self.goal_server(
+            RunGait,
+            '~/run_gait',
+            self._run_gait,
+            'cancelled; every chamber vented',
+            (GaitError,),
+            callback_group=group,
+            make_result=lambda: RunGait.Result(distance_m=math.nan, speed_m_s=math.nan),
+        )
 
-    # --- running a gait --------------------------------------------------------------------------------------------
+    # --- running a gait --------------------------------------------------------------------------
     def _run_gait(self, goal_handle, result) -> str:
         try:
             return self._play(goal_handle, result)
@@ -87,16 +111,22 @@ class SoftSnakeDriver(BridgeNode):
         g, settings = goal_handle.request, self.settings
         tick_hz = settings['tick_hz']
         # the wave's fields stand in for the parameters of the same names: one range for both
-        wave = [field_value(settings.spec(name), getattr(g, name), name, settings[name])
-                for name in ('frequency_hz', 'beta_rad', 'phi')]
-        run = Run(GaitRequest(g.gait, *wave, g.segments, g.duration_s, g.cycles), settings,
-                  self.segments, tick_hz)
+        wave = [
+            field_value(settings.spec(name), getattr(g, name), name, settings[name])
+            for name in ('frequency_hz', 'beta_rad', 'phi')
+        ]
+        run = Run(
+            GaitRequest(g.gait, *wave, g.segments, g.duration_s, g.cycles),
+            settings,
+            self.segments,
+            tick_hz,
+        )
         self.require_active('driver')
         self._run, self._tracker = run, SpeedTracker(run.period_s)
         valves = ValveCommander(self.segments, settings['inflate_duty'])
         per_cycle = max(1, round(run.period_s * tick_hz))
         row_every = round(settings['step_climb_row_s'] * tick_hz)
-        pending = [None]                   # the previous tick's ack, confirmed one tick later
+        pending = [None]  # the previous tick's ack, confirmed one tick later
 
         def act(slot, index) -> None:
             t = index / tick_hz
@@ -106,18 +136,31 @@ class SoftSnakeDriver(BridgeNode):
             pending[0] = self._command(duty, pending[0])
             if (index + 1) % per_cycle == 0:
                 result.cycles = (index + 1) // per_cycle
-                goal_handle.publish_feedback(RunGait.Feedback(
-                    cycle=result.cycles, elapsed_s=t, speed_m_s=self._tracker.last_period_speed(),
-                    step_climb_row=min(run.climb.row + 1, run.climb.rows) if run.climb else 0))
+                goal_handle.publish_feedback(
+                    RunGait.Feedback(
+                        cycle=result.cycles,
+                        elapsed_s=t,
+                        speed_m_s=self._tracker.last_period_speed(),
+                        step_climb_row=min(run.climb.row + 1, run.climb.rows) if run.climb else 0,
+                    )
+                )
 
         self.play_goal(goal_handle, 1.0 / tick_hz, range(run.ticks), act)
-        self._command(np.zeros((self.segments, 3)), None)     # every chamber vented, also on cancel
+        # every chamber vented, also on cancel
+        self._command(np.zeros((self.segments, 3)), None)
         result.distance_m, result.speed_m_s = self._tracker.run()
-        speed = '' if math.isnan(result.speed_m_s) else f', {result.speed_m_s * 1e3:.1f} mm/s tracked'
-        return f'{g.gait}: {run.ticks / tick_hz:.1f} s, {result.cycles} cycle(s){speed}; every chamber vented'
+        speed = (
+            '' if math.isnan(result.speed_m_s) else f', {result.speed_m_s * 1e3:.1f} mm/s tracked'
+        )
+        return (
+            f'{g.gait}: {run.ticks / tick_hz:.1f} s, {result.cycles} cycle(s){speed}; every '
+            'chamber vented'
+        )
 
     def _command(self, duty: np.ndarray, previous):
-        """Post this tick's duties and confirm the previous tick's ack, so a slow ack never delays a tick."""
+        """Post this tick's duties and confirm the previous tick's ack, so a slow ack never delays
+        a tick."""
+
         def send(link):
             pending = link.post('set_valves', **to_wire(duty))
             if previous is not None:
@@ -126,7 +169,7 @@ class SoftSnakeDriver(BridgeNode):
 
         pending = self.goal_command(send)
         if self._last_duty is None or not np.array_equal(duty, self._last_duty):
-            self.hand_over(lambda: self.duty_pub.publish(_array(duty)))   # never from the beat
+            self.hand_over(lambda: self.duty_pub.publish(_array(duty)))  # never from the beat
             self._last_duty = duty
         return pending
 
@@ -139,7 +182,9 @@ class SoftSnakeDriver(BridgeNode):
         else:
             row = run.climb.advance()
             response.success = True
-            response.message = 'every wheel is up' if run.climb.done else f'lifting wheel {row + 1}'
+            response.message = (
+                'every wheel is up' if run.climb.done else f'lifting wheel {row + 1}'
+            )
         return response
 
     def _on_com(self, msg: PoseStamped) -> None:
@@ -153,21 +198,29 @@ class SoftSnakeDriver(BridgeNode):
             stamp = msg.header.stamp
             tracker.add(stamp.sec + stamp.nanosec * 1e-9, msg.pose.position.x, msg.pose.position.y)
 
-    # --- telemetry ---------------------------------------------------------------------------------------------------
+    # --- telemetry -------------------------------------------------------------------------------
     def on_device_message(self, message) -> None:
         """The head's chambers: joint_states, the chamber drawing and the measured pressures."""
         if message.name != 'chambers':
             return
         if message['modules'] != self.segments:
-            self.get_logger().error(f'the head reports {message["modules"]} modules, this driver has '
-                                    f'{self.segments}: check the segments parameter')
+            self.get_logger().error(
+                f'the head reports {message["modules"]} modules, this driver has '
+                f'{self.segments}: check the segments parameter'
+            )
             return
         pressure, duty = pressures_of(message), duties_of(message)
-        # a head that measures no pressure (firmware/snake_head.c) is drawn with the pressures its duties call for
+        # a head that measures no pressure (firmware/snake_head.c) is drawn with the pressures its
+        # duties call for
         drawn = np.where(np.isnan(pressure), duty * pneumatics.SUPPLY_PA, pressure)
         stamp = self.get_clock().now().to_msg()
-        self.joint_pub.publish(JointState(header=Header(stamp=stamp), name=drawing.joint_names(self.segments),
-                                          position=drawing.joint_positions(drawn, calibration.CALIBRATED)))
+        self.joint_pub.publish(
+            JointState(
+                header=Header(stamp=stamp),
+                name=drawing.joint_names(self.segments),
+                position=drawing.joint_positions(drawn, calibration.CALIBRATED),
+            )
+        )
         self.chambers_pub.publish(drawing.chamber_markers(drawn, stamp))
         self.pressure_pub.publish(_array(pressure))
 
@@ -175,13 +228,19 @@ class SoftSnakeDriver(BridgeNode):
 def _array(values: np.ndarray) -> Float64MultiArray:
     """N × 3 values as a Float64MultiArray with its (segments, chambers) layout."""
     rows, columns = values.shape
-    layout = MultiArrayLayout(dim=[MultiArrayDimension(label='segments', size=rows, stride=rows * columns),
-                                   MultiArrayDimension(label='chambers', size=columns, stride=columns)])
+    layout = MultiArrayLayout(
+        dim=[
+            MultiArrayDimension(label='segments', size=rows, stride=rows * columns),
+            MultiArrayDimension(label='chambers', size=columns, stride=columns),
+        ]
+    )
     return Float64MultiArray(layout=layout, data=values.ravel().tolist())
 
 
 def main(args=None) -> int:
-    return run_bridge(SoftSnakeDriver, 'soft_snake_driver', lambda: MultiThreadedExecutor(num_threads=3), args)
+    return run_bridge(
+        SoftSnakeDriver, 'soft_snake_driver', lambda: MultiThreadedExecutor(num_threads=3), args
+    )
 
 
 if __name__ == '__main__':

@@ -1,12 +1,13 @@
 """The snake's gait functions (thesis §2.2.2, Table 2.2, Eqs. 2.1 and 2.2; spec A2). No ROS.
 
-Every chamber is binary: K = +1 inflate (to the 17 psi supply), −1 deflate (vent), 0 "stay still", which only
-happens at an exact zero crossing and means "hold the last command" (D-S2). Segment i = 0 is the first segment;
-chamber j = 0 is bottom left, 1 bottom right, 2 top. Undulation drives the two bottom chambers in anti-phase and
-keeps the top one vented (D-S3); sidewinding drives all three 120° apart, the hexagonal gait of Fig. 2.5. ω is a
-frequency in Hz (the phase is 2π ω t, D-S4). ``wave_direction = −1`` runs the travelling wave the other way
-(β → −β, D-S6).
+Every chamber is binary: K = +1 inflate (to the 17 psi supply), −1 deflate (vent), 0 "stay still",
+which only happens at an exact zero crossing and means "hold the last command" (D-S2). Segment i =
+0 is the first segment; chamber j = 0 is bottom left, 1 bottom right, 2 top. Undulation drives the
+two bottom chambers in anti-phase and keeps the top one vented (D-S3); sidewinding drives all three
+120° apart, the hexagonal gait of Fig. 2.5. ω is a frequency in Hz (the phase is 2π ω t, D-S4).
+``wave_direction = −1`` runs the travelling wave the other way (β → −β, D-S6).
 """
+
 from __future__ import annotations
 
 import math
@@ -18,20 +19,25 @@ import numpy as np
 UNDULATION, SIDEWINDING, STEP_CLIMB = 'undulation', 'sidewinding', 'step_climb'
 GAITS = (UNDULATION, SIDEWINDING)
 CHAMBERS = 3
-MAX_FREQUENCY_HZ = 2.0           # τ of 0.23-0.44 s: a chamber fully fills or empties in 2τ (§2.2.1)
+# τ of 0.23-0.44 s: a chamber fully fills or empties in 2τ (§2.2.1)
+MAX_FREQUENCY_HZ = 2.0
 MIN_SEGMENTS, MAX_SEGMENTS = 3, 5
-CHAMBER_OFFSET_RAD = {UNDULATION: math.pi, SIDEWINDING: 2 * math.pi / 3}     # jπ in Eq. 2.1, j·2π/3 in Eq. 2.2
+# jπ in Eq. 2.1, j·2π/3 in Eq. 2.2
+CHAMBER_OFFSET_RAD = {UNDULATION: math.pi, SIDEWINDING: 2 * math.pi / 3}
 DRIVEN_CHAMBERS = {UNDULATION: 2, SIDEWINDING: 3}
 
 
 class GaitError(ValueError):
-    """A gait parameter outside what the snake can run; the message names it and the allowed range."""
+    """A gait parameter outside what the snake can run; the message names it and the allowed
+    range."""
 
 
 @dataclass(frozen=True)
 class Gait:
-    """One gait: ``kind`` (undulation or sidewinding), N ``segments``, ω ``frequency_hz``, β ``beta_rad`` between
-    adjacent segments, ϕ ``phi`` the travelling wave's offset (unitless), ``wave_direction`` ±1."""
+    """One gait: ``kind`` (undulation or sidewinding), N ``segments``, ω ``frequency_hz``, β
+    ``beta_rad`` between adjacent segments, ϕ ``phi`` the travelling wave's offset (unitless),
+    ``wave_direction`` ±1."""
+
     kind: str
     segments: int
     frequency_hz: float
@@ -51,7 +57,8 @@ class Gait:
 
     @cached_property
     def offsets_rad(self) -> np.ndarray:
-        """i β + j Δ (N, 3): each chamber's phase offset, computed once (a valve tick needs only the time term)."""
+        """i β + j Δ (N, 3): each chamber's phase offset, computed once (a valve tick needs only
+        the time term)."""
         i = np.arange(self.segments)[:, None]
         j = np.arange(CHAMBERS)[None, :]
         return self.wave_direction * i * self.beta_rad + j * CHAMBER_OFFSET_RAD[self.kind]
@@ -61,11 +68,17 @@ def gait_problem(gait: Gait) -> str | None:
     """Why ``gait`` cannot run, naming the parameter and the allowed range; None if it can."""
     if gait.kind not in GAITS:
         return f'gait {gait.kind!r}: allowed {", ".join(GAITS)}'
-    if isinstance(gait.segments, bool) or not isinstance(gait.segments, (int, np.integer)) or \
-            not MIN_SEGMENTS <= gait.segments <= MAX_SEGMENTS:
+    if (
+        isinstance(gait.segments, bool)
+        or not isinstance(gait.segments, (int, np.integer))
+        or not MIN_SEGMENTS <= gait.segments <= MAX_SEGMENTS
+    ):
         return f'segments = {gait.segments}: allowed {MIN_SEGMENTS}-{MAX_SEGMENTS}'
     if not (math.isfinite(gait.frequency_hz) and 0 < gait.frequency_hz <= MAX_FREQUENCY_HZ):
-        return f'frequency = {gait.frequency_hz} Hz: allowed (0, {MAX_FREQUENCY_HZ}] Hz (chambers need 2τ to fill)'
+        return (
+            f'frequency = {gait.frequency_hz} Hz: allowed (0, {MAX_FREQUENCY_HZ}] Hz '
+            '(chambers need 2τ to fill)'
+        )
     for name, value in (('beta', gait.beta_rad), ('phi', gait.phi)):
         if not math.isfinite(value):
             return f'{name} = {value}: must be finite'
@@ -75,13 +88,15 @@ def gait_problem(gait: Gait) -> str | None:
 
 
 def phases(gait: Gait, t_s) -> np.ndarray:
-    """The argument of the sine, 2π ω t + i β + j Δ (rad), shape (..., N, 3) for times ``t_s`` (...,)."""
+    """The argument of the sine, 2π ω t + i β + j Δ (rad), shape (..., N, 3) for times ``t_s``
+    (...,)."""
     t = np.asarray(t_s, dtype=float)[..., None, None]
     return 2 * math.pi * gait.frequency_hz * t + gait.offsets_rad
 
 
 def chamber_states(gait: Gait, t_s) -> np.ndarray:
-    """K (..., N, 3) of int8 at times ``t_s`` (...,): Eq. 2.1 (undulation, top chamber vented) or Eq. 2.2."""
+    """K (..., N, 3) of int8 at times ``t_s`` (...,): Eq. 2.1 (undulation, top chamber vented) or
+    Eq. 2.2."""
     k = np.sign(np.sin(phases(gait, t_s)) + gait.phi).astype(np.int8)
     if gait.kind == UNDULATION:
         k[..., 2] = -1
@@ -89,22 +104,28 @@ def chamber_states(gait: Gait, t_s) -> np.ndarray:
 
 
 def inflate_fraction(phi: float) -> float:
-    """The share of a period a chamber is inflated, 1/2 + arcsin(ϕ)/π, 1 beyond ϕ = 1 and 0 below −1 (spec A2.4)."""
+    """The share of a period a chamber is inflated, 1/2 + arcsin(ϕ)/π, 1 beyond ϕ = 1 and 0 below
+    −1 (spec A2.4)."""
     return 1.0 if phi >= 1 else 0.0 if phi <= -1 else 0.5 + math.asin(phi) / math.pi
 
 
 def switch_times(gait: Gait, segment: int, chamber: int, until_s: float) -> np.ndarray:
-    """With ϕ = 0, the instants in [0, until_s] at which chamber (i, j) switches: 2π ω t + i β + j Δ = k π."""
-    offset = gait.wave_direction * segment * gait.beta_rad + chamber * CHAMBER_OFFSET_RAD[gait.kind]
-    k = np.arange(math.ceil(offset / math.pi), math.floor((2 * math.pi * gait.frequency_hz * until_s + offset)
-                                                          / math.pi) + 1)
+    """With ϕ = 0, the instants in [0, until_s] at which chamber (i, j) switches: 2π ω t + i β + j
+    Δ = k π."""
+    offset = (
+        gait.wave_direction * segment * gait.beta_rad + chamber * CHAMBER_OFFSET_RAD[gait.kind]
+    )
+    k = np.arange(
+        math.ceil(offset / math.pi),
+        math.floor((2 * math.pi * gait.frequency_hz * until_s + offset) / math.pi) + 1,
+    )
     t = (k * math.pi - offset) / (2 * math.pi * gait.frequency_hz)
     return t[t >= 0]
 
 
 class ValveCommander:
-    """K to valve duty (D-S1): +1 the inflate duty mapped from the target pressure, −1 zero (vent), 0 the last
-    command held. ``duty(K)`` returns (N, 3) fractions in [0, 1]."""
+    """K to valve duty (D-S1): +1 the inflate duty mapped from the target pressure, −1 zero (vent),
+    0 the last command held. ``duty(K)`` returns (N, 3) fractions in [0, 1]."""
 
     def __init__(self, segments: int, inflate_duty: float = 1.0):
         if not 0 < inflate_duty <= 1:
@@ -119,19 +140,20 @@ class ValveCommander:
 
 
 def body_length_m(segments: int) -> float:
-    """Total length (m) of an N-module snake: 86 + 106 N mm fits the thesis's 404, 510 and 616 mm (spec A1.1)."""
+    """Total length (m) of an N-module snake: 86 + 106 N mm fits the thesis's 404, 510 and 616 mm
+    (spec A1.1)."""
     return (86 + 106 * segments) / 1000.0
 
 
-# The thesis's settings (SN-12): chapter 2's headline runs on paper, and the best per module count (Figs. 5.1, 5.4),
-# each with the speed it measured (m/s).
+# The thesis's settings (SN-12): chapter 2's headline runs on paper, and the best per module count
+# (Figs. 5.1, 5.4), each with the speed it measured (m/s).
 PRESETS = {
     'undulation_default': (Gait(UNDULATION, 4, 2.0, 2 * math.pi / 3), 0.14025),
     'sidewinding_default': (Gait(SIDEWINDING, 4, 0.875, math.pi / 2), 0.0765),
-    'undulation_best_3': (Gait(UNDULATION, 3, 1.75, 2 * math.pi / 3), 0.333 * 0.404),      # rubber
-    'undulation_best_4': (Gait(UNDULATION, 4, 1.5, 2 * math.pi / 3), 0.308 * 0.510),       # rubber
-    'undulation_best_5': (Gait(UNDULATION, 5, 2.0, 3 * math.pi / 4), 0.269 * 0.616),       # paper
-    'sidewinding_best_3': (Gait(SIDEWINDING, 3, 0.875, math.pi / 3), 0.210 * 0.404),       # rubber
-    'sidewinding_best_4': (Gait(SIDEWINDING, 4, 1.0, math.pi / 2), 0.158 * 0.510),         # rubber
-    'sidewinding_best_5': (Gait(SIDEWINDING, 5, 0.875, math.pi / 2), 0.106 * 0.616),       # rubber
+    'undulation_best_3': (Gait(UNDULATION, 3, 1.75, 2 * math.pi / 3), 0.333 * 0.404),  # rubber
+    'undulation_best_4': (Gait(UNDULATION, 4, 1.5, 2 * math.pi / 3), 0.308 * 0.510),  # rubber
+    'undulation_best_5': (Gait(UNDULATION, 5, 2.0, 3 * math.pi / 4), 0.269 * 0.616),  # paper
+    'sidewinding_best_3': (Gait(SIDEWINDING, 3, 0.875, math.pi / 3), 0.210 * 0.404),  # rubber
+    'sidewinding_best_4': (Gait(SIDEWINDING, 4, 1.0, math.pi / 2), 0.158 * 0.510),  # rubber
+    'sidewinding_best_5': (Gait(SIDEWINDING, 5, 0.875, math.pi / 2), 0.106 * 0.616),  # rubber
 }

@@ -1,14 +1,17 @@
-"""Every cell of the thesis's speed tables 5.2-5.7 predicted by the calibrated simulator, set against what was
-measured: per-gait rank correlation and the qualitative findings of §5.1 (spec SN-13). No ROS.
+"""Every cell of the thesis's speed tables 5.2-5.7 predicted by the calibrated simulator, set
+against what was measured: per-gait rank correlation and the qualitative findings of §5.1 (spec
+SN-13). No ROS.
 
-Only the two chapter-2 headline speeds were used to calibrate (``calibration``); the other 286 cells are predictions.
+Only the two chapter-2 headline speeds were used to calibrate (``calibration``); the other 286
+cells are predictions.
 """
+
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 import multiprocessing
 import signal
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.stats import spearmanr
@@ -19,7 +22,9 @@ from soft_snake.gaits import SIDEWINDING, UNDULATION, Gait, body_length_m
 
 @dataclass(frozen=True)
 class Prediction:
-    """One table cell and the simulated speed (m/s along the path) and forward speed (m/s, negative: backwards)."""
+    """One table cell and the simulated speed (m/s along the path) and forward speed (m/s,
+    negative: backwards)."""
+
     cell: tables.Cell
     speed_m_s: float
     forward_m_s: float
@@ -38,14 +43,18 @@ def predict(cell: tables.Cell, params: body.BodyParameters = calibration.CALIBRA
 
 
 def predict_tables(cells: list[tables.Cell] | None = None, processes: int = 1) -> list[Prediction]:
-    """The calibrated simulator's prediction of ``cells`` (default: every cell of Tables 5.2-5.7)."""
+    """The calibrated simulator's prediction of ``cells`` (default: every cell of Tables
+    5.2-5.7)."""
     cells = tables.speeds() if cells is None else cells
     if processes <= 1:
         return [predict(c) for c in cells]
-    # spawned, not forked: a caller with ROS or other threads running would fork their held locks into the workers.
-    # Leaving the block by any exception, KeyboardInterrupt or a SIGTERM made one (soro_node.arguments) included,
-    # terminates the workers; they ignore SIGINT themselves, so that Ctrl-C reaches only the caller, who ends them.
-    with multiprocessing.get_context('spawn').Pool(processes, initializer=_leave_sigint_to_the_caller) as pool:
+    # spawned, not forked: a caller with ROS or other threads running would fork their held locks
+    # into the workers. Leaving the block by any exception, KeyboardInterrupt or a SIGTERM made one
+    # (soro_node.arguments) included, terminates the workers; they ignore SIGINT themselves, so
+    # that Ctrl-C reaches only the caller, who ends them.
+    with multiprocessing.get_context('spawn').Pool(
+        processes, initializer=_leave_sigint_to_the_caller
+    ) as pool:
         return pool.map(predict, cells)
 
 
@@ -58,12 +67,16 @@ def rank_correlation(predictions: list[Prediction]) -> dict[str, float]:
     out = {}
     for gait in (UNDULATION, SIDEWINDING):
         mine = [p for p in predictions if p.cell.gait == gait]
-        out[gait] = float(spearmanr([p.bl_per_s for p in mine], [p.cell.bl_per_s for p in mine]).statistic)
+        out[gait] = float(
+            spearmanr([p.bl_per_s for p in mine], [p.cell.bl_per_s for p in mine]).statistic
+        )
     return out
 
 
 def _mean(predictions, **where) -> float:
-    values = [p.bl_per_s for p in predictions if all(getattr(p.cell, k) == v for k, v in where.items())]
+    values = [
+        p.bl_per_s for p in predictions if all(getattr(p.cell, k) == v for k, v in where.items())
+    ]
     return float(np.mean(values)) if values else math.nan
 
 
@@ -73,50 +86,75 @@ def _best_beta(predictions, gait: str) -> float:
 
 
 def trends(predictions: list[Prediction]) -> dict[str, tuple[bool, str]]:
-    """SN-13's findings, each (holds in the simulation, the numbers behind it), means over the simulated cells."""
+    """SN-13's findings, each (holds in the simulation, the numbers behind it), means over the
+    simulated cells."""
     und = {s: _mean(predictions, gait=UNDULATION, surface=s) for s in tables.SURFACES}
     grass = [p for p in predictions if p.cell.gait == UNDULATION and p.cell.surface == 'grass']
     backward = sum(p.forward_m_s < 0 for p in grass)
     by_n = [_mean(predictions, gait=UNDULATION, segments=n) for n in (3, 4, 5)]
     best_und, best_side = _best_beta(predictions, UNDULATION), _best_beta(predictions, SIDEWINDING)
-    side_beta = {round(b / math.pi * 12): _mean(predictions, gait=SIDEWINDING, beta_rad=b)
-                 for b in sorted({p.cell.beta_rad for p in predictions if p.cell.gait == SIDEWINDING})}
-    spread = {g: float(np.std([_mean(predictions, gait=g, surface=s) for s in tables.SURFACES]) /
-                       np.mean([_mean(predictions, gait=g, surface=s) for s in tables.SURFACES]))
-              for g in (UNDULATION, SIDEWINDING)}
-    fmt = lambda d: ', '.join(f'{k} {v:.3f}' for k, v in d.items())        # noqa: E731
+    side_beta = {
+        round(b / math.pi * 12): _mean(predictions, gait=SIDEWINDING, beta_rad=b)
+        for b in sorted({p.cell.beta_rad for p in predictions if p.cell.gait == SIDEWINDING})
+    }
+    spread = {
+        g: float(
+            np.std([_mean(predictions, gait=g, surface=s) for s in tables.SURFACES])
+            / np.mean([_mean(predictions, gait=g, surface=s) for s in tables.SURFACES])
+        )
+        for g in (UNDULATION, SIDEWINDING)
+    }
+    fmt = lambda d: ', '.join(f'{k} {v:.3f}' for k, v in d.items())  # noqa: E731
     return {
-        'undulation: rubber/paper > carpet > grass':
-            (min(und['rubber'], und['paper']) > und['carpet'] > und['grass'], fmt(und) + ' BL/s'),
-        'undulation on grass slow or backward':
-            (und['grass'] < 0.5 * min(und['rubber'], und['paper']) or backward > len(grass) // 2,
-             f'{und["grass"]:.3f} BL/s, {backward} of {len(grass)} cells backward'),
-        'undulation BL/s falls from 3 to 5 segments':
-            (by_n[0] > by_n[1] > by_n[2], ' > '.join(f'{v:.3f}' for v in by_n) + ' BL/s'),
-        'best undulation β in [2π/3, 3π/4]':
-            (2 * math.pi / 3 - 1e-9 <= best_und <= 3 * math.pi / 4 + 1e-9, f'{best_und / math.pi * 12:.0f}π/12'),
-        'best sidewinding β in [π/3, π/2], slower at 2π/3 and 5π/6':
-            (math.pi / 3 - 1e-9 <= best_side <= math.pi / 2 + 1e-9 and
-             max(side_beta.get(8, 0), side_beta.get(10, 0)) < max(side_beta.get(4, 0), side_beta.get(6, 0)),
-             ', '.join(f'{k}π/12 {v:.3f}' for k, v in side_beta.items()) + ' BL/s'),
-        'sidewinding less surface-dependent than undulation':
-            (spread[SIDEWINDING] < spread[UNDULATION],
-             f'spread across surfaces (std/mean): sidewinding {spread[SIDEWINDING]:.2f}, '
-             f'undulation {spread[UNDULATION]:.2f}'),
+        'undulation: rubber/paper > carpet > grass': (
+            min(und['rubber'], und['paper']) > und['carpet'] > und['grass'],
+            fmt(und) + ' BL/s',
+        ),
+        'undulation on grass slow or backward': (
+            und['grass'] < 0.5 * min(und['rubber'], und['paper']) or backward > len(grass) // 2,
+            f'{und["grass"]:.3f} BL/s, {backward} of {len(grass)} cells backward',
+        ),
+        'undulation BL/s falls from 3 to 5 segments': (
+            by_n[0] > by_n[1] > by_n[2],
+            ' > '.join(f'{v:.3f}' for v in by_n) + ' BL/s',
+        ),
+        'best undulation β in [2π/3, 3π/4]': (
+            2 * math.pi / 3 - 1e-9 <= best_und <= 3 * math.pi / 4 + 1e-9,
+            f'{best_und / math.pi * 12:.0f}π/12',
+        ),
+        'best sidewinding β in [π/3, π/2], slower at 2π/3 and 5π/6': (
+            math.pi / 3 - 1e-9 <= best_side <= math.pi / 2 + 1e-9
+            and max(side_beta.get(8, 0), side_beta.get(10, 0))
+            < max(side_beta.get(4, 0), side_beta.get(6, 0)),
+            ', '.join(f'{k}π/12 {v:.3f}' for k, v in side_beta.items()) + ' BL/s',
+        ),
+        'sidewinding less surface-dependent than undulation': (
+            spread[SIDEWINDING] < spread[UNDULATION],
+            f'spread across surfaces (std/mean): sidewinding {spread[SIDEWINDING]:.2f}, '
+            f'undulation {spread[UNDULATION]:.2f}',
+        ),
     }
 
 
 def scatter(predictions: list[Prediction], path) -> None:
-    """Simulated against measured BL/s, one panel per gait, surfaces by colour, the diagonal for reference."""
+    """Simulated against measured BL/s, one panel per gait, surfaces by colour, the diagonal for
+    reference."""
     from soro_analysis import plotting
+
     fig, axes = plotting.figure(1, 2, size=(4.5, 4.2))
     rho = rank_correlation(predictions)
     for ax, gait in zip(axes[0], (UNDULATION, SIDEWINDING)):
         for surface in tables.SURFACES:
             mine = [p for p in predictions if p.cell.gait == gait and p.cell.surface == surface]
-            ax.scatter([p.cell.bl_per_s for p in mine], [p.bl_per_s for p in mine], s=14, label=surface)
+            ax.scatter(
+                [p.cell.bl_per_s for p in mine], [p.bl_per_s for p in mine], s=14, label=surface
+            )
         top = max(0.4, max(p.bl_per_s for p in predictions))
         ax.plot([0, top], [0, top], 'k--', lw=0.8)
-        ax.set(xlabel='measured (BL/s)', ylabel='simulated (BL/s)', title=f'{gait}: Spearman ρ = {rho[gait]:.2f}')
+        ax.set(
+            xlabel='measured (BL/s)',
+            ylabel='simulated (BL/s)',
+            title=f'{gait}: Spearman ρ = {rho[gait]:.2f}',
+        )
         ax.legend()
     plotting.save(fig, path)

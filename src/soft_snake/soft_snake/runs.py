@@ -1,6 +1,7 @@
-"""One gait run as the valve driver plays it: the request checked, the chamber pattern at each tick, and the speed
-motion capture measured along the way. No ROS.
+"""One gait run as the valve driver plays it: the request checked, the chamber pattern at each
+tick, and the speed motion capture measured along the way. No ROS.
 """
+
 from __future__ import annotations
 
 import math
@@ -20,6 +21,7 @@ MAX_DURATION_S = 3600.0
 @dataclass(frozen=True)
 class GaitRequest:
     """A RunGait goal: zeros and empty strings take the driver's parameters (``defaults``)."""
+
     gait: str
     frequency_hz: float = 0.0
     beta_rad: float = 0.0
@@ -30,9 +32,9 @@ class GaitRequest:
 
 
 class Run:
-    """The request made runnable on a snake of ``snake_segments`` at ``tick_hz``: ``pattern(t)`` is K (N, 3),
-    ``ticks`` how many commands, ``period_s`` one gait period; ``climb`` the step-climb table when climbing.
-    Raises GaitError naming the parameter and its allowed range."""
+    """The request made runnable on a snake of ``snake_segments`` at ``tick_hz``: ``pattern(t)`` is
+    K (N, 3), ``ticks`` how many commands, ``period_s`` one gait period; ``climb`` the step-climb
+    table when climbing. Raises GaitError naming the parameter and its allowed range."""
 
     def __init__(self, request: GaitRequest, defaults: dict, snake_segments: int, tick_hz: float):
         segments = request.segments or snake_segments
@@ -58,13 +60,15 @@ class Run:
 
     def _climb_pattern(self, t_s: float) -> np.ndarray:
         if self.climb.done:
-            return -np.ones((CLIMB_SEGMENTS, 3), dtype=np.int8)      # every wheel up: rest, vented
+            return -np.ones((CLIMB_SEGMENTS, 3), dtype=np.int8)  # every wheel up: rest, vented
         return self.climb.chamber_states(t_s)
 
 
 def _ticks(request: GaitRequest, period_s: float, tick_hz: float) -> int:
     if (request.duration_s > 0) == (request.cycles > 0):
-        raise GaitError(f'duration_s = {request.duration_s}, cycles = {request.cycles}: give one of the two')
+        raise GaitError(
+            f'duration_s = {request.duration_s}, cycles = {request.cycles}: give one of the two'
+        )
     duration = request.duration_s if request.duration_s > 0 else request.cycles * period_s
     if not (math.isfinite(duration) and 0 < duration <= MAX_DURATION_S):
         raise GaitError(f'duration = {duration} s: allowed (0, {MAX_DURATION_S:.0f}] s')
@@ -72,8 +76,9 @@ def _ticks(request: GaitRequest, period_s: float, tick_hz: float) -> int:
 
 
 class SpeedTracker:
-    """Centre-of-mass samples (time s, x m, y m) since a run began, from a motion-capture callback thread; the
-    speed over the last gait period and over the whole run, as the simulator and the bag analysis read it."""
+    """Centre-of-mass samples (time s, x m, y m) since a run began, from a motion-capture callback
+    thread; the speed over the last gait period and over the whole run, as the simulator and the
+    bag analysis read it."""
 
     def __init__(self, period_s: float):
         self.period_s = period_s
@@ -102,6 +107,9 @@ class SpeedTracker:
         return locomotion.speed(path[-2:], self.period_s)
 
     def run(self) -> tuple[float, float]:
-        """(distance m, speed m/s) along the cycle path so far; NaN without two whole periods tracked."""
+        """(distance m, speed m/s) along the cycle path so far; NaN without two whole periods
+        tracked."""
         path = self.path()
-        return (locomotion.length(path) if len(path) > 1 else math.nan), locomotion.speed(path, self.period_s)
+        return (locomotion.length(path) if len(path) > 1 else math.nan), locomotion.speed(
+            path, self.period_s
+        )

@@ -1,18 +1,23 @@
-"""``soft_snake_sim``: the simulated soft snake for ``sim:=true``, and for gait exploration on its own.
+"""``soft_snake_sim``: the simulated soft snake for ``sim:=true``, and for gait exploration on its
+own.
 
-With a ``port`` the head controller (``device.SnakeHeadFirmware``) answers there exactly as the real one would, so
-the driver runs its real bridge code, and the MuJoCo snake follows that board's chamber pressures. With an empty
-``port`` there is no board: the simulator runs ``gait`` itself from its parameters, which ``ros2 param set`` changes
-while it runs, and publishes the bends on ``joint_states`` (the driver does that when there is a board).
+With a ``port`` the head controller (``device.SnakeHeadFirmware``) answers there exactly as the
+real one would, so the driver runs its real bridge code, and the MuJoCo snake follows that board's
+chamber pressures. With an empty ``port`` there is no board: the simulator runs ``gait`` itself
+from its parameters, which ``ros2 param set`` changes while it runs, and publishes the bends on
+``joint_states`` (the driver does that when there is a board).
 
-With ``step_ahead_m`` a 7 cm step stands before the snake: each wheel that lands on it is passed on to the driver's
-``~/step_climb_advance``, as the operator does on the robot (wheel contact advances Table 2.3's rows), and the
-wheels' heights go out on ``~/wheel_heights`` (std_msgs/Float64MultiArray, m, head to tail).
+With ``step_ahead_m`` a 7 cm step stands before the snake: each wheel that lands on it is passed on
+to the driver's ``~/step_climb_advance``, as the operator does on the robot (wheel contact advances
+Table 2.3's rows), and the wheels' heights go out on ``~/wheel_heights``
+(std_msgs/Float64MultiArray, m, head to tail).
 
-Either way the physics advances in step with the wall clock, and motion capture publishes the head plate's pose
-(``mocap/soft_snake/head``) and the centre of mass (``mocap/soft_snake/com``), geometry_msgs/PoseStamped in
-``frame_id``, at ``mocap_rate_hz`` with position noise, as the thesis recorded its runs (§2.2.2).
+Either way the physics advances in step with the wall clock, and motion capture publishes the head
+plate's pose (``mocap/soft_snake/head``) and the centre of mass (``mocap/soft_snake/com``),
+geometry_msgs/PoseStamped in ``frame_id``, at ``mocap_rate_hz`` with position noise, as the thesis
+recorded its runs (§2.2.2).
 """
+
 from __future__ import annotations
 
 import sys
@@ -28,19 +33,22 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, Header
 from std_srvs.srv import Trigger
 
-from soro_link.device import SimulatedDevice
-from soro_node.base_node import declare_parameters, run_node
-from soro_node.frames import TrackedBase
-from soro_node.params import ParameterError
 from soft_snake import calibration, climbing, simulator
 from soft_snake.device import SnakeHeadFirmware
 from soft_snake.drawing import joint_names
 from soft_snake.gaits import Gait, GaitError, ValveCommander, chamber_states
 from soft_snake.parameters import SIMULATOR
+from soro_link.device import SimulatedDevice
+from soro_node.base_node import declare_parameters, run_node
+from soro_node.frames import TrackedBase
+from soro_node.params import ParameterError
 
-LAG_RESET_S = 0.5          # a physics loop this far behind the clock (a busy machine) skips ahead, not races
-SLOW_TICK_S = 0.05         # worth a warning: the board's thread waits for the interpreter meanwhile
-MIN_PAUSE_S = 0.0005       # 0.2 ms of physics per 10 ms tick: with this pause it still runs at 10x real time
+# a physics loop this far behind the clock (a busy machine) skips ahead, not races
+LAG_RESET_S = 0.5
+# worth a warning: the board's thread waits for the interpreter meanwhile
+SLOW_TICK_S = 0.05
+# 0.2 ms of physics per 10 ms tick: with this pause it still runs at 10x real time
+MIN_PAUSE_S = 0.0005
 
 
 class SoftSnakeSimNode(Node):
@@ -48,8 +56,14 @@ class SoftSnakeSimNode(Node):
         super().__init__('soft_snake_sim', **kwargs)
         self.settings = declare_parameters(self, SIMULATOR)
         p = self.settings.checked()
-        self.sim = simulator.SnakeSim(p['segments'], p['surface'], calibration.CALIBRATED, p['tau_s'], p['tau_s'],
-                                      step_at_m=p['step_ahead_m'] or None)
+        self.sim = simulator.SnakeSim(
+            p['segments'],
+            p['surface'],
+            calibration.CALIBRATED,
+            p['tau_s'],
+            p['tau_s'],
+            step_at_m=p['step_ahead_m'] or None,
+        )
         self.landings = climbing.WheelLandings(self.sim) if p['step_ahead_m'] else None
         self._landed: deque[int] = deque()
         self._lock, self._running = threading.Lock(), True
@@ -59,12 +73,15 @@ class SoftSnakeSimNode(Node):
             Path(p['port']).parent.mkdir(parents=True, exist_ok=True)
             self.device = SimulatedDevice(self.firmware, p['port'], p['watchdog_ms']).start()
         self._valves, self._gait_error = ValveCommander(p['segments']), None
-        self._gait: Gait | None = None            # rebuilt when a parameter changes, not every tick
+        # rebuilt when a parameter changes, not every tick
+        self._gait: Gait | None = None
         self.add_post_set_parameters_callback(lambda _changed: setattr(self, '_gait', None))
         self._rng = np.random.default_rng(p['seed'])
         self.head_pub = self.create_publisher(PoseStamped, 'mocap/soft_snake/head', 10)
         self.com_pub = self.create_publisher(PoseStamped, 'mocap/soft_snake/com', 10)
-        self.joint_pub = None if self.device else self.create_publisher(JointState, 'joint_states', 10)
+        self.joint_pub = (
+            None if self.device else self.create_publisher(JointState, 'joint_states', 10)
+        )
         # without a board the simulator places the snake, else the driver does
         self.tf = None if self.device else TrackedBase.of(self, self.settings)
         self.create_timer(1.0 / p['mocap_rate_hz'], self._mocap_frame)
@@ -75,18 +92,23 @@ class SoftSnakeSimNode(Node):
             self.create_timer(0.05, self._report_landings)
         self._physics = threading.Thread(target=self._run_physics, daemon=True)
         self._physics.start()
-        where = f'behind {p["port"]}' if self.device else f'running {p["gait"]} itself (no valve board)'
+        where = (
+            f'behind {p["port"]}'
+            if self.device
+            else f'running {p["gait"]} itself (no valve board)'
+        )
         self.get_logger().info(f'{p["segments"]}-module soft snake on {p["surface"]}, {where}')
 
-    # --- physics, paced by the wall clock --------------------------------------------------------------------------
+    # --- physics, paced by the wall clock --------------------------------------------------------
     def _run_physics(self) -> None:
         began = time.monotonic()
         while self._running:
             behind = time.monotonic() - began - self.sim.t_s
             if behind > LAG_RESET_S:
-                began += behind            # keep real time from here on
-            # always a pause: a loop that only computes holds the GIL, and the board's thread, which gives it up
-            # at every read and write, would wait for it each time (the firmware then falls behind its host)
+                began += behind  # keep real time from here on
+            # always a pause: a loop that only computes holds the GIL, and the board's thread,
+            # which gives it up at every read and write, would wait for it each time (the firmware
+            # then falls behind its host)
             time.sleep(max(-behind, MIN_PAUSE_S))
             if behind < 0:
                 continue
@@ -102,15 +124,23 @@ class SoftSnakeSimNode(Node):
                         self._landed.append(landed)
             took = time.monotonic() - tick_began
             if took > SLOW_TICK_S:
-                self.get_logger().warning(f'a physics tick took {took * 1e3:.0f} ms (t = {self.sim.t_s:.2f} s)')
+                self.get_logger().warning(
+                    f'a physics tick took {took * 1e3:.0f} ms (t = {self.sim.t_s:.2f} s)'
+                )
 
     def _own_duty(self) -> np.ndarray:
         try:
             if self._gait is None:
                 g = self.settings
                 self._valves.inflate_duty = g['inflate_duty']
-                self._gait = Gait(g['gait'], g['segments'], g['frequency_hz'], g['beta_rad'], g['phi'],
-                                  g['wave_direction'])
+                self._gait = Gait(
+                    g['gait'],
+                    g['segments'],
+                    g['frequency_hz'],
+                    g['beta_rad'],
+                    g['phi'],
+                    g['wave_direction'],
+                )
             duty, error = self._valves.duty(chamber_states(self._gait, self.sim.t_s)), None
         except GaitError as problem:
             duty, error = np.zeros((self.sim.segments, 3)), str(problem)
@@ -123,8 +153,8 @@ class SoftSnakeSimNode(Node):
         return duty
 
     def _report_landings(self) -> None:
-        """Wheel heights for the record, and each landing passed to the driver (from the executor: the physics
-        thread never waits on ROS)."""
+        """Wheel heights for the record, and each landing passed to the driver (from the executor:
+        the physics thread never waits on ROS)."""
         with self._lock:
             heights = self.sim.wheel_heights()
         self.wheels_pub.publish(Float64MultiArray(data=heights.tolist()))
@@ -136,7 +166,7 @@ class SoftSnakeSimNode(Node):
             else:
                 self.get_logger().warning('no step_climb_advance service to call')
 
-    # --- what motion capture and rviz see --------------------------------------------------------------------------
+    # --- what motion capture and rviz see --------------------------------------------------------
     def _mocap_frame(self) -> None:
         with self._lock:
             (head, quaternion), com = self.sim.head_pose(), self.sim.com()
@@ -149,8 +179,13 @@ class SoftSnakeSimNode(Node):
         self.com_pub.publish(_pose(header, com, (1.0, 0.0, 0.0, 0.0)))
         if self.joint_pub is not None:
             self.tf.send(head_msg)
-            self.joint_pub.publish(JointState(header=Header(stamp=header.stamp), name=joint_names(self.sim.segments),
-                                              position=bends.ravel().tolist()))
+            self.joint_pub.publish(
+                JointState(
+                    header=Header(stamp=header.stamp),
+                    name=joint_names(self.sim.segments),
+                    position=bends.ravel().tolist(),
+                )
+            )
 
     def destroy_node(self) -> None:
         self._running = False
@@ -169,7 +204,9 @@ def _pose(header: Header, position, quaternion_wxyz) -> PoseStamped:
 
 
 def main(args=None) -> int:
-    return run_node(SoftSnakeSimNode, 'soft_snake_sim', args=args, refused=(ParameterError, ValueError))
+    return run_node(
+        SoftSnakeSimNode, 'soft_snake_sim', args=args, refused=(ParameterError, ValueError)
+    )
 
 
 if __name__ == '__main__':

@@ -1,11 +1,13 @@
-"""The snake simulated in MuJoCo: valve duties in, chamber pressures, body bends, wheel contacts and the body's
-motion out (thesis §2.3 in spirit, on one CPU core). No ROS.
+"""The snake simulated in MuJoCo: valve duties in, chamber pressures, body bends, wheel contacts
+and the body's motion out (thesis §2.3 in spirit, on one CPU core). No ROS.
 
-Each control tick (10 ms, the valve driver's 100 Hz) the chambers follow their duties with the first-order model of
-``pneumatics``, the pressures set every segment's bend targets (``body.bend``), and MuJoCo steps the body to the
-next tick with joint servos of finite stiffness, so gravity and the ground push back. ``run`` drives a whole gait
-and returns the trajectory; ``gait_speed`` reduces it to the thesis's measure, the centre of mass's speed.
+Each control tick (10 ms, the valve driver's 100 Hz) the chambers follow their duties with the
+first-order model of ``pneumatics``, the pressures set every segment's bend targets
+(``body.bend``), and MuJoCo steps the body to the next tick with joint servos of finite stiffness,
+so gravity and the ground push back. ``run`` drives a whole gait and returns the trajectory;
+``gait_speed`` reduces it to the thesis's measure, the centre of mass's speed.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -22,9 +24,10 @@ TICK_S = 0.01
 
 @dataclass
 class Trajectory:
-    """Samples at every tick: ``t_s`` (T,), centre of mass ``com_m`` (T, 3), head plate position ``head_m``
-    (T, 3), chamber ``pressure_pa`` (T, N, 3), wheel bottoms' heights ``wheel_z_m`` (T, N + 1) (the lower of each
-    axle's two wheels)."""
+    """Samples at every tick: ``t_s`` (T,), centre of mass ``com_m`` (T, 3), head plate position
+    ``head_m`` (T, 3), chamber ``pressure_pa`` (T, N, 3), wheel bottoms' heights ``wheel_z_m`` (T,
+    N + 1) (the lower of each axle's two wheels)."""
+
     t_s: np.ndarray
     com_m: np.ndarray
     head_m: np.ndarray
@@ -32,8 +35,9 @@ class Trajectory:
     wheel_z_m: np.ndarray
 
     def speed(self, period_s: float, after_s: float = 0.0) -> tuple[float, float]:
-        """(speed, forward speed) in m/s from ``after_s`` on: the cycle-averaged path's length over its time, and
-        the part of it made along the body's heading (negative: the snake backed up)."""
+        """(speed, forward speed) in m/s from ``after_s`` on: the cycle-averaged path's length over
+        its time, and the part of it made along the body's heading (negative: the snake backed
+        up)."""
         path = locomotion.cycle_path(self.t_s, self.com_m[:, :2], period_s, after_s)
         head = locomotion.cycle_path(self.t_s, self.head_m[:, :2], period_s, after_s)
         headings = locomotion.body_headings(path, head)
@@ -41,25 +45,52 @@ class Trajectory:
 
 
 class SnakeSim:
-    """An N-segment snake on ``surface`` (Table 5.1), optionally before a 7 cm step ``step_at_m`` ahead."""
+    """An N-segment snake on ``surface`` (Table 5.1), optionally before a 7 cm step ``step_at_m``
+    ahead."""
 
-    def __init__(self, segments: int, surface: str = 'paper', params: body.BodyParameters = body.BodyParameters(),
-                 tau_inflate_s: float = 0.3, tau_vent_s: float = 0.3, step_at_m: float | None = None):
+    def __init__(
+        self,
+        segments: int,
+        surface: str = 'paper',
+        params: body.BodyParameters = body.BodyParameters(),
+        tau_inflate_s: float = 0.3,
+        tau_vent_s: float = 0.3,
+        step_at_m: float | None = None,
+    ):
         self.segments, self.params = segments, params
-        self.model = mujoco.MjModel.from_xml_string(body.mjcf(segments, surface, params, step_at_m))
+        self.model = mujoco.MjModel.from_xml_string(
+            body.mjcf(segments, surface, params, step_at_m)
+        )
         self.data = mujoco.MjData(self.model)
         self.chambers = pneumatics.Chambers(segments, tau_inflate_s, tau_vent_s)
         self.substeps = max(1, round(TICK_S / params.timestep_s))
         self.t_s = 0.0
-        name = lambda kind, n: mujoco.mj_name2id(self.model, kind, n)      # noqa: E731
+        name = lambda kind, n: mujoco.mj_name2id(self.model, kind, n)  # noqa: E731
         self._head = name(mujoco.mjtObj.mjOBJ_BODY, 'plate0')
-        self._wheels = np.array([[name(mujoco.mjtObj.mjOBJ_BODY, f'wheel{a}_{s}') for s in 'lr']
-                                 for a in range(segments + 1)])
+        self._wheels = np.array(
+            [
+                [name(mujoco.mjtObj.mjOBJ_BODY, f'wheel{a}_{s}') for s in 'lr']
+                for a in range(segments + 1)
+            ]
+        )
         self._share = np.array(body.JOINT_SHARE)
-        self._chain = [name(mujoco.mjtObj.mjOBJ_BODY, part) for part in ['plate0'] + [
-            part for i in range(segments) for part in (f'segment{i}a', f'segment{i}b', f'plate{i + 1}')]]
-        self._bend_qpos = np.array([self.model.jnt_qposadr[name(mujoco.mjtObj.mjOBJ_JOINT, f'{a}{i}_{k}')]
-                                    for i in range(segments) for k in range(3) for a in 'yp'])
+        self._chain = [
+            name(mujoco.mjtObj.mjOBJ_BODY, part)
+            for part in ['plate0']
+            + [
+                part
+                for i in range(segments)
+                for part in (f'segment{i}a', f'segment{i}b', f'plate{i + 1}')
+            ]
+        ]
+        self._bend_qpos = np.array(
+            [
+                self.model.jnt_qposadr[name(mujoco.mjtObj.mjOBJ_JOINT, f'{a}{i}_{k}')]
+                for i in range(segments)
+                for k in range(3)
+                for a in 'yp'
+            ]
+        )
         mujoco.mj_forward(self.model, self.data)
 
     def tick(self, duty: np.ndarray) -> None:
@@ -67,18 +98,25 @@ class SnakeSim:
         self.follow(self.chambers.step(duty, TICK_S))
 
     def follow(self, pressure_pa: np.ndarray) -> None:
-        """One control tick with the chambers at ``pressure_pa`` (N, 3): a valve board's own pneumatics drive
-        the body."""
+        """One control tick with the chambers at ``pressure_pa`` (N, 3): a valve board's own
+        pneumatics drive the body."""
         self.chambers.pressure_pa = np.asarray(pressure_pa, dtype=float).copy()
-        bends = body.bend(self.chambers.pressure_pa, self.chambers.supply_pa, self.params)          # (N, 2)
+        # (N, 2)
+        bends = body.bend(self.chambers.pressure_pa, self.chambers.supply_pa, self.params)
         # ctrl layout: segment i, joint k (share), axis (yaw, pitch)
         self.data.ctrl[:] = (bends[:, None, :] * self._share[None, :, None]).ravel()
         mujoco.mj_step(self.model, self.data, nstep=self.substeps)
         self.t_s += TICK_S
 
-    def run(self, pattern: Callable[[float], np.ndarray], duration_s: float, inflate_duty: float = 1.0,
-            on_tick: Callable[['SnakeSim'], None] | None = None) -> Trajectory:
-        """Drive chamber states K = ``pattern(t)`` (N, 3) for ``duration_s`` through the valve commander."""
+    def run(
+        self,
+        pattern: Callable[[float], np.ndarray],
+        duration_s: float,
+        inflate_duty: float = 1.0,
+        on_tick: Callable[['SnakeSim'], None] | None = None,
+    ) -> Trajectory:
+        """Drive chamber states K = ``pattern(t)`` (N, 3) for ``duration_s`` through the valve
+        commander."""
         valves = ValveCommander(self.segments, inflate_duty)
         samples = []
         for _ in range(int(round(duration_s / TICK_S))):
@@ -91,8 +129,13 @@ class SnakeSim:
 
     def _sample(self):
         d = self.data
-        return (self.t_s, d.subtree_com[self._head].copy(), d.xpos[self._head].copy(),
-                self.chambers.pressure_pa.copy(), self.wheel_heights())
+        return (
+            self.t_s,
+            d.subtree_com[self._head].copy(),
+            d.xpos[self._head].copy(),
+            self.chambers.pressure_pa.copy(),
+            self.wheel_heights(),
+        )
 
     def com(self) -> np.ndarray:
         """The whole snake's centre of mass (3,), m."""
@@ -103,10 +146,13 @@ class SnakeSim:
         return self.data.xpos[self._head].copy(), self.data.xquat[self._head].copy()
 
     def body_points(self) -> np.ndarray:
-        """The body's axis from head to tail (2 N + 2, 3) in m: every plate's and half-segment's origin, then the
-        tail's end, for drawing."""
+        """The body's axis from head to tail (2 N + 2, 3) in m: every plate's and half-segment's
+        origin, then the tail's end, for drawing."""
         tail = self._chain[-1]
-        end = self.data.xpos[tail] - self.data.xmat[tail].reshape(3, 3)[:, 0] * body.END_PLATE_LENGTH_M
+        end = (
+            self.data.xpos[tail]
+            - self.data.xmat[tail].reshape(3, 3)[:, 0] * body.END_PLATE_LENGTH_M
+        )
         return np.vstack([self.data.xpos[self._chain], end])
 
     def wheel_heights(self) -> np.ndarray:
@@ -118,17 +164,28 @@ class SnakeSim:
         return self.data.qpos[self._bend_qpos].reshape(self.segments, 3, 2)
 
 
-def run_gait(gait: Gait, surface: str, duration_s: float, params: body.BodyParameters = body.BodyParameters(),
-             **chambers) -> Trajectory:
+def run_gait(
+    gait: Gait,
+    surface: str,
+    duration_s: float,
+    params: body.BodyParameters = body.BodyParameters(),
+    **chambers,
+) -> Trajectory:
     """``gait`` on ``surface`` for ``duration_s``, from a straight snake at rest."""
     sim = SnakeSim(gait.segments, surface, params, **chambers)
     return sim.run(lambda t: chamber_states(gait, t), duration_s)
 
 
-def gait_speed(gait: Gait, surface: str, params: body.BodyParameters = body.BodyParameters(), cycles: int = 6,
-               settle_cycles: int = 1, min_duration_s: float = 10.0) -> tuple[float, float]:
-    """(speed, forward speed) in m/s of ``gait`` on ``surface`` after ``settle_cycles`` periods, measured over at
-    least ``cycles`` periods and ``min_duration_s``."""
+def gait_speed(
+    gait: Gait,
+    surface: str,
+    params: body.BodyParameters = body.BodyParameters(),
+    cycles: int = 6,
+    settle_cycles: int = 1,
+    min_duration_s: float = 10.0,
+) -> tuple[float, float]:
+    """(speed, forward speed) in m/s of ``gait`` on ``surface`` after ``settle_cycles`` periods,
+    measured over at least ``cycles`` periods and ``min_duration_s``."""
     settle = settle_cycles * gait.period_s
     duration = settle + max(cycles * gait.period_s, min_duration_s)
     return run_gait(gait, surface, duration, params).speed(gait.period_s, after_s=settle)

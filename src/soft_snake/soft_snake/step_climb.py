@@ -1,13 +1,16 @@
-"""Step climbing of a five-module snake onto a 7 cm step (thesis §2.2.2, Table 2.3, Fig. 2.10; spec A3). No ROS.
+"""Step climbing of a five-module snake onto a 7 cm step (thesis §2.2.2, Table 2.3, Fig. 2.10; spec
+A3). No ROS.
 
-Table 2.3 gives, for each passive wheel to lift (wheel 1 at the head to wheel 6 at the tail), each segment's state;
-"a/b" alternates between states a and b at the undulation frequency. The states themselves are drawn only in
-Fig. 2.10, so what each inflates is a configurable dictionary, by default the spec's reading (D-S8): 1 and 2 the
-two lateral bends, 3 both bottom chambers (bends up), 4 the top chamber (bends down), 5 and 6 lateral with the top.
-An alternating segment takes Eq. 2.1's phase 2π ω t + i β: while sin > 0 the state of the pair that inflates
-chamber 0, as K_i0 = +1 there (spec A3, D-S9). Rows advance on a
-trigger (wheel contact in the simulator, a service on the robot).
+Table 2.3 gives, for each passive wheel to lift (wheel 1 at the head to wheel 6 at the tail), each
+segment's state; "a/b" alternates between states a and b at the undulation frequency. The states
+themselves are drawn only in Fig. 2.10, so what each inflates is a configurable dictionary, by
+default the spec's reading (D-S8): 1 and 2 the two lateral bends, 3 both bottom chambers (bends
+up), 4 the top chamber (bends down), 5 and 6 lateral with the top. An alternating segment takes Eq.
+2.1's phase 2π ω t + i β: while sin > 0 the state of the pair that inflates chamber 0, as K_i0 = +1
+there (spec A3, D-S9). Rows advance on a trigger (wheel contact in the simulator, a service on the
+robot).
 """
+
 from __future__ import annotations
 
 import math
@@ -27,14 +30,20 @@ TABLE_2_3 = (
     ('2/1', '2/1', '2/1', '4', '4'),
     ('5/6', '2/1', '2/1', '2/1', '3'),
 )
-STATES = {1: (0,), 2: (1,), 3: (0, 1), 4: (2,), 5: (0, 2), 6: (1, 2)}      # inflated chambers j (spec A3 reading)
+# inflated chambers j (spec A3 reading)
+STATES = {1: (0,), 2: (1,), 3: (0, 1), 4: (2,), 5: (0, 2), 6: (1, 2)}
 
 
 class StepClimb:
     """Table 2.3 run row by row. ``states`` maps a state number to the chambers it inflates."""
 
-    def __init__(self, frequency_hz: float, beta_rad: float, states: Mapping[int, tuple[int, ...]] = STATES,
-                 table=TABLE_2_3):
+    def __init__(
+        self,
+        frequency_hz: float,
+        beta_rad: float,
+        states: Mapping[int, tuple[int, ...]] = STATES,
+        table=TABLE_2_3,
+    ):
         if not (math.isfinite(frequency_hz) and 0 < frequency_hz <= 2.0):
             raise GaitError(f'frequency = {frequency_hz} Hz: allowed (0, 2.0] Hz')
         if not math.isfinite(beta_rad):
@@ -46,15 +55,21 @@ class StepClimb:
         used = {s for row in self.cells for cell in row for s in cell}
         missing = sorted(used - set(states))
         if missing:
-            raise GaitError(f'state(s) {missing} of the step-climb table are missing from the state dictionary '
-                            f'(it has {sorted(states)})')
+            raise GaitError(
+                f'state(s) {missing} of the step-climb table are missing from the state '
+                'dictionary '
+                f'(it has {sorted(states)})'
+            )
         for number, chambers in states.items():
             if not set(chambers) <= set(range(CHAMBERS)):
                 raise GaitError(f'state {number}: chambers {chambers}, allowed 0-2')
         self.states = dict(states)
-        # "a/b": while sin > 0 the state that inflates chamber 0 (K_i0 = +1, as Eq. 2.1 would), else the other
-        self.cells = [[tuple(sorted(cell, key=lambda s: 0 not in self.states[s])) for cell in row]
-                      for row in self.cells]
+        # "a/b": while sin > 0 the state that inflates chamber 0 (K_i0 = +1, as Eq. 2.1 would),
+        # else the other
+        self.cells = [
+            [tuple(sorted(cell, key=lambda s: 0 not in self.states[s])) for cell in row]
+            for row in self.cells
+        ]
         self.row = 0
 
     @property
@@ -68,7 +83,8 @@ class StepClimb:
         return self.row >= self.rows
 
     def advance(self) -> int:
-        """Move on to the next wheel's row (its wheel landed); the new row index (== rows once the tail is up)."""
+        """Move on to the next wheel's row (its wheel landed); the new row index (== rows once the
+        tail is up)."""
         self.row = min(self.row + 1, self.rows)
         return self.row
 
@@ -83,7 +99,8 @@ class StepClimb:
         return out
 
     def chamber_states(self, t_s: float) -> np.ndarray:
-        """K (5, 3): +1 for the chambers each segment's state inflates, −1 (vented) for the others."""
+        """K (5, 3): +1 for the chambers each segment's state inflates, −1 (vented) for the
+        others."""
         k = -np.ones((SEGMENTS, CHAMBERS), dtype=np.int8)
         for i, state in enumerate(self.segment_states(t_s)):
             k[i, list(self.states[state])] = 1

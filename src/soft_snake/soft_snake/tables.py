@@ -1,6 +1,7 @@
-"""The thesis's measured tables, shipped verbatim as data (appendix 5.1; spec A4.2-A4.3): the surfaces' friction
-factors (Table 5.1) and the snake's speeds in BL/s for each gait, module count, frequency, β and surface (Tables
-5.2-5.7). No ROS."""
+"""The thesis's measured tables, shipped verbatim as data (appendix 5.1; spec A4.2-A4.3): the
+surfaces' friction factors (Table 5.1) and the snake's speeds in BL/s for each gait, module count,
+frequency, β and surface (Tables 5.2-5.7). No ROS."""
+
 from __future__ import annotations
 
 import csv
@@ -11,13 +12,21 @@ from importlib.resources import files
 from soft_snake.gaits import SIDEWINDING, UNDULATION, body_length_m
 
 SURFACES = ('rubber', 'paper', 'carpet', 'grass')
-TABLE_OF = {(UNDULATION, 3): '5_2', (UNDULATION, 4): '5_3', (UNDULATION, 5): '5_4',
-            (SIDEWINDING, 3): '5_5', (SIDEWINDING, 4): '5_6', (SIDEWINDING, 5): '5_7'}
+TABLE_OF = {
+    (UNDULATION, 3): '5_2',
+    (UNDULATION, 4): '5_3',
+    (UNDULATION, 5): '5_4',
+    (SIDEWINDING, 3): '5_5',
+    (SIDEWINDING, 4): '5_6',
+    (SIDEWINDING, 5): '5_7',
+}
 
 
 @dataclass(frozen=True)
 class Cell:
-    """One measured speed: the gait, module count, frequency (Hz), β (rad, and as printed), surface, BL/s."""
+    """One measured speed: the gait, module count, frequency (Hz), β (rad, and as printed),
+    surface, BL/s."""
+
     gait: str
     segments: int
     frequency_hz: float
@@ -46,8 +55,20 @@ def beta_of(text: str) -> float:
 
 def speeds() -> list[Cell]:
     """Every cell of Tables 5.2-5.7, in the tables' own order."""
-    return [Cell(gait, n, float(row['frequency_hz']), beta_of(row['beta']), row['beta'], surface, float(row[surface]))
-            for (gait, n), name in TABLE_OF.items() for row in _rows(name) for surface in SURFACES]
+    return [
+        Cell(
+            gait,
+            n,
+            float(row['frequency_hz']),
+            beta_of(row['beta']),
+            row['beta'],
+            surface,
+            float(row[surface]),
+        )
+        for (gait, n), name in TABLE_OF.items()
+        for row in _rows(name)
+        for surface in SURFACES
+    ]
 
 
 def friction() -> dict[str, tuple[float, float]]:

@@ -1,7 +1,8 @@
-"""The soft-snake analysis (soro-analyze --robot soft_snake) on bags written here: a snake whose centre of mass
-goes straight at 100 mm/s with a wiggle at the gait period, or round a circle of 0.5 m radius, with the driver's
-duties switching at 2 Hz; the speed, body lengths per second, the period read off the duties and the path's
-curvature must come back as written."""
+"""The soft-snake analysis (soro-analyze --robot soft_snake) on bags written here: a snake whose
+centre of mass goes straight at 100 mm/s with a wiggle at the gait period, or round a circle of 0.5
+m radius, with the driver's duties switching at 2 Hz; the speed, body lengths per second, the
+period read off the duties and the path's curvature must come back as written."""
+
 import math
 
 import numpy as np
@@ -10,11 +11,11 @@ from geometry_msgs.msg import PoseStamped
 from rclpy.serialization import serialize_message
 from std_msgs.msg import Float64MultiArray, Header, MultiArrayDimension, MultiArrayLayout
 
+from soft_snake.bag_analysis import COM, DUTY, HEAD, gait_period
+from soft_snake.gaits import body_length_m
 from soro_analysis.analyses import AnalysisError, analyze
 from soro_analysis.bag import workspace_typestore
 from soro_analysis.bag_writer import BagWriter
-from soft_snake.bag_analysis import COM, DUTY, HEAD, gait_period
-from soft_snake.gaits import body_length_m
 
 T0, PERIOD, SPEED = 1_700_000_000.0, 0.5, 0.1
 
@@ -27,13 +28,20 @@ def pose(t, x, y):
 
 
 def duties(open_):
-    layout = MultiArrayLayout(dim=[MultiArrayDimension(label='segments', size=4, stride=12),
-                                   MultiArrayDimension(label='chambers', size=3, stride=3)])
-    return serialize_message(Float64MultiArray(layout=layout, data=[1.0 if open_ else 0.0] + [0.0] * 11))
+    layout = MultiArrayLayout(
+        dim=[
+            MultiArrayDimension(label='segments', size=4, stride=12),
+            MultiArrayDimension(label='chambers', size=3, stride=3),
+        ]
+    )
+    return serialize_message(
+        Float64MultiArray(layout=layout, data=[1.0 if open_ else 0.0] + [0.0] * 11)
+    )
 
 
 def write(bag, track, run_s=10.0, switching=True):
-    """``track(t)`` → (x, y) of the centre of mass at 50 Hz; the head 0.2 m ahead along the track."""
+    """``track(t)`` → (x, y) of the centre of mass at 50 Hz; the head 0.2 m ahead along the
+    track."""
     with BagWriter(bag, workspace_typestore()) as writer:
         writer.add_topic(COM, 'geometry_msgs/msg/PoseStamped')
         writer.add_topic(HEAD, 'geometry_msgs/msg/PoseStamped')
@@ -65,7 +73,11 @@ def test_a_straight_run_gives_its_speed_and_no_curvature(tmp_path):
     assert n['speed_bl_s'] == pytest.approx(0.1 / body_length_m(4), rel=0.03)
     assert n['forward_speed_mm_s'] == pytest.approx(100.0, rel=0.03)
     assert n['path_curvature_per_m'] < 0.05
-    assert {p.name for p in (tmp_path / 'out').glob('*.png')} == {'trajectory.png', 'speed.png', 'chambers.png'}
+    assert {p.name for p in (tmp_path / 'out').glob('*.png')} == {
+        'trajectory.png',
+        'speed.png',
+        'chambers.png',
+    }
     assert 'head first' in (tmp_path / 'out' / 'summary.md').read_text()
 
 
@@ -73,11 +85,16 @@ def test_a_circle_gives_its_curvature_and_a_reversed_track_goes_backwards(tmp_pa
     def circle(t):
         a = SPEED * t / 0.5
         return 0.5 * math.sin(a), 0.5 * (1 - math.cos(a))
+
     n = analyze(write(tmp_path / 'c', circle), tmp_path / 'oc', 'soft_snake')[0].numbers
     assert n['path_curvature_per_m'] == pytest.approx(2.0, rel=0.05)
     assert n['speed_mm_s'] == pytest.approx(100.0, rel=0.03)
-    backwards = analyze(write(tmp_path / 'b', lambda t: (-SPEED * t, 0.0)), tmp_path / 'ob', 'soft_snake',
-                        ['period_s:=0.5'])[0].numbers
+    backwards = analyze(
+        write(tmp_path / 'b', lambda t: (-SPEED * t, 0.0)),
+        tmp_path / 'ob',
+        'soft_snake',
+        ['period_s:=0.5'],
+    )[0].numbers
     # the head leads along the track, so a snake going -x with its head at -x goes head first
     assert backwards['forward_speed_mm_s'] == pytest.approx(100.0, rel=0.03)
 
@@ -96,7 +113,7 @@ def test_no_gait_in_the_bag_is_one_line(tmp_path):
 def test_the_period_is_read_off_the_busiest_chamber():
     t = np.arange(0, 5, 0.01)
     duty = np.zeros((len(t), 3, 3))
-    duty[:, 1, 2] = (np.sin(2 * math.pi * 0.875 * t) > 0)
+    duty[:, 1, 2] = np.sin(2 * math.pi * 0.875 * t) > 0
     assert gait_period(t, duty) == pytest.approx(1 / 0.875, abs=0.011)
     with pytest.raises(AnalysisError, match='no chamber opened twice'):
         gait_period(t, np.zeros((len(t), 3, 3)))

@@ -1,35 +1,81 @@
-"""soft-snake-gait prints K for every segment and chamber (the top one included) at each time, and refuses bad
-input in one line with exit code 2."""
+"""soft-snake-gait prints K for every segment and chamber (the top one included) at each time, and
+refuses bad input in one line with exit code 2."""
+
 import json
 import math
-import os
 import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from soft_snake import cli
 from soro_node.arguments import cores
 from soro_node.waiting import poll
 
-from soft_snake import cli
-
 
 def test_prints_the_pattern_at_each_time(capsys):
-    assert cli.main(['--gait', 'undulation', '--segments', '4', '--freq', '2', '--beta', str(2 * math.pi / 3),
-                     '--times', '0.05,0.3', '--json']) == 0
+    assert (
+        cli.main(
+            [
+                '--gait',
+                'undulation',
+                '--segments',
+                '4',
+                '--freq',
+                '2',
+                '--beta',
+                str(2 * math.pi / 3),
+                '--times',
+                '0.05,0.3',
+                '--json',
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert [s['t_s'] for s in out['states']] == [0.05, 0.3]
     assert out['states'][0]['K'] == [[1, -1, -1], [1, -1, -1], [-1, 1, -1], [1, -1, -1]]
     assert out['chambers'] == ['bottom_left', 'bottom_right', 'top']
 
 
-@pytest.mark.parametrize('argv, message', [
-    (['--gait', 'undulation', '--freq', '2.5', '--beta', '1', '--times', '0'], 'frequency = 2.5 Hz: allowed'),
-    (['--gait', 'sidewinding', '--segments', '7', '--freq', '1', '--beta', '1', '--times', '0'], 'segments = 7'),
-    (['--gait', 'undulation', '--freq', '1', '--beta', 'nan', '--times', '0'], 'beta = nan: must be finite'),
-    (['--gait', 'undulation', '--freq', '1', '--beta', '1', '--times', '0,x'], "argument --times: '0,x' is not"),
-    (['--gait', 'crawl', '--freq', '1', '--beta', '1', '--times', '0'], "argument --gait: invalid choice")])
+@pytest.mark.parametrize(
+    'argv, message',
+    [
+        (
+            ['--gait', 'undulation', '--freq', '2.5', '--beta', '1', '--times', '0'],
+            'frequency = 2.5 Hz: allowed',
+        ),
+        (
+            [
+                '--gait',
+                'sidewinding',
+                '--segments',
+                '7',
+                '--freq',
+                '1',
+                '--beta',
+                '1',
+                '--times',
+                '0',
+            ],
+            'segments = 7',
+        ),
+        (
+            ['--gait', 'undulation', '--freq', '1', '--beta', 'nan', '--times', '0'],
+            'beta = nan: must be finite',
+        ),
+        (
+            ['--gait', 'undulation', '--freq', '1', '--beta', '1', '--times', '0,x'],
+            "argument --times: '0,x' is not",
+        ),
+        (
+            ['--gait', 'crawl', '--freq', '1', '--beta', '1', '--times', '0'],
+            'argument --gait: invalid choice',
+        ),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(argv, message, capsys):
     with pytest.raises(SystemExit) as ended:
         raise SystemExit(cli.main(argv))
@@ -38,12 +84,22 @@ def test_bad_input_is_one_line_and_exit_2(argv, message, capsys):
     assert message in err and err.count('\n') == 1
 
 
-@pytest.mark.parametrize('argv, message', [
-    (['--json', '/proc/tables.json'], 'argument --json: cannot write /proc/tables.json'),
-    (['--json', '-', '--plot', '/proc/tables.png'], 'argument --plot: cannot write /proc/tables.png'),
-    (['--json', '-', '--processes', '0'], 'argument --processes: 0: allowed range is [1, 1000000]')])
+@pytest.mark.parametrize(
+    'argv, message',
+    [
+        (['--json', '/proc/tables.json'], 'argument --json: cannot write /proc/tables.json'),
+        (
+            ['--json', '-', '--plot', '/proc/tables.png'],
+            'argument --plot: cannot write /proc/tables.png',
+        ),
+        (
+            ['--json', '-', '--processes', '0'],
+            'argument --processes: 0: allowed range is [1, 1000000]',
+        ),
+    ],
+)
 def test_tables_refuses_an_unwritable_output_before_it_works(argv, message, capsys):
-    with pytest.raises(SystemExit) as ended:       # at once: the 288 cells take minutes
+    with pytest.raises(SystemExit) as ended:  # at once: the 288 cells take minutes
         raise SystemExit(cli.tables_main(argv))
     err = capsys.readouterr().err
     assert ended.value.code == 2 and message in err and err.count('\n') == 1, err
@@ -57,8 +113,13 @@ def _workers(pid: int) -> list[int]:
             state, ppid = stat.read_text().rsplit(')', 1)[1].split()[:2]
             command = (stat.parent / 'cmdline').read_bytes()
         except (OSError, IndexError):
-            continue                                 # ended meanwhile
-        if int(ppid) == pid and state != 'Z' and b'multiprocessing' in command and b'resource_tracker' not in command:
+            continue  # ended meanwhile
+        if (
+            int(ppid) == pid
+            and state != 'Z'
+            and b'multiprocessing' in command
+            and b'resource_tracker' not in command
+        ):
             found.append(int(stat.parent.name))
     return found
 
@@ -72,15 +133,29 @@ def _alive(pid: int) -> bool:
 
 @pytest.mark.parametrize('signum', [signal.SIGINT, signal.SIGTERM])
 def test_tables_caps_its_workers_and_ends_them_on_a_signal(tmp_path, signum):
-    """Started as a script's ``&`` starts it (SIGINT ignored), with far more processes than cores."""
+    """Started as a script's ``&`` starts it (SIGINT ignored), with far more processes than
+    cores."""
     out = tmp_path / 'tables.json'
-    command = [sys.executable, '-c', 'import sys; from soft_snake.cli import tables_main; sys.exit(tables_main())',
-               '--json', str(out), '--processes', '100000']
-    tables = subprocess.Popen(command, stderr=subprocess.PIPE, text=True,
-                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    command = [
+        sys.executable,
+        '-c',
+        'import sys; from soft_snake.cli import tables_main; sys.exit(tables_main())',
+        '--json',
+        str(out),
+        '--processes',
+        '100000',
+    ]
+    tables = subprocess.Popen(
+        command,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
     try:
         note = tables.stderr.readline()
-        assert note == f'soft-snake-tables: --processes 100000: capped at the {cores()} cores available\n'
+        assert note == (
+            f'soft-snake-tables: --processes 100000: capped at the {cores()} cores available\n'
+        )
         assert poll(lambda: len(_workers(tables.pid)) == cores(), timeout_s=60)
         workers = _workers(tables.pid)
         tables.send_signal(signum)
@@ -88,5 +163,6 @@ def test_tables_caps_its_workers_and_ends_them_on_a_signal(tmp_path, signum):
     finally:
         tables.kill()
     assert tables.returncode in (-signal.SIGINT, 128 + signal.SIGTERM)
-    assert poll(lambda: not any(_alive(w) for w in workers), timeout_s=30)      # no orphans left working
+    # no orphans left working
+    assert poll(lambda: not any(_alive(w) for w in workers), timeout_s=30)
     assert not out.exists()

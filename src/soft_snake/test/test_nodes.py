@@ -1,7 +1,9 @@
-"""The soft snake as soft_snake.launch.py sim:=true starts it (simulated head controller and MuJoCo snake with
-motion capture, driver bridge), each in its own process, through real rclpy and a real pseudo-terminal: a gait run
-with its tracked speed, what rviz is sent, refusals by name, the step-climb row service, a best-effort motion
-capture, and the head controller vanishing mid-gait."""
+"""The soft snake as soft_snake.launch.py sim:=true starts it (simulated head controller and MuJoCo
+snake with motion capture, driver bridge), each in its own process, through real rclpy and a real
+pseudo-terminal: a gait run with its tracked speed, what rviz is sent, refusals by name, the
+step-climb row service, a best-effort motion capture, and the head controller vanishing
+mid-gait."""
+
 import math
 import re
 import threading
@@ -17,16 +19,22 @@ from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
 from visualization_msgs.msg import MarkerArray
 
+from soft_snake.commander import SoftSnakeCommander
 from soro_node.commander import CommanderError
 from soro_node.waiting import poll
-from soft_snake.commander import SoftSnakeCommander
 
 pytestmark = pytest.mark.ros
 LINK, COM, JOINTS = '/soft_snake_driver/link_status', '/mocap/soft_snake/com', '/joint_states'
 CHAMBERS, PRESSURE = '/soft_snake_driver/chambers', '/soft_snake_driver/chamber_pressure'
 TRAIL = '/soft_snake_driver/trail'
-TOPICS = {LINK: LinkStatus, COM: PoseStamped, JOINTS: JointState, CHAMBERS: MarkerArray, PRESSURE: Float64MultiArray,
-          TRAIL: Path}
+TOPICS = {
+    LINK: LinkStatus,
+    COM: PoseStamped,
+    JOINTS: JointState,
+    CHAMBERS: MarkerArray,
+    PRESSURE: Float64MultiArray,
+    TRAIL: Path,
+}
 
 
 class Snake:
@@ -53,19 +61,25 @@ def test_undulation_through_the_bridge_moves_the_snake_head_first(snake):
     assert poll(lambda: snake.com, 5.0)
     before = snake.com[-1].pose.position
     feedback = []
-    result = snake.commander.run_gait('undulation', frequency_hz=2.0, beta_rad=2 * math.pi / 3, duration_s=6.0,
-                                      on_feedback=feedback.append)
+    result = snake.commander.run_gait(
+        'undulation',
+        frequency_hz=2.0,
+        beta_rad=2 * math.pi / 3,
+        duration_s=6.0,
+        on_feedback=feedback.append,
+    )
     assert result.success and result.cycles == 12, result.message
     assert [f.cycle for f in feedback] == list(range(1, 13))
     after = snake.com[-1].pose.position
-    # Head first: +x, where a tail-first wave would go -0.8 m. Not straight: the heading is sensitive to valve
-    # timing. Offline, 5 ms of timing jitter turns it by up to 60° while the speed stays at 140-190 mm/s; 20 ms of
-    # jitter drops some runs to 47 mm/s, and a loaded 2-core machine gives the live stack that much. The thesis's
-    # 140 mm/s is held by the offline simulator tests; here the live stack must move the snake as a gait does.
+    # Head first: +x, where a tail-first wave would go -0.8 m. Not straight: the heading is
+    # sensitive to valve timing. Offline, 5 ms of timing jitter turns it by up to 60° while the
+    # speed stays at 140-190 mm/s; 20 ms of jitter drops some runs to 47 mm/s, and a loaded 2-core
+    # machine gives the live stack that much. The thesis's 140 mm/s is held by the offline
+    # simulator tests; here the live stack must move the snake as a gait does.
     assert after.x - before.x > 0.05
     assert 0.03 < result.speed_m_s < 0.25 and result.distance_m > 0.15
     assert 'every chamber vented' in result.message
-    assert poll(lambda: max(snake.pressure[-1].data) < 5e3, 3.0)          # vented after the run
+    assert poll(lambda: max(snake.pressure[-1].data) < 5e3, 3.0)  # vented after the run
 
 
 def test_rviz_gets_bends_and_chambers_of_every_module(snake):
@@ -78,17 +92,35 @@ def test_rviz_gets_bends_and_chambers_of_every_module(snake):
     assert [(d.label, d.size) for d in layout] == [('segments', 4), ('chambers', 3)]
 
 
-@pytest.mark.parametrize('goal, reason', [
-    (dict(gait='undulation', frequency_hz=3.0, duration_s=1.0),
-     'frequency_hz = 3.0: allowed range is [0.05, 2.0] (as parameter frequency_hz)'),
-    (dict(gait='undulation', frequency_hz=0.01, duration_s=1.0),   # (0, 2] before the spec held
-     'frequency_hz = 0.01: allowed range is [0.05, 2.0] (as parameter frequency_hz)'),
-    (dict(gait='undulation', segments=5, duration_s=1.0), 'segments = 5: the snake on the link has 4'),
-    (dict(gait='step_climb', duration_s=1.0), 'segments = 4: step climbing needs 5'),
-    (dict(gait='undulation', beta_rad=math.nan, duration_s=1.0), 'beta_rad = nan: must be finite'),
-    (dict(gait='undulation', duration_s=1.0, cycles=2), 'give one of the two'),
-    (dict(gait='slither', duration_s=1.0), "gait 'slither': allowed undulation, sidewinding, step_climb"),
-])
+@pytest.mark.parametrize(
+    'goal, reason',
+    [
+        (
+            dict(gait='undulation', frequency_hz=3.0, duration_s=1.0),
+            'frequency_hz = 3.0: allowed range is [0.05, 2.0] (as parameter frequency_hz)',
+        ),
+        (
+            dict(
+                gait='undulation', frequency_hz=0.01, duration_s=1.0
+            ),  # (0, 2] before the spec held
+            'frequency_hz = 0.01: allowed range is [0.05, 2.0] (as parameter frequency_hz)',
+        ),
+        (
+            dict(gait='undulation', segments=5, duration_s=1.0),
+            'segments = 5: the snake on the link has 4',
+        ),
+        (dict(gait='step_climb', duration_s=1.0), 'segments = 4: step climbing needs 5'),
+        (
+            dict(gait='undulation', beta_rad=math.nan, duration_s=1.0),
+            'beta_rad = nan: must be finite',
+        ),
+        (dict(gait='undulation', duration_s=1.0, cycles=2), 'give one of the two'),
+        (
+            dict(gait='slither', duration_s=1.0),
+            "gait 'slither': allowed undulation, sidewinding, step_climb",
+        ),
+    ],
+)
 def test_bad_goals_are_refused_by_name(snake, goal, reason):
     with pytest.raises(CommanderError, match=re.escape(reason)):
         snake.commander.run_gait(**goal)
@@ -100,41 +132,62 @@ def test_the_row_service_needs_a_climb(snake):
 
 
 def test_a_burst_of_row_requests_is_answered_every_one(snake):
-    calls = 500                                    # the issue's probe: 1,000 calls, 989 never answered
-    client = snake.probe.node.create_client(Trigger, '/soft_snake_driver/step_climb_advance',
-                                            qos_profile=QoSProfile(depth=calls))   # the probe loses nothing itself
+    # the issue's probe: 1,000 calls, 989 never answered
+    calls = 500
+    client = snake.probe.node.create_client(
+        Trigger,
+        '/soft_snake_driver/step_climb_advance',
+        # the probe loses nothing itself
+        qos_profile=QoSProfile(depth=calls),
+    )
     assert client.wait_for_service(timeout_sec=5.0)
     start = time.monotonic()
     futures = [client.call_async(Trigger.Request()) for _ in range(calls)]
     everyone = poll(lambda: all(f.done() for f in futures), 15.0)
     answered = [f.result() for f in futures if f.done()]
-    print(f'\nstep_climb_advance: {len(answered)}/{calls} answered in {time.monotonic() - start:.2f} s')
+    print(
+        f'\nstep_climb_advance: {len(answered)}/{calls} answered in '
+        f'{time.monotonic() - start:.2f} s'
+    )
     assert everyone, f'{calls - len(answered)} of {calls} calls never answered'
     assert {(a.success, a.message) for a in answered} == {(False, 'no step climb is running')}
 
 
 def test_a_best_effort_motion_capture_drives_the_driver(snake):
-    """vrpn_mocap and mocap4r2 publish best effort: the driver tracks such a centre of mass (its trail reaches it)."""
+    """vrpn_mocap and mocap4r2 publish best effort: the driver tracks such a centre of mass (its
+    trail reaches it)."""
     far = PoseStamped()
     far.header.frame_id, far.pose.position.x, far.pose.orientation.w = 'world', 2.5, 1.0
     with snake.probe.best_effort_stream(COM, far):
-        assert poll(lambda: any(p.pose.position.x == 2.5 for m in snake.probe.messages[TRAIL] for p in m.poses), 10.0)
+        assert poll(
+            lambda: any(
+                p.pose.position.x == 2.5 for m in snake.probe.messages[TRAIL] for p in m.poses
+            ),
+            10.0,
+        )
 
 
 def test_the_head_vanishing_aborts_the_gait_and_the_link_comes_back(snake):
     sim = snake.processes[0]
     assert sim.name == 'soft_snake_sim'
     feedback, box = [], {}
-    worker = threading.Thread(target=lambda: box.setdefault('error', _run_expecting_failure(snake, feedback)))
+    worker = threading.Thread(
+        target=lambda: box.setdefault('error', _run_expecting_failure(snake, feedback))
+    )
     worker.start()
     assert poll(lambda: len(feedback) >= 2, 10.0)
-    sim.popen.kill()                                    # the head's serial link gone: its port vanishes
+    # the head's serial link gone: its port vanishes
+    sim.popen.kill()
     sim.popen.wait()
     worker.join(timeout=10.0)
     assert 'aborted' in box['error'] and 'chambers' in box['error']
     snake.launched.restart('soft_snake_sim', 'behind')
-    assert poll(lambda: snake.link.state == LinkStatus.CONNECTED, 10.0), 'the bridge did not reconnect'
-    assert snake.commander.run_gait('sidewinding', frequency_hz=1.0, beta_rad=math.pi / 2, cycles=2).success
+    assert poll(lambda: snake.link.state == LinkStatus.CONNECTED, 10.0), (
+        'the bridge did not reconnect'
+    )
+    assert snake.commander.run_gait(
+        'sidewinding', frequency_hz=1.0, beta_rad=math.pi / 2, cycles=2
+    ).success
 
 
 def _run_expecting_failure(snake, feedback) -> str:

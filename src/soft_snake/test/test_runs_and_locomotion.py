@@ -1,5 +1,6 @@
-"""The valve driver's run bookkeeping (runs.py) and the speed and curvature of a centre-of-mass track
-(locomotion.py), without ROS."""
+"""The valve driver's run bookkeeping (runs.py) and the speed and curvature of a centre-of-mass
+track (locomotion.py), without ROS."""
+
 import math
 
 import numpy as np
@@ -23,15 +24,26 @@ def test_a_run_takes_the_defaults_and_turns_the_wave_head_first():
     assert np.array_equal(run.pattern(0.05 + lag)[1], run.pattern(0.05)[0])
 
 
-@pytest.mark.parametrize('request_, snake, reason', [
-    (GaitRequest('undulation', frequency_hz=2.5, duration_s=1.0), 4, 'frequency = 2.5 Hz'),
-    (GaitRequest('sidewinding', segments=3, duration_s=1.0), 4, 'segments = 3: the snake on the link has 4'),
-    (GaitRequest('step_climb', duration_s=1.0), 4, 'segments = 4: step climbing needs 5'),
-    (GaitRequest('undulation', phi=math.inf, duration_s=1.0), 4, 'phi = inf: must be finite'),
-    (GaitRequest('undulation'), 4, 'give one of the two'),
-    (GaitRequest('undulation', duration_s=1e5), 4, r'duration = 100000.0 s: allowed \(0, 3600\] s'),
-    (GaitRequest('crawl', duration_s=1.0), 4, "gait 'crawl'"),
-])
+@pytest.mark.parametrize(
+    'request_, snake, reason',
+    [
+        (GaitRequest('undulation', frequency_hz=2.5, duration_s=1.0), 4, 'frequency = 2.5 Hz'),
+        (
+            GaitRequest('sidewinding', segments=3, duration_s=1.0),
+            4,
+            'segments = 3: the snake on the link has 4',
+        ),
+        (GaitRequest('step_climb', duration_s=1.0), 4, 'segments = 4: step climbing needs 5'),
+        (GaitRequest('undulation', phi=math.inf, duration_s=1.0), 4, 'phi = inf: must be finite'),
+        (GaitRequest('undulation'), 4, 'give one of the two'),
+        (
+            GaitRequest('undulation', duration_s=1e5),
+            4,
+            r'duration = 100000.0 s: allowed \(0, 3600\] s',
+        ),
+        (GaitRequest('crawl', duration_s=1.0), 4, "gait 'crawl'"),
+    ],
+)
 def test_bad_requests_are_refused_by_name(request_, snake, reason):
     with pytest.raises(GaitError, match=reason):
         Run(request_, DEFAULTS, snake, 100.0)
@@ -39,7 +51,8 @@ def test_bad_requests_are_refused_by_name(request_, snake, reason):
 
 def test_a_climb_runs_its_rows_and_rests_vented_when_every_wheel_is_up():
     run = Run(GaitRequest('step_climb', duration_s=5.0), DEFAULTS, 5, 100.0)
-    assert run.pattern(0.0)[0].tolist() == [1, 1, -1]                  # row 1: the head segment in state 3
+    # row 1: the head segment in state 3
+    assert run.pattern(0.0)[0].tolist() == [1, 1, -1]
     for _ in range(len(TABLE_2_3)):
         run.climb.advance()
     assert np.all(run.pattern(1.0) == -1)
@@ -51,11 +64,16 @@ def test_cycle_path_speed_and_curvature_of_known_tracks():
     path = locomotion.cycle_path(t, wiggle, 0.5)
     assert len(path) == 19 and np.allclose(path[:, 1], 0, atol=1e-3)
     assert locomotion.speed(path, 0.5) == pytest.approx(0.1, rel=1e-3)
-    a = 0.2 * t                                                           # 0.1 m/s on a 0.5 m circle
+    # 0.1 m/s on a 0.5 m circle
+    a = 0.2 * t
     circle = np.column_stack([0.5 * np.sin(a), 0.5 * (1 - np.cos(a))])
-    assert locomotion.mean_curvature(locomotion.cycle_path(t, circle, 0.5)) == pytest.approx(2.0, rel=0.02)
-    assert math.isnan(locomotion.mean_curvature(path[:2] * 0.01))           # too short to say
-    assert locomotion.forward_speed(path, np.full(len(path), math.pi), 0.5) == pytest.approx(-0.1, rel=1e-3)
+    assert locomotion.mean_curvature(locomotion.cycle_path(t, circle, 0.5)) == pytest.approx(
+        2.0, rel=0.02
+    )
+    assert math.isnan(locomotion.mean_curvature(path[:2] * 0.01))  # too short to say
+    assert locomotion.forward_speed(path, np.full(len(path), math.pi), 0.5) == pytest.approx(
+        -0.1, rel=1e-3
+    )
 
 
 def test_the_speed_tracker_reads_motion_capture_as_the_simulator_does():
@@ -65,5 +83,7 @@ def test_the_speed_tracker_reads_motion_capture_as_the_simulator_does():
         tracker.add(1000.0 + 0.02 * k, 0.05 * 0.02 * k, 0.0)
     distance, speed = tracker.run()
     # 3.98 s tracked: 7 whole periods, 6 steps between their means
-    assert speed == pytest.approx(0.05, rel=1e-3) and distance == pytest.approx(0.05 * 0.5 * 6, rel=1e-3)
+    assert speed == pytest.approx(0.05, rel=1e-3) and distance == pytest.approx(
+        0.05 * 0.5 * 6, rel=1e-3
+    )
     assert tracker.last_period_speed() == pytest.approx(0.05, rel=1e-3)

@@ -1,6 +1,7 @@
-"""soft_snake_sim on its own (port:=''), as a researcher explores gaits without any driver: it runs its gait,
-publishes the simulated bends and motion capture, takes a new gait with ``ros2 param set`` and refuses a bad one
-by name, through real rclpy."""
+"""soft_snake_sim on its own (port:=''), as a researcher explores gaits without any driver: it runs
+its gait, publishes the simulated bends and motion capture, takes a new gait with ``ros2 param
+set`` and refuses a bad one by name, through real rclpy."""
+
 import math
 import threading
 
@@ -22,8 +23,18 @@ pytestmark = pytest.mark.ros
 def alone(tmp_path_factory):
     rclpy.init()
     log_dir = tmp_path_factory.mktemp('sim_alone')
-    sim = runner.Process('soft_snake_sim', [runner.executable('soft_snake', 'soft_snake_sim'), '--ros-args',
-                                            '-p', "port:=''", '-p', 'gait:=undulation'], log_dir)
+    sim = runner.Process(
+        'soft_snake_sim',
+        [
+            runner.executable('soft_snake', 'soft_snake_sim'),
+            '--ros-args',
+            '-p',
+            "port:=''",
+            '-p',
+            'gait:=undulation',
+        ],
+        log_dir,
+    )
     sim.wait_for_output('running undulation itself')
     node = rclpy.create_node('sim_alone_probe')
     seen = {'com': [], 'joints': []}
@@ -36,7 +47,9 @@ def alone(tmp_path_factory):
 
     def set_parameter(name, value):
         assert setter.wait_for_service(timeout_sec=5.0)
-        request = SetParameters.Request(parameters=[Parameter(name, value=value).to_parameter_msg()])
+        request = SetParameters.Request(
+            parameters=[Parameter(name, value=value).to_parameter_msg()]
+        )
         return wait_for(setter.call_async(request), 5.0).results[0]
 
     yield seen, set_parameter, sim

@@ -1,5 +1,6 @@
-"""The MuJoCo snake: contact sanity, the chambers' bends, the calibration on chapter 2's headline speeds (SN-12),
-the travelling wave's direction (D-S6), and the step climb's bookkeeping."""
+"""The MuJoCo snake: contact sanity, the chambers' bends, the calibration on chapter 2's headline
+speeds (SN-12), the travelling wave's direction (D-S6), and the step climb's bookkeeping."""
+
 import math
 
 import mujoco
@@ -20,34 +21,39 @@ def test_a_straight_snake_at_rest_stays_at_rest_on_its_wheels():
     sim = simulator.SnakeSim(4, 'paper', calibration.CALIBRATED)
     trajectory = sim.run(vented(4), 2.0)
     assert np.max(np.abs(trajectory.com_m[-1, :2] - trajectory.com_m[0, :2])) < 1e-4
-    assert np.all(np.abs(trajectory.wheel_z_m[-1]) < 1e-3)              # all five axles down
+    assert np.all(np.abs(trajectory.wheel_z_m[-1]) < 1e-3)  # all five axles down
     assert np.all(np.abs(sim.joint_angles()) < 0.01)
 
 
 @pytest.mark.parametrize('axis, coefficient', [(0, 'rolling'), (1, 'sliding')])
 def test_wheels_roll_freely_and_slide_sideways_with_coulomb_friction(axis, coefficient):
-    """Pushed at 0.3 m/s with every chamber vented, the snake coasts v²/(2 μ g) on Table 5.1's paper: about 79 mm
-    along its wheels (rolling, μ 0.058) and 8 mm across them (sliding, μ 0.583)."""
+    """Pushed at 0.3 m/s with every chamber vented, the snake coasts v²/(2 μ g) on Table 5.1's
+    paper: about 79 mm along its wheels (rolling, μ 0.058) and 8 mm across them (sliding, μ
+    0.583)."""
     sim = simulator.SnakeSim(4, 'paper', calibration.CALIBRATED)
     sim.run(vented(4), 0.3)
     sim.data.qvel[axis] = 0.3
     mujoco.mj_forward(sim.model, sim.data)
     moved = np.ptp(sim.run(vented(4), 1.0).com_m[:, axis])
-    mu = dict(zip(('sliding', 'rolling'), body.surface_friction('paper', calibration.CALIBRATED)))[coefficient]
-    expected = 0.3 ** 2 / (2 * mu * G)
+    mu = dict(zip(('sliding', 'rolling'), body.surface_friction('paper', calibration.CALIBRATED)))[
+        coefficient
+    ]
+    expected = 0.3**2 / (2 * mu * G)
     assert moved == pytest.approx(expected, rel=0.35)
 
 
 def test_chambers_bend_the_segment_away_from_themselves():
     sim = simulator.SnakeSim(3, 'paper', calibration.CALIBRATED)
     k = -np.ones((3, 3), np.int8)
-    k[1, 0] = 1                                               # bottom left: bends right (positive yaw), and up
+    # bottom left: bends right (positive yaw), and up
+    k[1, 0] = 1
     sim.run(lambda t: k, 1.5)
     yaw, pitch = sim.joint_angles()[1].sum(axis=0)
     assert yaw > 0.3 and pitch > 0
     raised = simulator.SnakeSim(5, 'paper', calibration.CALIBRATED)
     k = -np.ones((5, 3), np.int8)
-    k[0, :2] = 1                                              # state 3 on the head segment: the head lifts
+    # state 3 on the head segment: the head lifts
+    k[0, :2] = 1
     raised.run(lambda t: k, 1.5)
     assert raised.wheel_heights()[0] > 0.01 and np.all(raised.wheel_heights()[2:] < 0.005)
 
@@ -61,7 +67,9 @@ def test_eq_2_1_literal_backs_up_and_the_head_first_direction_goes_forward():
     gait, _ = PRESETS['undulation_default']
     assert gait.wave_direction == 1
     _, literal = simulator.gait_speed(gait, 'paper', calibration.CALIBRATED)
-    _, head_first = simulator.gait_speed(calibration.head_first(gait), 'paper', calibration.CALIBRATED)
+    _, head_first = simulator.gait_speed(
+        calibration.head_first(gait), 'paper', calibration.CALIBRATED
+    )
     assert literal < 0 < head_first
 
 
@@ -83,12 +91,17 @@ def test_the_step_climb_records_each_wheel_and_stops_at_its_timeout():
     result = climbing.climb_step(frequency_hz=2.0, timeout_s=3.0)
     assert result.trajectory.t_s[-1] == pytest.approx(3.0)
     assert result.peak_height_m.shape == (6,) and result.landed_at_s.shape == (6,)
-    assert result.peak_height_m[0] > 0.02                     # row 1 raises the head (state 3 on segment 1)
-    assert result.rows_done == 0 and not result.on_top        # what our snake manages: see docs/soft_snake.md
+    # row 1 raises the head (state 3 on segment 1)
+    assert result.peak_height_m[0] > 0.02
+    # what our snake manages: see docs/soft_snake.md
+    assert result.rows_done == 0 and not result.on_top
 
 
 def test_gaits_run_from_the_gait_functions_through_the_valve_commander():
     gait = Gait('sidewinding', 3, 1.0, math.pi / 3)
     trajectory = simulator.run_gait(gait, 'rubber', 1.0, calibration.CALIBRATED)
     assert trajectory.pressure_pa.shape == (100, 3, 3)
-    assert trajectory.pressure_pa[-1].max() > 0.5 * 117e3 and trajectory.pressure_pa[:, :, 2].max() > 0
+    assert (
+        trajectory.pressure_pa[-1].max() > 0.5 * 117e3
+        and trajectory.pressure_pa[:, :, 2].max() > 0
+    )

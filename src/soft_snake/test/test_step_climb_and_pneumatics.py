@@ -1,5 +1,6 @@
-"""Table 2.3 as a state machine (SN-11), the chambers' first-order pneumatics (SN-10), and the thesis's tables
-shipped cell for cell (SN-14)."""
+"""Table 2.3 as a state machine (SN-11), the chambers' first-order pneumatics (SN-10), and the
+thesis's tables shipped cell for cell (SN-14)."""
+
 import math
 
 import numpy as np
@@ -15,10 +16,11 @@ def test_sn11_rows_in_order_singles_hold_and_pairs_alternate_at_omega():
     assert climb.rows == 6 and [len(r) for r in TABLE_2_3] == [5] * 6
     t = np.arange(0, 2.0, 0.01)
     states = np.array([climb.segment_states(x) for x in t])
-    assert np.all(states[:, 0] == 3)                            # wheel1: the head raised, held
+    assert np.all(states[:, 0] == 3)  # wheel1: the head raised, held
     second = states[:, 1]
     assert set(second) == {1, 2}
-    assert np.count_nonzero(np.diff(second)) == 4               # 2/1 flips twice per period at 1 Hz
+    # 2/1 flips twice per period at 1 Hz
+    assert np.count_nonzero(np.diff(second)) == 4
     assert climb.chamber_states(0.0)[0].tolist() == [1, 1, -1]  # state 3: both bottom chambers
     for expected_row in range(1, 6):
         assert climb.advance() == expected_row
@@ -34,7 +36,9 @@ def test_sn11_the_state_dictionary_is_configurable_and_checked():
     climb = StepClimb(1.0, 1.0, custom)
     climb.advance()
     assert climb.chamber_states(0.0)[0].tolist() == [1, 1, 1]
-    with pytest.raises(GaitError, match=r'state\(s\) \[5, 6\] of the step-climb table are missing'):
+    with pytest.raises(
+        GaitError, match=r'state\(s\) \[5, 6\] of the step-climb table are missing'
+    ):
         StepClimb(1.0, 1.0, {1: (0,), 2: (1,), 3: (0, 1), 4: (2,)})
     with pytest.raises(GaitError, match='frequency = 3.0 Hz'):
         StepClimb(3.0, 1.0)
@@ -43,22 +47,26 @@ def test_sn11_the_state_dictionary_is_configurable_and_checked():
 @pytest.mark.parametrize('tau', [0.23, 0.44])
 def test_sn10_a_chamber_reaches_86_percent_in_two_tau(tau):
     bank = pneumatics.Chambers(1, tau, tau)
-    assert pneumatics.SUPPLY_PA == pytest.approx(117_211, rel=1e-4)              # 17 psi
+    assert pneumatics.SUPPLY_PA == pytest.approx(117_211, rel=1e-4)  # 17 psi
     dt, duty = 0.001, np.array([[1.0, 0.0, 0.0]])
     for _ in range(round(2 * tau / dt)):
         pressures = bank.step(duty, dt)
-    assert pressures[0, 0] / pneumatics.SUPPLY_PA == pytest.approx(1 - math.exp(-2), abs=1e-9)   # 86.5 %
+    # 86.5 %
+    assert pressures[0, 0] / pneumatics.SUPPLY_PA == pytest.approx(1 - math.exp(-2), abs=1e-9)
     assert pressures[0, 1] == 0.0
     for _ in range(round(tau / dt)):
         pressures = bank.step(np.zeros((1, 3)), dt)
-    assert pressures[0, 0] / pneumatics.SUPPLY_PA == pytest.approx((1 - math.exp(-2)) * math.exp(-1), abs=1e-9)
+    assert pressures[0, 0] / pneumatics.SUPPLY_PA == pytest.approx(
+        (1 - math.exp(-2)) * math.exp(-1), abs=1e-9
+    )
 
 
 def test_sn14_tables_equal_the_thesis_cell_for_cell():
     cells = tables.speeds()
     assert len(cells) == 6 * 12 * 4
     at = {(c.gait, c.segments, c.frequency_hz, c.beta_text, c.surface): c.bl_per_s for c in cells}
-    assert at[('sidewinding', 4, 0.875, 'π/3', 'rubber')] == 0.0123                  # kept verbatim (D-S11)
+    # kept verbatim (D-S11)
+    assert at[('sidewinding', 4, 0.875, 'π/3', 'rubber')] == 0.0123
     assert at[('undulation', 3, 1.5, '2π/3', 'rubber')] == 0.294
     assert at[('undulation', 5, 2.0, '11π/12', 'grass')] == 0.066
     assert at[('sidewinding', 5, 0.875, '5π/6', 'grass')] == 0.045
@@ -77,10 +85,15 @@ def test_sn14_tables_equal_the_thesis_cell_for_cell():
     # the chapter-2 headline runs are cells of the 4-segment tables on paper
     assert at[('undulation', 4, 2.0, '2π/3', 'paper')] * 510 == pytest.approx(140.25)
     assert at[('sidewinding', 4, 0.875, 'π/2', 'paper')] * 510 == pytest.approx(76.5)
-    assert tables.beta_of('11π/12') == pytest.approx(11 * math.pi / 12) and tables.beta_of('π/3') == pytest.approx(
-        math.pi / 3)
+    assert tables.beta_of('11π/12') == pytest.approx(11 * math.pi / 12) and tables.beta_of(
+        'π/3'
+    ) == pytest.approx(math.pi / 3)
 
 
 def test_friction_table():
-    assert tables.friction() == {'paper': (5.83, 0.58), 'rubber': (4.17, 0.42), 'carpet': (9.17, 1.42),
-                                 'grass': (9.17, 8.33)}
+    assert tables.friction() == {
+        'paper': (5.83, 0.58),
+        'rubber': (4.17, 0.42),
+        'carpet': (9.17, 1.42),
+        'grass': (9.17, 8.33),
+    }

@@ -1,5 +1,7 @@
-"""The step climb through the nodes: five modules before the simulated 7 cm step, the driver playing Table 2.3 and
-its rows advanced by ~/step_climb_advance (the operator on the robot; the simulator when a wheel lands)."""
+"""The step climb through the nodes: five modules before the simulated 7 cm step, the driver
+playing Table 2.3 and its rows advanced by ~/step_climb_advance (the operator on the robot; the
+simulator when a wheel lands)."""
+
 import threading
 
 import pytest
@@ -7,29 +9,38 @@ import rclpy
 from rclpy.executors import SingleThreadedExecutor
 from std_msgs.msg import Float64MultiArray
 
+from soft_snake.commander import SoftSnakeCommander
 from softbots_bringup import runner
 from soro_node.commander import CommanderError
 from soro_node.waiting import poll
-from soft_snake.commander import SoftSnakeCommander
 
 pytestmark = pytest.mark.ros
 
 
 def test_rows_advance_on_the_service_and_the_wheels_are_reported(tmp_path):
     rclpy.init()
-    processes = runner.start('soft_snake.launch.py', tmp_path,
-                             {'sim': 'true', 'segments': '5', 'step_ahead_m': '0.15'})
+    processes = runner.start(
+        'soft_snake.launch.py', tmp_path, {'sim': 'true', 'segments': '5', 'step_ahead_m': '0.15'}
+    )
     snake = SoftSnakeCommander()
     node = rclpy.create_node('climb_probe')
     wheels = []
-    node.create_subscription(Float64MultiArray, '/soft_snake_sim/wheel_heights', wheels.append, 100)
+    node.create_subscription(
+        Float64MultiArray, '/soft_snake_sim/wheel_heights', wheels.append, 100
+    )
     executor = SingleThreadedExecutor()
     executor.add_node(node)
     threading.Thread(target=executor.spin, daemon=True).start()
     try:
         feedback, box = [], {}
-        worker = threading.Thread(target=lambda: box.setdefault('result', snake.run_gait(
-            'step_climb', 2.0, 2.0944, duration_s=5.0, on_feedback=feedback.append)))
+        worker = threading.Thread(
+            target=lambda: box.setdefault(
+                'result',
+                snake.run_gait(
+                    'step_climb', 2.0, 2.0944, duration_s=5.0, on_feedback=feedback.append
+                ),
+            )
+        )
         worker.start()
         assert poll(lambda: feedback, 10.0)
         assert feedback[-1].step_climb_row == 1
@@ -41,7 +52,7 @@ def test_rows_advance_on_the_service_and_the_wheels_are_reported(tmp_path):
         with pytest.raises(CommanderError, match='no step climb is running'):
             snake.advance_row()
         assert wheels and len(wheels[-1].data) == 6
-        assert max(max(m.data) for m in wheels) > 0.02              # row 1 raised the head
+        assert max(max(m.data) for m in wheels) > 0.02  # row 1 raised the head
     finally:
         executor.shutdown()
         node.destroy_node()

@@ -1,4 +1,6 @@
-"""``softbots-launch``: a launch file's nodes on a machine without the ros2 CLI (the wheels machines, CI)."""
+"""``softbots-launch``: a launch file's nodes on a machine without the ros2 CLI (the wheels
+machines, CI)."""
+
 from __future__ import annotations
 
 import signal
@@ -7,38 +9,50 @@ import tempfile
 import time
 from pathlib import Path
 
-from soro_node.arguments import CommandParser, Terminated, output_dir
-
 from softbots_bringup import description, runner
 from softbots_bringup.share import NotInstalled
+from soro_node.arguments import CommandParser, Terminated, output_dir
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``softbots-launch ROBOT.launch.py [name:=value ...]``: start what ``ros2 launch softbots_bringup`` starts, on a
-    machine without the ros2 CLI, until Ctrl-C; logs in --logs (default: a temporary folder)."""
-    parser = CommandParser(prog='softbots-launch', description=main.__doc__.split(':', 1)[1].strip())
-    parser.add_argument('launch_file', help='e.g. terresoro.launch.py (installed in softbots_bringup\'s share)')
+    """``softbots-launch ROBOT.launch.py [name:=value ...]``: start what ``ros2 launch
+    softbots_bringup`` starts, on a machine without the ros2 CLI, until Ctrl-C; logs in --logs
+    (default: a temporary folder)."""
+    parser = CommandParser(
+        prog='softbots-launch', description=main.__doc__.split(':', 1)[1].strip()
+    )
+    parser.add_argument(
+        'launch_file', help="e.g. terresoro.launch.py (installed in softbots_bringup's share)"
+    )
     parser.add_argument('arguments', nargs='*', metavar='name:=value')
-    parser.add_argument('--logs', type=output_dir, help='folder for each node\'s log')
+    parser.add_argument('--logs', type=output_dir, help="folder for each node's log")
     args = parser.parse_args(argv)
     if any(':=' not in a for a in args.arguments):
         parser.error('launch arguments are name:=value')
     logs = args.logs or Path(tempfile.mkdtemp(prefix='softbots-launch-'))
     try:
-        # the nodes out of the terminal's process group: Ctrl-C reaches only us, and each node gets one SIGINT, all
-        # at once, as ros2 launch sends it
-        processes = runner.start(args.launch_file, logs, dict(a.split(':=', 1) for a in args.arguments),
-                                 own_session=True)
+        # the nodes out of the terminal's process group: Ctrl-C reaches only us, and each node gets
+        # one SIGINT, all at once, as ros2 launch sends it
+        processes = runner.start(
+            args.launch_file,
+            logs,
+            dict(a.split(':=', 1) for a in args.arguments),
+            own_session=True,
+        )
     except (runner.ScenarioError, NotInstalled, description.LaunchArgumentError) as error:
         print(f'softbots-launch: {error}', file=sys.stderr)
         return 2
-    except KeyboardInterrupt:            # while starting: what had started is stopped
+    except KeyboardInterrupt:  # while starting: what had started is stopped
         return 130
     except Terminated:
         return 128 + signal.SIGTERM
-    for signum in (signal.SIGTERM, signal.SIGHUP):     # the nodes are in their own sessions: stop them on these too
+    # the nodes are in their own sessions: stop them on these too
+    for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, signal.default_int_handler)
-    print(f'softbots-launch: {", ".join(p.name for p in processes)} running; logs in {logs}; Ctrl-C stops them')
+    print(
+        f'softbots-launch: {", ".join(p.name for p in processes)} running; logs in {logs}; '
+        'Ctrl-C stops them'
+    )
     try:
         while all(p.popen.poll() is None for p in processes):
             time.sleep(0.2)

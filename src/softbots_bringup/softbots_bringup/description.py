@@ -1,17 +1,19 @@
-"""What a robot's launch file starts, as data (no launch, no rclpy): one description that ``ros2 launch`` (through
-``launching``), the process runner of demos and tests (``runner``) and the workspace check all read, so the three
-cannot drift apart.
+"""What a robot's launch file starts, as data (no launch, no rclpy): one description that ``ros2
+launch`` (through ``launching``), the process runner of demos and tests (``runner``) and the
+workspace check all read, so the three cannot drift apart.
 
-Strings in a description are templates over the launch arguments and the values ``derive`` adds, written
-``{name}``; ``{share}`` is the installed share of softbots_bringup, where launch/, config/ and urdf/ live, and
-``{sim_dir}`` the folder of the simulated ports and files of this launch's namespace, ``{data_dir}`` that of
-its lasting files (under ~/.ros/softbots). Parameter files are share-relative. Override values are read as YAML
-after substitution, as launch_ros reads them.
+Strings in a description are templates over the launch arguments and the values ``derive`` adds,
+written ``{name}``; ``{share}`` is the installed share of softbots_bringup, where launch/, config/
+and urdf/ live, and ``{sim_dir}`` the folder of the simulated ports and files of this launch's
+namespace, ``{data_dir}`` that of its lasting files (under ~/.ros/softbots). Parameter files are
+share-relative. Override values are read as YAML after substitution, as launch_ros reads them.
 
-Boolean arguments read as launch's ``IfCondition`` reads them (true/false/1/0, any case) and are passed on as
-'true'/'false'; anything else is refused before any node starts. Every launch takes ``namespace:=`` (added here,
-not in each launch file): its nodes are started in that namespace, and its simulated ports live in their own folder.
+Boolean arguments read as launch's ``IfCondition`` reads them (true/false/1/0, any case) and are
+passed on as 'true'/'false'; anything else is refused before any node starts. Every launch takes
+``namespace:=`` (added here, not in each launch file): its nodes are started in that namespace, and
+its simulated ports live in their own folder.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -24,17 +26,22 @@ from pathlib import Path
 
 import yaml
 
-# Executables of the ROS installation that launch files may start: not wheels, so on a ROS machine only
+# Executables of the ROS installation that launch files may start: not wheels, so on a ROS machine
+# only
 SYSTEM_EXECUTABLES = {'rviz2': {'rviz2'}, 'robot_state_publisher': {'robot_state_publisher'}}
-# Where simulated ports and files go: one folder per namespace, so two simulated robots never share a port;
-# SOFTBOTS_SIM_ROOT moves the whole tree (parallel test workers, two checkouts on one machine)
+# Where simulated ports and files go: one folder per namespace, so two simulated robots never share
+# a port; SOFTBOTS_SIM_ROOT moves the whole tree (parallel test workers, two checkouts on one
+# machine)
 SIM_ROOT = os.environ.get('SOFTBOTS_SIM_ROOT') or '/tmp/softbots'
-# Where a robot's lasting files go (learned weights): kept across reboots, one folder per namespace; nodes expand ~
+# Where a robot's lasting files go (learned weights): kept across reboots, one folder per
+# namespace; nodes expand ~
 DATA_ROOT = '~/.ros/softbots'
 # What launch's IfCondition accepts (launch.conditions.evaluate_condition_expression), lower-cased
 BOOLEAN_VALUES = {'true': 'true', '1': 'true', 'false': 'false', '0': 'false'}
-NAME_TOKEN = re.compile(r'[A-Za-z_][A-Za-z0-9_]*')      # a ROS name's token (rcl's validation, without ~ and {})
-# Under a namespace, tf goes into it too (as Nav2's multi-robot bringup does): two robots' base_link never mix
+# a ROS name's token (rcl's validation, without ~ and {})
+NAME_TOKEN = re.compile(r'[A-Za-z_][A-Za-z0-9_]*')
+# Under a namespace, tf goes into it too (as Nav2's multi-robot bringup does): two robots'
+# base_link never mix
 NAMESPACED_TF = (('/tf', 'tf'), ('/tf_static', 'tf_static'))
 
 
@@ -44,7 +51,8 @@ class Argument:
     default: str
     description: str
     choices: tuple[str, ...] = ()
-    boolean: bool = False          # read as launch's conditions read it; passed on as 'true'/'false'
+    # read as launch's conditions read it; passed on as 'true'/'false'
+    boolean: bool = False
 
 
 def switch(name: str, description: str, default: bool = False) -> Argument:
@@ -52,8 +60,12 @@ def switch(name: str, description: str, default: bool = False) -> Argument:
     return Argument(name, 'true' if default else 'false', description, boolean=True)
 
 
-NAMESPACE = Argument('namespace', '', 'ROS namespace of every node of this launch, e.g. robot1 (empty: the root); '
-                     'simulated ports go into /tmp/softbots/<namespace>/')
+NAMESPACE = Argument(
+    'namespace',
+    '',
+    'ROS namespace of every node of this launch, e.g. robot1 (empty: the root); '
+    'simulated ports go into /tmp/softbots/<namespace>/',
+)
 
 
 @dataclass(frozen=True)
@@ -61,33 +73,39 @@ class NodeSpec:
     package: str
     executable: str
     name: str
-    params: tuple[str, ...] = ()                  # parameter files, share-relative templates
-    overrides: Mapping[str, str] = field(default_factory=dict)    # parameter -> value template
+    params: tuple[str, ...] = ()  # parameter files, share-relative templates
+    overrides: Mapping[str, str] = field(default_factory=dict)  # parameter -> value template
     remappings: tuple[tuple[str, str], ...] = ()
-    arguments: tuple[str, ...] = ()               # command-line arguments (templates)
-    robot_description: tuple[str, Mapping[str, str]] | None = None   # (xacro file, its mappings), templates
-    when: str | None = None                       # a boolean argument that must be true for the node to start
-    ready: str | None = None                      # what the node logs once it is up (the runner waits for it)
+    arguments: tuple[str, ...] = ()  # command-line arguments (templates)
+    # (xacro file, its mappings), templates
+    robot_description: tuple[str, Mapping[str, str]] | None = None
+    # a boolean argument that must be true for the node to start
+    when: str | None = None
+    # what the node logs once it is up (the runner waits for it)
+    ready: str | None = None
 
 
 @dataclass(frozen=True)
 class RobotLaunch:
     arguments: tuple[Argument, ...]
     nodes: tuple[NodeSpec, ...]
-    derive: Callable[[dict[str, str]], dict[str, str]] = lambda values: {}   # values computed from the arguments
+    # values computed from the arguments
+    derive: Callable[[dict[str, str]], dict[str, str]] = lambda values: {}
 
     def __post_init__(self):
-        if all(a.name != NAMESPACE.name for a in self.arguments):     # every launch takes namespace:=
+        # every launch takes namespace:=
+        if all(a.name != NAMESPACE.name for a in self.arguments):
             object.__setattr__(self, 'arguments', (*self.arguments, NAMESPACE))
 
 
 @dataclass(frozen=True)
 class ResolvedNode:
     """A node as it is started: every template filled in, every file an absolute path."""
+
     package: str
     executable: str
     name: str
-    namespace: str                 # '' (the root) or e.g. 'robot1', without slashes at the ends
+    namespace: str  # '' (the root) or e.g. 'robot1', without slashes at the ends
     params: tuple[Path, ...]
     overrides: dict[str, object]
     remappings: tuple[tuple[str, str], ...]
@@ -97,17 +115,20 @@ class ResolvedNode:
 
 
 class LaunchArgumentError(ValueError):
-    """A launch argument that is unknown, outside its choices, not a boolean where one is needed, or not a name."""
+    """A launch argument that is unknown, outside its choices, not a boolean where one is needed,
+    or not a name."""
 
 
 def argument_values(robot: RobotLaunch, given: Mapping[str, str] | None = None) -> dict[str, str]:
-    """Every argument's value: ``given`` over the defaults, checked against the choices; booleans as 'true' or
-    'false', the namespace without slashes at its ends."""
+    """Every argument's value: ``given`` over the defaults, checked against the choices; booleans
+    as 'true' or 'false', the namespace without slashes at its ends."""
     given = dict(given or {})
     known = {a.name: a for a in robot.arguments}
     unknown = sorted(set(given) - set(known))
     if unknown:
-        raise LaunchArgumentError(f'unknown launch argument(s) {", ".join(unknown)}; known: {", ".join(known)}')
+        raise LaunchArgumentError(
+            f'unknown launch argument(s) {", ".join(unknown)}; known: {", ".join(known)}'
+        )
     values = {name: str(given.get(name, a.default)) for name, a in known.items()}
     for name, a in known.items():
         if a.choices and values[name] not in a.choices:
@@ -119,20 +140,25 @@ def argument_values(robot: RobotLaunch, given: Mapping[str, str] | None = None) 
 
 
 def boolean(name: str, value: str) -> str:
-    """'true' or 'false' for what launch's IfCondition reads so; LaunchArgumentError for anything else (a typo
-    must not silently mean false: sim:=True once opened the real serial port)."""
+    """'true' or 'false' for what launch's IfCondition reads so; LaunchArgumentError for anything
+    else (a typo must not silently mean false: sim:=True once opened the real serial port)."""
     try:
         return BOOLEAN_VALUES[value.lower()]
     except KeyError:
-        raise LaunchArgumentError(f'{name}:={value}: a boolean, allowed true/false/1/0 (any case)') from None
+        raise LaunchArgumentError(
+            f'{name}:={value}: a boolean, allowed true/false/1/0 (any case)'
+        ) from None
 
 
 def namespace(value: str) -> str:
-    """The namespace without its leading and trailing slash ('' for the root); refused unless a ROS name."""
+    """The namespace without its leading and trailing slash ('' for the root); refused unless a ROS
+    name."""
     stripped = value.strip().strip('/')
     if stripped and not all(NAME_TOKEN.fullmatch(token) for token in stripped.split('/')):
-        raise LaunchArgumentError(f'namespace:={value}: not a ROS namespace (tokens of letters, digits and _, '
-                                  f'not starting with a digit, separated by /)')
+        raise LaunchArgumentError(
+            f'namespace:={value}: not a ROS namespace (tokens of letters, digits and _, '
+            f'not starting with a digit, separated by /)'
+        )
     return stripped
 
 
@@ -154,11 +180,14 @@ def default_sim_port(robot: str) -> str:
 
 
 def data_dir(ns: str) -> str:
-    """The folder of a namespace's lasting files, ~ unexpanded (the nodes expand it where they run)."""
+    """The folder of a namespace's lasting files, ~ unexpanded (the nodes expand it where they
+    run)."""
     return f'{DATA_ROOT}/{ns}' if ns else DATA_ROOT
 
 
-def resolve(robot: RobotLaunch, given: Mapping[str, str] | None, share: Path) -> list[ResolvedNode]:
+def resolve(
+    robot: RobotLaunch, given: Mapping[str, str] | None, share: Path
+) -> list[ResolvedNode]:
     """The nodes that ``ros2 launch`` starts for these argument values, in launch order."""
     values = argument_values(robot, given)
     ns = values[NAMESPACE.name]
@@ -167,7 +196,8 @@ def resolve(robot: RobotLaunch, given: Mapping[str, str] | None, share: Path) ->
     def fill(template: str) -> str:
         return template.format(**values)
 
-    values.update({name: fill(value) for name, value in robot.derive(values).items()})   # e.g. {sim_dir}/x_sim
+    # e.g. {sim_dir}/x_sim
+    values.update({name: fill(value) for name, value in robot.derive(values).items()})
     nodes = []
     for spec in robot.nodes:
         if spec.when and values[spec.when] != 'true':
@@ -176,40 +206,60 @@ def resolve(robot: RobotLaunch, given: Mapping[str, str] | None, share: Path) ->
         if spec.robot_description:
             xacro, mappings = spec.robot_description
             description = (share / fill(xacro), {k: fill(v) for k, v in mappings.items()})
-        nodes.append(ResolvedNode(
-            spec.package, spec.executable, spec.name, ns,
-            tuple(share / fill(p) for p in spec.params),
-            {k: yaml.safe_load(fill(v)) for k, v in spec.overrides.items()},
-            tuple((fill(a), fill(b)) for a, b in spec.remappings) + (NAMESPACED_TF if ns else ()),
-            tuple(fill(a) for a in spec.arguments), description, spec.ready))
+        nodes.append(
+            ResolvedNode(
+                spec.package,
+                spec.executable,
+                spec.name,
+                ns,
+                tuple(share / fill(p) for p in spec.params),
+                {k: yaml.safe_load(fill(v)) for k, v in spec.overrides.items()},
+                tuple((fill(a), fill(b)) for a, b in spec.remappings)
+                + (NAMESPACED_TF if ns else ()),
+                tuple(fill(a) for a in spec.arguments),
+                description,
+                spec.ready,
+            )
+        )
     return nodes
 
 
 def every_combination(robot: RobotLaunch) -> list[dict[str, str]]:
-    """Argument values covering every choice and both values of every boolean argument (others at default)."""
-    axes = [[(a.name, c) for c in a.choices] if a.choices else
-            [(a.name, 'true'), (a.name, 'false')] if a.boolean else [(a.name, a.default)]
-            for a in robot.arguments]
+    """Argument values covering every choice and both values of every boolean argument (others at
+    default)."""
+    axes = [
+        [(a.name, c) for c in a.choices]
+        if a.choices
+        else [(a.name, 'true'), (a.name, 'false')]
+        if a.boolean
+        else [(a.name, a.default)]
+        for a in robot.arguments
+    ]
     return [dict(combination) for combination in itertools.product(*axes)]
 
 
 def files_named(node: ResolvedNode) -> list[Path]:
-    """Every file a resolved node reads: parameter files, its robot description, files in its arguments."""
+    """Every file a resolved node reads: parameter files, its robot description, files in its
+    arguments."""
     files = list(node.params) + ([node.robot_description[0]] if node.robot_description else [])
     return files + [Path(a) for a in node.arguments if a.startswith('/') and Path(a).suffix]
 
 
 def urdf_text(node: ResolvedNode) -> str:
-    """The URDF a robot_state_publisher node publishes: its xacro file expanded with its mappings."""
-    import xacro     # imported here: only nodes with a robot description need it
+    """The URDF a robot_state_publisher node publishes: its xacro file expanded with its
+    mappings."""
+    import xacro  # imported here: only nodes with a robot description need it
+
     path, mappings = node.robot_description
     return xacro.process_file(str(path), mappings=mappings).toxml()
 
 
 def load(launch_file: Path) -> RobotLaunch:
-    """The ``ROBOT`` description of a launch file, read without importing launch (its generator imports it lazily)."""
-    spec = importlib.util.spec_from_file_location(f'softbots_launch_{Path(launch_file).stem.split(".")[0]}',
-                                                  launch_file)
+    """The ``ROBOT`` description of a launch file, read without importing launch (its generator
+    imports it lazily)."""
+    spec = importlib.util.spec_from_file_location(
+        f'softbots_launch_{Path(launch_file).stem.split(".")[0]}', launch_file
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     robot = getattr(module, 'ROBOT', None)

@@ -1,8 +1,10 @@
-"""The tf tree a launch builds, from what the stack declares (no tf2, no rclpy): the joints of the URDF that
-robot_state_publisher publishes, and each node's ``FrameUse`` (its package's ``parameters.FRAMES``, keyed by
-executable) evaluated on the parameters the launch gives it. ``check`` says what rviz or tf would refuse: a frame
-with two parents, a forest instead of one tree, and a frame that a node stamps (or rviz fixes) that is not in it.
+"""The tf tree a launch builds, from what the stack declares (no tf2, no rclpy): the joints of the
+URDF that robot_state_publisher publishes, and each node's ``FrameUse`` (its package's
+``parameters.FRAMES``, keyed by executable) evaluated on the parameters the launch gives it.
+``check`` says what rviz or tf would refuse: a frame with two parents, a forest instead of one
+tree, and a frame that a node stamps (or rviz fixes) that is not in it.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -16,15 +18,18 @@ from softbots_bringup.description import ResolvedNode, urdf_text
 
 @dataclass
 class Tree:
-    parent: dict[str, str] = field(default_factory=dict)              # child -> parent
-    broadcasters: dict[str, list[str]] = field(default_factory=dict)  # child -> nodes broadcasting its parent
-    stamps: dict[str, list[str]] = field(default_factory=dict)        # frame -> nodes stamping it
+    parent: dict[str, str] = field(default_factory=dict)  # child -> parent
+    # child -> nodes broadcasting its parent
+    broadcasters: dict[str, list[str]] = field(default_factory=dict)
+    stamps: dict[str, list[str]] = field(default_factory=dict)  # frame -> nodes stamping it
     problems: list[str] = field(default_factory=list)
 
     def add(self, node: str, parent: str, child: str) -> None:
         self.broadcasters.setdefault(child, []).append(node)
         if child in self.parent and self.parent[child] != parent:
-            self.problems.append(f'{child} has two parents: {self.parent[child]} and {parent} ({node})')
+            self.problems.append(
+                f'{child} has two parents: {self.parent[child]} and {parent} ({node})'
+            )
         self.parent.setdefault(child, parent)
 
     def frames(self) -> set[str]:
@@ -44,12 +49,14 @@ class Tree:
 def urdf_joints(urdf: str) -> list[tuple[str, str]]:
     """(parent link, child link) of every joint: what robot_state_publisher broadcasts."""
     root = ET.fromstring(urdf)
-    return [(j.find('parent').get('link'), j.find('child').get('link')) for j in root.iter('joint')]
+    return [
+        (j.find('parent').get('link'), j.find('child').get('link')) for j in root.iter('joint')
+    ]
 
 
 def node_parameters(node: ResolvedNode, specs) -> dict[str, object]:
-    """The values of ``specs`` as the node gets them: defaults, its parameter files (``/**`` and its own name, in
-    any of the forms ROS accepts), then the launch's overrides."""
+    """The values of ``specs`` as the node gets them: defaults, its parameter files (``/**`` and
+    its own name, in any of the forms ROS accepts), then the launch's overrides."""
     values = {spec.name: spec.default for spec in specs}
     keys = ('/**', node.name, f'/{node.name}', f'/**/{node.name}')
     for path in node.params:
@@ -63,7 +70,9 @@ def node_parameters(node: ResolvedNode, specs) -> dict[str, object]:
 def fixed_frame(rviz_file: str) -> str | None:
     """The Fixed Frame of an rviz2 configuration."""
     document = yaml.safe_load(open(rviz_file).read())
-    return ((document.get('Visualization Manager') or {}).get('Global Options') or {}).get('Fixed Frame')
+    return ((document.get('Visualization Manager') or {}).get('Global Options') or {}).get(
+        'Fixed Frame'
+    )
 
 
 def build(nodes: list[ResolvedNode]) -> Tree:
@@ -80,8 +89,10 @@ def build(nodes: list[ResolvedNode]) -> Tree:
         else:
             declared = getattr(importlib.import_module(f'{node.package}.parameters'), 'FRAMES', {})
             if node.executable not in declared:
-                tree.problems.append(f'{node.name}: {node.package}.parameters.FRAMES does not declare '
-                                     f'{node.executable}')
+                tree.problems.append(
+                    f'{node.name}: {node.package}.parameters.FRAMES does not declare '
+                    f'{node.executable}'
+                )
                 continue
             specs, use_of = declared[node.executable]
             use = use_of(node_parameters(node, specs))
@@ -93,7 +104,8 @@ def build(nodes: list[ResolvedNode]) -> Tree:
 
 
 def check(tree: Tree) -> list[str]:
-    """Everything wrong with the tree: two parents, a cycle, more than one root, a stamped frame outside it."""
+    """Everything wrong with the tree: two parents, a cycle, more than one root, a stamped frame
+    outside it."""
     problems = list(tree.problems)
     for frame in sorted(tree.frames()):
         if tree.chain(frame)[-1] in tree.parent:
@@ -103,14 +115,19 @@ def check(tree: Tree) -> list[str]:
     frames = tree.frames()
     for frame, users in sorted(tree.stamps.items()):
         if frame not in frames:
-            problems.append(f'{frame} (stamped by {", ".join(users)}) is not in tf: '
-                            f'{"nothing is broadcast" if not frames else "frames are " + ", ".join(sorted(frames))}')
+            problems.append(
+                f'{frame} (stamped by {", ".join(users)}) is not in tf: '
+                f'{"nothing is broadcast" if not frames else "frames are " + ", ".join(sorted(frames))}'
+            )
     return problems
 
 
 def summary(tree: Tree) -> list[str]:
     """One line per stamped frame: its chain to the root, and who stamps it."""
-    lines = [f'tree: {len(tree.frames())} frames, root {", ".join(tree.roots()) or "(none: nothing is broadcast)"}']
+    lines = [
+        f'tree: {len(tree.frames())} frames, root '
+        f'{", ".join(tree.roots()) or "(none: nothing is broadcast)"}'
+    ]
     for frame, users in sorted(tree.stamps.items()):
         chain = tree.chain(frame)
         shown = chain if len(chain) <= 6 else chain[:2] + [f'({len(chain) - 5} more)'] + chain[-3:]
@@ -119,18 +136,26 @@ def summary(tree: Tree) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m softbots_bringup.frame_tree ROBOT.launch.py [name:=value ...]``: the frame check of one launch
-    (every argument combination when none is given), its stamped frames' chains and its problems."""
+    """``python -m softbots_bringup.frame_tree ROBOT.launch.py [name:=value ...]``: the frame check
+    of one launch (every argument combination when none is given), its stamped frames' chains and
+    its problems."""
     import sys
+
     from softbots_bringup.description import LaunchArgumentError, every_combination, load, resolve
     from softbots_bringup.share import NotInstalled, installed, share_dir
+
     argv = sys.argv[1:] if argv is None else argv
     if not argv or any(':=' not in a for a in argv[1:]):
-        print('usage: python -m softbots_bringup.frame_tree ROBOT.launch.py [name:=value ...]', file=sys.stderr)
+        print(
+            'usage: python -m softbots_bringup.frame_tree ROBOT.launch.py [name:=value ...]',
+            file=sys.stderr,
+        )
         return 2
     try:
         robot = load(installed(f'launch/{argv[0]}'))
-        given = [dict(a.split(':=', 1) for a in argv[1:])] if argv[1:] else every_combination(robot)
+        given = (
+            [dict(a.split(':=', 1) for a in argv[1:])] if argv[1:] else every_combination(robot)
+        )
         trees = [(args, build(resolve(robot, args, share_dir()))) for args in given]
     except (NotInstalled, LaunchArgumentError) as error:
         print(f'frame_tree: {error}', file=sys.stderr)
@@ -139,8 +164,10 @@ def main(argv: list[str] | None = None) -> int:
     for args, tree in trees:
         problems = check(tree)
         failed += bool(problems)
-        print(f'{argv[0]} {" ".join(f"{k}:={v}" for k, v in args.items())}: '
-              f'{"ok" if not problems else f"{len(problems)} problem(s)"}')
+        print(
+            f'{argv[0]} {" ".join(f"{k}:={v}" for k, v in args.items())}: '
+            f'{"ok" if not problems else f"{len(problems)} problem(s)"}'
+        )
         for line in summary(tree) + [f'  PROBLEM {p}' for p in problems]:
             print(f'  {line}')
     return 1 if failed else 0

@@ -1,27 +1,38 @@
-"""A RobotLaunch turned into launch_ros actions, for ``ros2 launch`` (ROS machines only: launch and launch_ros are
-not on PyPI, so this module is exercised on the robot, not in CI; the description it reads is tested here).
+"""A RobotLaunch turned into launch_ros actions, for ``ros2 launch`` (ROS machines only: launch and
+launch_ros are not on PyPI, so this module is exercised on the robot, not in CI; the description it
+reads is tested here).
 
-Every launch argument is declared with its choices; the nodes are resolved when the launch runs, from the argument
-values, by the same ``description.resolve`` that the runner and the workspace check use, so a bad value (sim:=yes)
-is refused there before any node starts. Booleans get no ``choices``: launch compares those case-sensitively, and
-sim:=True must mean what IfCondition reads it as.
+Every launch argument is declared with its choices; the nodes are resolved when the launch runs,
+from the argument values, by the same ``description.resolve`` that the runner and the workspace
+check use, so a bad value (sim:=yes) is refused there before any node starts. Booleans get no
+``choices``: launch compares those case-sensitively, and sim:=True must mean what IfCondition reads
+it as.
 """
+
 from __future__ import annotations
 
-from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
+from launch import LaunchDescription
 from softbots_bringup.description import RobotLaunch, resolve, urdf_text
 from softbots_bringup.share import share_dir
 
 
 def launch_description(robot: RobotLaunch) -> LaunchDescription:
-    arguments = [DeclareLaunchArgument(a.name, default_value=a.default, description=a.description,
-                                       **({'choices': list(a.choices)} if a.choices else {}))
-                 for a in robot.arguments]
-    return LaunchDescription(arguments + [OpaqueFunction(function=lambda context: _nodes(robot, context))])
+    arguments = [
+        DeclareLaunchArgument(
+            a.name,
+            default_value=a.default,
+            description=a.description,
+            **({'choices': list(a.choices)} if a.choices else {}),
+        )
+        for a in robot.arguments
+    ]
+    return LaunchDescription(
+        arguments + [OpaqueFunction(function=lambda context: _nodes(robot, context))]
+    )
 
 
 def _nodes(robot: RobotLaunch, context) -> list[Node]:
@@ -33,8 +44,15 @@ def _node(node) -> Node:
     overrides = dict(node.overrides)
     if node.robot_description:
         overrides['robot_description'] = urdf_text(node)
-    # relative, so that a PushRosNamespace around this launch still prefixes it; None (not '') for the root
-    return Node(package=node.package, executable=node.executable, name=node.name,
-                namespace=node.namespace or None, output='screen',
-                parameters=[str(p) for p in node.params] + ([overrides] if overrides else []),
-                remappings=list(node.remappings), arguments=list(node.arguments))
+    # relative, so that a PushRosNamespace around this launch still prefixes it; None (not '') for
+    # the root
+    return Node(
+        package=node.package,
+        executable=node.executable,
+        name=node.name,
+        namespace=node.namespace or None,
+        output='screen',
+        parameters=[str(p) for p in node.params] + ([overrides] if overrides else []),
+        remappings=list(node.remappings),
+        arguments=list(node.arguments),
+    )

@@ -1,5 +1,6 @@
-"""Where the installed launch files, configs and URDFs are: softbots_bringup's share, found through the ament index
-(so from install/, the Docker image or /opt, whatever the working directory)."""
+"""Where the installed launch files, configs and URDFs are: softbots_bringup's share, found through
+the ament index (so from install/, the Docker image or /opt, whatever the working directory)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -10,20 +11,26 @@ PACKAGE = 'softbots_bringup'
 
 
 class NotInstalled(RuntimeError):
-    """softbots_bringup (or a file in its share) is not installed where the sourced workspace says."""
+    """softbots_bringup (or a file in its share) is not installed where the sourced workspace
+    says."""
 
 
 def share_dir() -> Path:
     try:
         return Path(get_package_share_directory(PACKAGE))
     except PackageNotFoundError:
-        raise NotInstalled(f'{PACKAGE} is not installed: run `make build` (or colcon build) and '
-                           f'`source install/setup.bash`') from None
+        raise NotInstalled(
+            f'{PACKAGE} is not installed: run `make build` (or colcon build) and '
+            f'`source install/setup.bash`'
+        ) from None
 
 
 def installed(relative: str) -> Path:
-    """An installed file of the share, e.g. installed('config/terresoro_iii.yaml'); NotInstalled if missing."""
+    """An installed file of the share, e.g. installed('config/terresoro_iii.yaml'); NotInstalled if
+    missing."""
     path = share_dir() / relative
     if not path.exists():
-        raise NotInstalled(f'{relative} is not in {share_dir()}: rebuild the workspace (make build)')
+        raise NotInstalled(
+            f'{relative} is not in {share_dir()}: rebuild the workspace (make build)'
+        )
     return path

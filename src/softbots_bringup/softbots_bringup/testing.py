@@ -11,6 +11,7 @@ probe that keeps what the nodes publish.
 rclpy is started once per test module that asks for ``launch`` and ended after it; every node
 must exit 0.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -53,27 +54,36 @@ class LaunchedRobot:
 
 def write_params(path: Path, params: dict) -> Path:
     """{node: {parameter: value}} as a ROS parameters file (laid over the launch file's own)."""
-    plain = {node: {'ros__parameters': {k: str(v) if isinstance(v, Path) else v
-                                        for k, v in values.items()}}
-             for node, values in params.items()}
+    plain = {
+        node: {
+            'ros__parameters': {k: str(v) if isinstance(v, Path) else v for k, v in values.items()}
+        }
+        for node, values in params.items()
+    }
     path.write_text(yaml.safe_dump(plain))
     return path
 
 
-def launch_robot(launch_file: str, log_dir: Path, arguments: dict | None = None,
-                 params: dict | None = None, commander=None,
-                 topics: dict | None = None) -> LaunchedRobot:
+def launch_robot(
+    launch_file: str,
+    log_dir: Path,
+    arguments: dict | None = None,
+    params: dict | None = None,
+    commander=None,
+    topics: dict | None = None,
+) -> LaunchedRobot:
     """Starts ``launch_file`` with ``arguments`` (``sim: 'true'`` unless given) and ``params``
     over its own, then ``commander()`` (a Commander class, or None) and a probe of ``topics``
     ({topic: message type})."""
     extra = [write_params(log_dir / 'params.yaml', params)] if params else []
-    processes = runner.start(launch_file, log_dir, {'sim': 'true', **(arguments or {})},
-                             extra_params=extra)
+    processes = runner.start(
+        launch_file, log_dir, {'sim': 'true', **(arguments or {})}, extra_params=extra
+    )
     name, client = launch_file.removesuffix('.launch.py'), None
     try:
         client = commander() if commander else None
         return LaunchedRobot(processes, client, Probe(f'{name}_probe', topics or {}), log_dir)
-    except BaseException:        # nothing started outlives a harness that could not finish
+    except BaseException:  # nothing started outlives a harness that could not finish
         if client is not None:
             client.close()
         runner.stop_all(processes)
@@ -90,6 +100,7 @@ def _launcher(tmp_path_factory):
         log_dir = tmp_path_factory.mktemp(launch_file.removesuffix('.launch.py'))
         robots.append(launch_robot(launch_file, log_dir, **how))
         return robots[-1]
+
     yield start
     codes = [robot.close() for robot in robots]
     commanders.shutdown()

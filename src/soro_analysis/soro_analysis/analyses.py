@@ -1,11 +1,12 @@
 """The per-robot analyses of recorded experiments, and what one writes. No rclpy.
 
-A robot package registers its analysis under the entry-point group ``soro_analysis.robots`` (in its setup.py:
-``'soro_analysis.robots': ['terresoro = terresoro_gait.bag_analysis:ANALYSIS']``), so that every robot plugs into
-the same ``soro-analyze`` without this package depending on it. An analysis is a pure function from a Recording
-(and its options, declared as ParamSpecs) to a Report: numbers, figures (written as PNG beside the data they
-show) and a summary.
+A robot package registers its analysis under the entry-point group ``soro_analysis.robots`` (in its
+setup.py: ``'soro_analysis.robots': ['terresoro = terresoro_gait.bag_analysis:ANALYSIS']``), so
+that every robot plugs into the same ``soro-analyze`` without this package depending on it. An
+analysis is a pure function from a Recording (and its options, declared as ParamSpecs) to a Report:
+numbers, figures (written as PNG beside the data they show) and a summary.
 """
+
 from __future__ import annotations
 
 import json
@@ -26,8 +27,10 @@ GROUP = 'soro_analysis.robots'
 
 @dataclass
 class Report:
-    """What an analysis found: ``numbers`` (headline figures), ``figures`` (PNG name -> the data it shows) and the
-    summary's markdown ``lines``. Everything in ``numbers`` and ``figures`` is JSON-able (numpy included)."""
+    """What an analysis found: ``numbers`` (headline figures), ``figures`` (PNG name -> the data it
+    shows) and the summary's markdown ``lines``. Everything in ``numbers`` and ``figures`` is
+    JSON-able (numpy included)."""
+
     title: str
     lines: list[str] = field(default_factory=list)
     numbers: dict = field(default_factory=dict)
@@ -48,8 +51,9 @@ class Report:
 class Analysis:
     robot: str
     description: str
-    signature: tuple[str, ...]          # topics that together identify a bag of this robot
-    run: Callable[[Recording, Path, dict], Report]     # (recording, output folder, checked options) -> Report
+    signature: tuple[str, ...]  # topics that together identify a bag of this robot
+    # (recording, output folder, checked options) -> Report
+    run: Callable[[Recording, Path, dict], Report]
     options: tuple[ParamSpec, ...] = ()
 
 
@@ -66,32 +70,44 @@ def registered() -> dict[str, Analysis]:
     return found
 
 
-def choose(recording: Recording, robot: str = 'auto', known: dict[str, Analysis] | None = None) -> Analysis:
+def choose(
+    recording: Recording, robot: str = 'auto', known: dict[str, Analysis] | None = None
+) -> Analysis:
     """The analysis named ``robot``, or with 'auto' the one whose signature topics the bag has."""
     known = registered() if known is None else known
     if robot != 'auto':
         if robot not in known:
-            raise AnalysisError(f'no analysis for robot {robot!r}; installed: {", ".join(sorted(known)) or "none"}')
+            raise AnalysisError(
+                f'no analysis for robot {robot!r}; installed: {", ".join(sorted(known)) or "none"}'
+            )
         return known[robot]
     fits = [a for a in known.values() if all(recording.count(t) for t in a.signature)]
     if len(fits) != 1:
         wanted = '; '.join(f'{a.robot}: {", ".join(a.signature)}' for a in known.values())
-        raise AnalysisError(f'{recording.path}: {"no" if not fits else "more than one"} robot\'s topics in this bag '
-                            f'(it has {", ".join(sorted(recording.topics)) or "no messages"}; each robot needs '
-                            f'{wanted}); name one with --robot')
+        raise AnalysisError(
+            f"{recording.path}: {'no' if not fits else 'more than one'} robot's topics in "
+            'this bag '
+            '(it has '
+            f'{", ".join(sorted(recording.topics)) or "no messages"}; '
+            'each robot needs '
+            f'{wanted}); name one with --robot'
+        )
     return fits[0]
 
 
 def options(analysis: Analysis, pairs: Iterable[str]) -> dict:
-    """``name:=value`` pairs (values read as YAML, as ``ros2 run -p`` does) checked against the analysis' options;
-    the unset ones keep their defaults."""
+    """``name:=value`` pairs (values read as YAML, as ``ros2 run -p`` does) checked against the
+    analysis' options; the unset ones keep their defaults."""
     specs, values = {s.name: s for s in analysis.options}, {}
     for pair in pairs:
         name, sep, text = pair.partition(':=')
         if not sep or name not in specs:
             allowed = ', '.join(specs) or 'none'
-            raise AnalysisError(f'option {pair!r}: expected name:=value with a name of {analysis.robot}\'s options '
-                                f'({allowed})')
+            raise AnalysisError(
+                f"option {pair!r}: expected name:=value with a name of {analysis.robot}'s "
+                'options '
+                f'({allowed})'
+            )
         values[name] = yaml.safe_load(text) if text else ''
     try:
         return check_all(analysis.options, values)
@@ -99,10 +115,15 @@ def options(analysis: Analysis, pairs: Iterable[str]) -> dict:
         raise AnalysisError(str(error)) from None
 
 
-def analyze(path: Path, out: Path, robot: str = 'auto', pairs: Iterable[str] = (),
-            progress: Callable[[int], None] | None = None) -> tuple[Report, list[str]]:
-    """Read the bag at ``path``, run its robot's analysis into ``out`` and write the report there; (report,
-    warnings about the bag). Raises MissingTopics or AnalysisError with one line."""
+def analyze(
+    path: Path,
+    out: Path,
+    robot: str = 'auto',
+    pairs: Iterable[str] = (),
+    progress: Callable[[int], None] | None = None,
+) -> tuple[Report, list[str]]:
+    """Read the bag at ``path``, run its robot's analysis into ``out`` and write the report there;
+    (report, warnings about the bag). Raises MissingTopics or AnalysisError with one line."""
     recording = Recording.open(path, progress)
     analysis = choose(recording, robot)
     checked = options(analysis, pairs)
@@ -129,4 +150,13 @@ def _jsonable(value):
     return value
 
 
-__all__ = ['Analysis', 'AnalysisError', 'MissingTopics', 'Report', 'analyze', 'choose', 'options', 'registered']
+__all__ = [
+    'Analysis',
+    'AnalysisError',
+    'MissingTopics',
+    'Report',
+    'analyze',
+    'choose',
+    'options',
+    'registered',
+]

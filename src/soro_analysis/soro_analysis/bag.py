@@ -1,12 +1,14 @@
 """rosbag2 files read through rosbags, with the workspace's own message types registered.
 
-Machines without ``ros2 bag`` read bags here (and write them with ``bag_writer``): any rosbag2 bag, ours or
-``ros2 bag record``'s, a directory (MCAP or sqlite3) or a single ``.mcap`` or ``.db3`` file.
+Machines without ``ros2 bag`` read bags here (and write them with ``bag_writer``): any rosbag2 bag,
+ours or ``ros2 bag record``'s, a directory (MCAP or sqlite3) or a single ``.mcap`` or ``.db3``
+file.
 
-A bag that its writer did not finish (``bag_writer``: a recorder killed by SIGKILL or a power cut) has no
-``metadata.yaml`` and its ``.mcap`` no summary; ``read_messages`` reads it up to its last complete chunk and says
-so (on a ROS machine ``ros2 bag reindex`` rebuilds its metadata).
+A bag that its writer did not finish (``bag_writer``: a recorder killed by SIGKILL or a power cut)
+has no ``metadata.yaml`` and its ``.mcap`` no summary; ``read_messages`` reads it up to its last
+complete chunk and says so (on a ROS machine ``ros2 bag reindex`` rebuilds its metadata).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -37,7 +39,8 @@ def message_definitions(package: str) -> dict[str, str]:
 
 
 def workspace_typestore(packages: Iterable[str] = INTERFACE_PACKAGES) -> Typestore:
-    """The Jazzy typestore plus every message of ``packages``, parsed from their installed .msg files."""
+    """The Jazzy typestore plus every message of ``packages``, parsed from their installed .msg
+    files."""
     store = get_typestore(Stores.ROS2_JAZZY)
     for package in packages:
         types = {}
@@ -50,17 +53,18 @@ def workspace_typestore(packages: Iterable[str] = INTERFACE_PACKAGES) -> Typesto
 @dataclass(frozen=True)
 class RawMessage:
     topic: str
-    msgtype: str        # pkg/msg/Name
-    stamp_ns: int       # when the recorder received it (ns since the epoch)
-    data: bytes         # serialized CDR
+    msgtype: str  # pkg/msg/Name
+    stamp_ns: int  # when the recorder received it (ns since the epoch)
+    data: bytes  # serialized CDR
 
 
 class UnreadableBag(ValueError):
     """Not a bag this module can read; the message says why in one line."""
 
 
-# What reading a malformed bag raises below us (rosbags, also for bad YAML; the MCAP reader; the file system): turned
-# into UnreadableBag at the edge of this module, so every tool says it in one line.
+# What reading a malformed bag raises below us (rosbags, also for bad YAML; the MCAP reader; the
+# file system): turned into UnreadableBag at the edge of this module, so every tool says it in one
+# line.
 _MALFORMED = (ReaderError, McapError, OSError, EOFError, KeyError, ValueError, struct.error)
 
 
@@ -71,7 +75,8 @@ def _reading(path: Path):
     except UnreadableBag:
         raise
     except _MALFORMED as error:
-        reason = (str(error).strip().splitlines() or [type(error).__name__])[0]   # YAML errors span lines
+        # YAML errors span lines
+        reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
         raise UnreadableBag(f'{path}: not a readable bag ({reason})') from None
 
 
@@ -82,14 +87,17 @@ def _check_path(path: Path) -> None:
         raise UnreadableBag(f'{path}: no such file or directory')
 
 
-def read_raw(path: str | Path, topics: Iterable[str] | None = None,
-             report: Callable[[str], None] | None = None) -> Iterator[RawMessage]:
-    """The messages of a bag, serialized, as recorded: a rosbag2 directory (MCAP or sqlite3, written by our
-    recorder or by ``ros2 bag record``) or a single ``.mcap`` or ``.db3`` file.
+def read_raw(
+    path: str | Path,
+    topics: Iterable[str] | None = None,
+    report: Callable[[str], None] | None = None,
+) -> Iterator[RawMessage]:
+    """The messages of a bag, serialized, as recorded: a rosbag2 directory (MCAP or sqlite3,
+    written by our recorder or by ``ros2 bag record``) or a single ``.mcap`` or ``.db3`` file.
 
-    A directory with ``metadata.yaml`` is read in time order. One without (its writer was killed) and a single file
-    are read in file order; an MCAP file that ends inside a record, up to its last complete record, and ``report``
-    then gets one line saying how much was read."""
+    A directory with ``metadata.yaml`` is read in time order. One without (its writer was killed)
+    and a single file are read in file order; an MCAP file that ends inside a record, up to its
+    last complete record, and ``report`` then gets one line saying how much was read."""
     path, wanted = Path(path), set(topics) if topics is not None else None
     report = report or (lambda _line: None)
     _check_path(path)
@@ -105,25 +113,32 @@ def read_raw(path: str | Path, topics: Iterable[str] | None = None,
 
 
 def offered_qos(path: str | Path) -> dict[str, list[Qos]]:
-    """The QoS profiles each topic's publishers offered when it was recorded, where the bag stores them (rosbag2
-    and our recorder: metadata.yaml, each MCAP channel's metadata, the sqlite3 topics table); a topic recorded
-    without them (by older tools) is absent."""
+    """The QoS profiles each topic's publishers offered when it was recorded, where the bag stores
+    them (rosbag2 and our recorder: metadata.yaml, each MCAP channel's metadata, the sqlite3 topics
+    table); a topic recorded without them (by older tools) is absent."""
     path = Path(path)
     _check_path(path)
     if path.is_dir() and (path / 'metadata.yaml').exists():
         with _reading(path), Reader(path) as reader:
-            return {c.topic: list(c.ext.offered_qos_profiles) for c in reader.connections
-                    if getattr(c.ext, 'offered_qos_profiles', None)}
+            return {
+                c.topic: list(c.ext.offered_qos_profiles)
+                for c in reader.connections
+                if getattr(c.ext, 'offered_qos_profiles', None)
+            }
     path = _storage_file(path)
     if path.suffix == '.mcap':
         with _reading(path), path.open('rb') as stream:
-            stored = {r.topic: r.metadata.get('offered_qos_profiles', '') for r in _CompleteRecords(stream)
-                      if isinstance(r, Channel)}
+            stored = {
+                r.topic: r.metadata.get('offered_qos_profiles', '')
+                for r in _CompleteRecords(stream)
+                if isinstance(r, Channel)
+            }
     else:
         try:
             with contextlib.closing(sqlite3.connect(f'file:{path}?mode=ro', uri=True)) as db:
                 stored = dict(db.execute('SELECT name, offered_qos_profiles FROM topics'))
-        except sqlite3.DatabaseError:      # no such column in the oldest rosbag2 files, or not a bag at all
+        # no such column in the oldest rosbag2 files, or not a bag at all
+        except sqlite3.DatabaseError:
             return {}
     return {topic: profiles for topic, text in stored.items() if (profiles := _parse_qos(text))}
 
@@ -131,41 +146,53 @@ def offered_qos(path: str | Path) -> dict[str, list[Qos]]:
 def _parse_qos(text: str) -> list[Qos]:
     try:
         return parse_qos(text)
-    except (ReaderError, KeyError, TypeError, AttributeError, ValueError):   # unreadable: replayed as if none stored
+    # unreadable: replayed as if none stored
+    except (ReaderError, KeyError, TypeError, AttributeError, ValueError):
         return []
 
 
 def _storage_file(path: Path) -> Path:
-    """The one .mcap or .db3 file a bag without metadata.yaml is: ``path`` itself or the one in its directory."""
+    """The one .mcap or .db3 file a bag without metadata.yaml is: ``path`` itself or the one in its
+    directory."""
     if path.is_dir():
         files = sorted(path.glob('*.mcap')) + sorted(path.glob('*.db3'))
         if len(files) != 1:
-            raise UnreadableBag(f'{path}: no metadata.yaml and {len(files)} .mcap/.db3 files; expected one')
+            raise UnreadableBag(
+                f'{path}: no metadata.yaml and {len(files)} .mcap/.db3 files; expected one'
+            )
         path = files[0]
     if path.suffix not in ('.mcap', '.db3'):
         raise UnreadableBag(f'{path}: neither a rosbag2 directory nor an .mcap or .db3 file')
     return path
 
 
-def read_messages(path: str | Path, topics: Iterable[str] | None = None, typestore: Typestore | None = None,
-                  report: Callable[[str], None] | None = None) -> Iterator[tuple[str, int, object]]:
-    """Yield ``(topic, stamp_ns, message)`` from a bag (see ``read_raw``), deserialized with ``typestore`` (default:
-    the workspace's)."""
+def read_messages(
+    path: str | Path,
+    topics: Iterable[str] | None = None,
+    typestore: Typestore | None = None,
+    report: Callable[[str], None] | None = None,
+) -> Iterator[tuple[str, int, object]]:
+    """Yield ``(topic, stamp_ns, message)`` from a bag (see ``read_raw``), deserialized with
+    ``typestore`` (default: the workspace's)."""
     store = typestore or workspace_typestore()
     for message in read_raw(path, topics, report):
         yield message.topic, message.stamp_ns, decode(store, message, path)
 
 
 def decode(store: Typestore, message: RawMessage, path: str | Path) -> object:
-    """``message`` deserialized; UnreadableBag naming the bag, the topic and the type when the type is unknown
-    or the CDR does not parse as one."""
+    """``message`` deserialized; UnreadableBag naming the bag, the topic and the type when the type
+    is unknown or the CDR does not parse as one."""
     if message.msgtype not in store.types:
-        raise UnreadableBag(f'{path}: {message.topic} carries {message.msgtype}, which is not in the typestore')
+        raise UnreadableBag(
+            f'{path}: {message.topic} carries {message.msgtype}, which is not in the typestore'
+        )
     try:
         return store.deserialize_cdr(message.data, message.msgtype)
     except (SerdeError, struct.error, IndexError, ValueError, UnicodeDecodeError) as error:
-        raise UnreadableBag(f'{path}: a message on {message.topic} is not valid CDR for {message.msgtype} '
-                            f'({error})') from None
+        raise UnreadableBag(
+            f'{path}: a message on {message.topic} is not valid CDR for {message.msgtype} '
+            f'({error})'
+        ) from None
 
 
 def _rosbag2(path: Path, wanted: set[str] | None) -> Iterator[RawMessage]:
@@ -175,18 +202,23 @@ def _rosbag2(path: Path, wanted: set[str] | None) -> Iterator[RawMessage]:
             yield RawMessage(connection.topic, connection.msgtype, stamp_ns, data)
 
 
-def _mcap(path: Path, wanted: set[str] | None, report: Callable[[str], None]) -> Iterator[RawMessage]:
+def _mcap(
+    path: Path, wanted: set[str] | None, report: Callable[[str], None]
+) -> Iterator[RawMessage]:
     types, topics = {}, {}
-    read, first_ns, last_ns = 0, None, None      # counted, not kept: a bag may hold millions
+    read, first_ns, last_ns = 0, None, None  # counted, not kept: a bag may hold millions
     with path.open('rb') as stream:
         records = _CompleteRecords(stream)
         for record in records:
             if isinstance(record, Schema):
                 types[record.id] = record.name
             elif isinstance(record, Channel):
-                if record.schema_id not in types:     # 0: a schema-less channel, which no ROS 2 bag has
-                    raise UnreadableBag(f'{path}: channel {record.topic} has no schema (schema id '
-                                        f'{record.schema_id}), so its type is unknown')
+                # 0: a schema-less channel, which no ROS 2 bag has
+                if record.schema_id not in types:
+                    raise UnreadableBag(
+                        f'{path}: channel {record.topic} has no schema (schema id '
+                        f'{record.schema_id}), so its type is unknown'
+                    )
                 topics[record.id] = (record.topic, types[record.schema_id])
             elif isinstance(record, Message) and record.channel_id in topics:
                 topic, msgtype = topics[record.channel_id]
@@ -197,14 +229,18 @@ def _mcap(path: Path, wanted: set[str] | None, report: Callable[[str], None]) ->
                     yield RawMessage(topic, msgtype, record.log_time, record.data)
     if not records.complete:
         span = (last_ns - first_ns) * 1e-9 if read else 0.0
-        report(f'{path}: unfinished bag (the file ends without its summary: its writer was killed); read '
-               f'{read} messages over {span:.3f} s on {len(topics)} topic(s) from its {path.stat().st_size} '
-               'bytes, up to the last complete record')
+        report(
+            f'{path}: unfinished bag (the file ends without its summary: its writer was '
+            'killed); read '
+            f'{read} messages over {span:.3f} s on {len(topics)} topic(s) from its '
+            f'{path.stat().st_size} '
+            'bytes, up to the last complete record'
+        )
 
 
 class _CompleteRecords:
-    """The MCAP records of ``stream`` in file order, up to the first one cut short; ``complete`` tells whether
-    the file ended with its footer."""
+    """The MCAP records of ``stream`` in file order, up to the first one cut short; ``complete``
+    tells whether the file ended with its footer."""
 
     def __init__(self, stream):
         self._records = StreamReader(stream).records
@@ -219,16 +255,19 @@ class _CompleteRecords:
         except StopIteration:
             self.complete = True
             raise
-        except (McapError, EOFError, ValueError, struct.error):   # no summary, or a record cut short by a kill
+        # no summary, or a record cut short by a kill
+        except (McapError, EOFError, ValueError, struct.error):
             raise StopIteration from None
 
 
 def _sqlite3(path: Path, wanted: set[str] | None) -> Iterator[RawMessage]:
-    """rosbag2's sqlite3 storage: tables ``topics`` (id, name, type, ...) and ``messages`` (topic_id, timestamp,
-    data), read-only."""
+    """rosbag2's sqlite3 storage: tables ``topics`` (id, name, type, ...) and ``messages``
+    (topic_id, timestamp, data), read-only."""
     try:
         with contextlib.closing(sqlite3.connect(f'file:{path}?mode=ro', uri=True)) as db:
-            topics = {row[0]: (row[1], row[2]) for row in db.execute('SELECT id, name, type FROM topics')}
+            topics = {
+                row[0]: (row[1], row[2]) for row in db.execute('SELECT id, name, type FROM topics')
+            }
             rows = db.execute('SELECT topic_id, timestamp, data FROM messages ORDER BY timestamp')
             for topic_id, stamp_ns, data in rows:
                 topic, msgtype = topics[topic_id]

@@ -1,13 +1,16 @@
-"""A recorded experiment read back: any rosbag2 bag's messages by topic, decoded on demand, as numpy series.
+"""A recorded experiment read back: any rosbag2 bag's messages by topic, decoded on demand, as
+numpy series.
 
     rec = Recording.open('runs/bag1')                      # a directory, or a single .mcap or .db3 file
     rec.require('/tracked_pose')                           # MissingTopics naming what is absent
     pose = rec.series('/tracked_pose', x=lambda m: m.pose.position.x)
     pose.receive_s, pose.stamp_s, pose['x']                # (N,) each: receive time, header stamp, the field
 
-Times are seconds since the epoch (receive: when the recorder got the message; stamp: its header, NaN without
-one). ``align`` carries one series' values to another's instants, nearest or interpolated, with a maximum gap.
+Times are seconds since the epoch (receive: when the recorder got the message; stamp: its header,
+NaN without one). ``align`` carries one series' values to another's instants, nearest or
+interpolated, with a maximum gap.
 """
+
 from __future__ import annotations
 
 from array import array
@@ -20,7 +23,7 @@ from rosbags.typesys.store import Typestore
 
 from soro_analysis.bag import RawMessage, decode, read_raw, workspace_typestore
 
-Progress = Callable[[int], None]      # messages read so far
+Progress = Callable[[int], None]  # messages read so far
 
 
 class MissingTopics(LookupError):
@@ -29,7 +32,9 @@ class MissingTopics(LookupError):
 
 @dataclass
 class Series:
-    """One topic's messages as arrays: ``receive_s`` and ``stamp_s`` (N,), and each extracted field (N, ...)."""
+    """One topic's messages as arrays: ``receive_s`` and ``stamp_s`` (N,), and each extracted field
+    (N, ...)."""
+
     topic: str
     receive_s: np.ndarray
     stamp_s: np.ndarray
@@ -42,15 +47,17 @@ class Series:
         return self.values[name]
 
     def time(self, clock: str = 'stamp') -> np.ndarray:
-        """The header stamps ('stamp'; receive times where a message has none) or the receive times."""
+        """The header stamps ('stamp'; receive times where a message has none) or the receive
+        times."""
         if clock == 'receive':
             return self.receive_s
         return np.where(np.isfinite(self.stamp_s), self.stamp_s, self.receive_s)
 
 
 class _Topic:
-    """One topic's serialized messages, packed: every CDR blob end to end in one buffer, with its end offsets and
-    receive stamps in typed arrays (a Python bytes object per message would cost ~2x a bag of small messages)."""
+    """One topic's serialized messages, packed: every CDR blob end to end in one buffer, with its
+    end offsets and receive stamps in typed arrays (a Python bytes object per message would cost
+    ~2x a bag of small messages)."""
 
     def __init__(self, msgtype: str):
         self.msgtype = msgtype
@@ -67,12 +74,12 @@ class _Topic:
         return len(self.ends)
 
     def data(self, k: int) -> bytes:
-        return bytes(self.blob[self.ends[k - 1] if k else 0:self.ends[k]])
+        return bytes(self.blob[self.ends[k - 1] if k else 0 : self.ends[k]])
 
 
 class Messages(Sequence):
-    """A topic's messages, decoded one at a time when iterated or indexed and never kept: a topic of millions of
-    messages costs its serialized size, not millions of message objects."""
+    """A topic's messages, decoded one at a time when iterated or indexed and never kept: a topic
+    of millions of messages costs its serialized size, not millions of message objects."""
 
     def __init__(self, recording: Recording, topic: str):
         self._recording, self._topic = recording, topic
@@ -93,21 +100,32 @@ class Messages(Sequence):
 
     def _decode(self, k: int):
         entry = self._entry
-        return decode(self._recording.typestore, RawMessage(self._topic, entry.msgtype, entry.stamps_ns[k],
-                                                            entry.data(k)), self._recording.path)
+        return decode(
+            self._recording.typestore,
+            RawMessage(self._topic, entry.msgtype, entry.stamps_ns[k], entry.data(k)),
+            self._recording.path,
+        )
 
 
 class Recording:
-    """Every message of a bag, kept serialized by topic; decoded one at a time when a topic is asked for."""
+    """Every message of a bag, kept serialized by topic; decoded one at a time when a topic is
+    asked for."""
 
-    def __init__(self, raw: dict[str, _Topic], typestore: Typestore, path: Path, warnings: list[str]):
+    def __init__(
+        self, raw: dict[str, _Topic], typestore: Typestore, path: Path, warnings: list[str]
+    ):
         self._raw, self.typestore, self.path, self.warnings = raw, typestore, path, warnings
 
     @classmethod
-    def open(cls, path: str | Path, progress: Progress | None = None, typestore: Typestore | None = None,
-             topics: Iterable[str] | None = None) -> Recording:
-        """Read the bag at ``path`` (see ``soro_analysis.bag.read_raw``); a bag cut short is read up to the cut and
-        ``warnings`` says how much was readable."""
+    def open(
+        cls,
+        path: str | Path,
+        progress: Progress | None = None,
+        typestore: Typestore | None = None,
+        topics: Iterable[str] | None = None,
+    ) -> Recording:
+        """Read the bag at ``path`` (see ``soro_analysis.bag.read_raw``); a bag cut short is read
+        up to the cut and ``warnings`` says how much was readable."""
         warnings: list[str] = []
         raw: dict[str, _Topic] = {}
         for count, message in enumerate(read_raw(path, topics, warnings.append), 1):
@@ -130,33 +148,44 @@ class Recording:
     def require(self, *topics: str) -> None:
         missing = [t for t in topics if t not in self._raw]
         if missing:
-            raise MissingTopics(f'{self.path}: no {", ".join(missing)} in this bag (it has '
-                                f'{", ".join(sorted(self._raw)) or "no messages"})')
+            raise MissingTopics(
+                f'{self.path}: no {", ".join(missing)} in this bag (it has '
+                f'{", ".join(sorted(self._raw)) or "no messages"})'
+            )
 
     def messages(self, topic: str) -> Messages:
-        """The messages of ``topic`` in recorded order (empty when the bag has none), decoded as they are read:
-        iterate once where a topic may be long; an index decodes that one message."""
+        """The messages of ``topic`` in recorded order (empty when the bag has none), decoded as
+        they are read: iterate once where a topic may be long; an index decodes that one
+        message."""
         msgtype = self._raw[topic].msgtype if topic in self._raw else ''
         if msgtype and msgtype not in self.typestore.types:
-            raise MissingTopics(f'{self.path}: {topic} carries {msgtype}, a type this workspace does not know')
+            raise MissingTopics(
+                f'{self.path}: {topic} carries {msgtype}, a type this workspace does not know'
+            )
         return Messages(self, topic)
 
     def receive_s(self, topic: str) -> np.ndarray:
-        return np.array(self._raw[topic].stamps_ns if topic in self._raw else [], dtype=np.int64) * 1e-9
+        return (
+            np.array(self._raw[topic].stamps_ns if topic in self._raw else [], dtype=np.int64)
+            * 1e-9
+        )
 
     def series(self, topic: str, **fields: Callable[[object], object]) -> Series:
         """``topic`` as a Series whose values are ``fields`` (name -> function of a message), e.g.
-        ``x=lambda m: m.pose.position.x``; the header stamp is taken when the messages have one. The messages
-        are decoded one at a time and only the extracted numbers kept."""
+        ``x=lambda m: m.pose.position.x``; the header stamp is taken when the messages have one.
+        The messages are decoded one at a time and only the extracted numbers kept."""
         columns = {'stamp': _stamp_s, **fields}
         blocks, pending = {name: [] for name in columns}, {name: [] for name in columns}
         for k, message in enumerate(self.messages(topic), 1):
             for name, get in columns.items():
                 pending[name].append(get(message))
-            if k % SERIES_BLOCK == 0:       # Python floats cost 32 bytes each, an array's 8: pack as we go
+            # Python floats cost 32 bytes each, an array's 8: pack as we go
+            if k % SERIES_BLOCK == 0:
                 _pack(blocks, pending)
         _pack(blocks, pending)
-        values = {name: np.concatenate(parts) if parts else np.zeros(0) for name, parts in blocks.items()}
+        values = {
+            name: np.concatenate(parts) if parts else np.zeros(0) for name, parts in blocks.items()
+        }
         return Series(topic, self.receive_s(topic), values.pop('stamp'), values)
 
 
@@ -175,11 +204,18 @@ def _stamp_s(message) -> float:
     return header.stamp.sec + header.stamp.nanosec * 1e-9 if header is not None else np.nan
 
 
-def align(times_s: np.ndarray, source: Series, name: str, how: str = 'nearest', max_gap_s: float = 0.1,
-          clock: str = 'stamp') -> np.ndarray:
-    """``source[name]`` at each of ``times_s`` (M,): the sample nearest in time, or interpolated linearly between
-    the two around it; NaN where the sample used is more than ``max_gap_s`` away (for 'linear': where either of
-    the two is). Result (M, ...) like the field. ``source`` is sorted by its ``clock`` first."""
+def align(
+    times_s: np.ndarray,
+    source: Series,
+    name: str,
+    how: str = 'nearest',
+    max_gap_s: float = 0.1,
+    clock: str = 'stamp',
+) -> np.ndarray:
+    """``source[name]`` at each of ``times_s`` (M,): the sample nearest in time, or interpolated
+    linearly between the two around it; NaN where the sample used is more than ``max_gap_s`` away
+    (for 'linear': where either of the two is). Result (M, ...) like the field. ``source`` is
+    sorted by its ``clock`` first."""
     if how not in ('nearest', 'linear'):
         raise ValueError(f"how = {how!r}: allowed values are 'nearest', 'linear'")
     t = source.time(clock)
@@ -189,7 +225,8 @@ def align(times_s: np.ndarray, source: Series, name: str, how: str = 'nearest', 
     out = np.full(times_s.shape + values.shape[1:], np.nan)
     if len(t) == 0:
         return out
-    after = np.searchsorted(t, times_s)                    # the first sample at or after each instant
+    # the first sample at or after each instant
+    after = np.searchsorted(t, times_s)
     lo, hi = np.clip(after - 1, 0, len(t) - 1), np.clip(after, 0, len(t) - 1)
     if how == 'nearest':
         pick = np.where(np.abs(times_s - t[lo]) <= np.abs(t[hi] - times_s), lo, hi)
@@ -197,7 +234,9 @@ def align(times_s: np.ndarray, source: Series, name: str, how: str = 'nearest', 
         out[ok] = values[pick[ok]]
         return out
     span = t[hi] - t[lo]
-    w = np.clip(np.where(span > 0, (times_s - t[lo]) / np.where(span > 0, span, 1.0), 0.0), 0.0, 1.0)
+    w = np.clip(
+        np.where(span > 0, (times_s - t[lo]) / np.where(span > 0, span, 1.0), 0.0), 0.0, 1.0
+    )
     ok = (np.abs(times_s - t[lo]) <= max_gap_s) & (np.abs(t[hi] - times_s) <= max_gap_s)
     w = w.reshape(w.shape + (1,) * (values.ndim - 1))
     out[ok] = ((1 - w) * values[lo] + w * values[hi])[ok]

@@ -1,9 +1,12 @@
-"""``soro-replay BAG``: publish a recorded experiment again, on its topics and types, with its original timing
-(scaled by ``--rate``), for machines without ``ros2 bag play``; rviz2 and any node can then watch it. ``--clock``
-also publishes the recorded time on /clock (run the watchers with use_sim_time:=true). Ctrl-C stops it.
+"""``soro-replay BAG``: publish a recorded experiment again, on its topics and types, with its
+original timing (scaled by ``--rate``), for machines without ``ros2 bag play``; rviz2 and any node
+can then watch it. ``--clock`` also publishes the recorded time on /clock (run the watchers with
+use_sim_time:=true). Ctrl-C stops it.
 
-    soro-replay runs/demo/terresoro/bag --rate 2 --topics /tracked_pose /terresoro_executor/executed_edge
+    soro-replay runs/demo/terresoro/bag --rate 2 --topics /tracked_pose
+    /terresoro_executor/executed_edge
 """
+
 from __future__ import annotations
 
 import sys
@@ -28,29 +31,42 @@ ACK_WAIT_S = 2.0
 
 def publisher_qos(offer: replay.Offer) -> QoSProfile:
     reliability = ReliabilityPolicy.RELIABLE if offer.reliable else ReliabilityPolicy.BEST_EFFORT
-    durability = DurabilityPolicy.TRANSIENT_LOCAL if offer.transient_local else DurabilityPolicy.VOLATILE
-    return QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=offer.depth, reliability=reliability,
-                      durability=durability)
+    durability = (
+        DurabilityPolicy.TRANSIENT_LOCAL if offer.transient_local else DurabilityPolicy.VOLATILE
+    )
+    return QoSProfile(
+        history=HistoryPolicy.KEEP_LAST,
+        depth=offer.depth,
+        reliability=reliability,
+        durability=durability,
+    )
 
 
 class ReplayNode(Node):
-    """One publisher per recorded topic, with the QoS it was recorded with (``replay.offer``; serialized messages go
-    out as they were recorded), and /clock."""
+    """One publisher per recorded topic, with the QoS it was recorded with (``replay.offer``;
+    serialized messages go out as they were recorded), and /clock."""
 
-    def __init__(self, types: dict[str, str], clock: bool, offers: dict[str, replay.Offer] | None = None):
+    def __init__(
+        self, types: dict[str, str], clock: bool, offers: dict[str, replay.Offer] | None = None
+    ):
         super().__init__(NODE_NAME)
         offers = offers or {}
         self.publishers_by_topic = {
-            topic: self.create_publisher(import_message_class(msgtype), topic,
-                                         publisher_qos(offers.get(topic, replay.offer(()))))
-            for topic, msgtype in types.items()}
+            topic: self.create_publisher(
+                import_message_class(msgtype),
+                topic,
+                publisher_qos(offers.get(topic, replay.offer(()))),
+            )
+            for topic, msgtype in types.items()
+        }
         self.clock_pub = self.create_publisher(Clock, '/clock', 10) if clock else None
 
     def publish(self, message) -> None:
         self.publishers_by_topic[message.topic].publish(message.data)
 
     def wait_for_acks(self) -> None:
-        """Let reliable subscribers take the last messages before the publishers go (at most ACK_WAIT_S)."""
+        """Let reliable subscribers take the last messages before the publishers go (at most
+        ACK_WAIT_S)."""
         for publisher in self.publishers_by_topic.values():
             publisher.wait_for_all_acked(Duration(seconds=ACK_WAIT_S))
 
@@ -61,23 +77,29 @@ class ReplayNode(Node):
 
 
 def message_class(bag: str, topic: str, msgtype: str) -> type:
-    """The class ``topic`` is published as; a bag's type names are data, so only installed interface types are
-    imported (``import_message_class``) and anything else is refused naming the topic and the type."""
+    """The class ``topic`` is published as; a bag's type names are data, so only installed
+    interface types are imported (``import_message_class``) and anything else is refused naming the
+    topic and the type."""
     try:
         return import_message_class(msgtype)
     except (ImportError, ValueError) as error:
-        raise UnreadableBag(f'{bag}: topic {topic} has type {msgtype!r}, which is not replayed ({error})') from None
+        raise UnreadableBag(
+            f'{bag}: topic {topic} has type {msgtype!r}, which is not replayed ({error})'
+        ) from None
 
 
 def check_messages(bag: str, messages, classes: dict[str, type]) -> None:
-    """Every message deserializes as its topic's type, as each subscriber will deserialize it: a corrupt one is
-    refused here, before anything is published."""
+    """Every message deserializes as its topic's type, as each subscriber will deserialize it: a
+    corrupt one is refused here, before anything is published."""
     for k, message in enumerate(messages):
         try:
             deserialize_message(message.data, classes[message.topic])
-        except RuntimeError as error:      # rclpy's RMWError: what a subscriber would meet
-            raise UnreadableBag(f'{bag}: message {k} on {message.topic} is not valid CDR for {message.msgtype} '
-                                f'({str(error).split(", at ")[0]})') from None
+        except RuntimeError as error:  # rclpy's RMWError: what a subscriber would meet
+            raise UnreadableBag(
+                f'{bag}: message {k} on {message.topic} is not valid CDR for '
+                f'{message.msgtype} '
+                f'({str(error).split(", at ")[0]})'
+            ) from None
 
 
 def _parser() -> CommandParser:
@@ -94,31 +116,49 @@ def _parser() -> CommandParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    ros_args = argv[argv.index('--ros-args'):] if '--ros-args' in argv else []
-    args = _parser().parse_args(argv[:len(argv) - len(ros_args)])
+    ros_args = argv[argv.index('--ros-args') :] if '--ros-args' in argv else []
+    args = _parser().parse_args(argv[: len(argv) - len(ros_args)])
     try:
-        messages = list(read_raw(args.bag, args.topics, lambda line: print(f'soro-replay: warning: {line}',
-                                                                              file=sys.stderr)))
+        messages = list(
+            read_raw(
+                args.bag,
+                args.topics,
+                lambda line: print(f'soro-replay: warning: {line}', file=sys.stderr),
+            )
+        )
         types = {m.topic: m.msgtype for m in messages}
-        offers = {topic: replay.offer(profiles) for topic, profiles in offered_qos(args.bag).items()}
-        check_messages(args.bag, messages, {topic: message_class(args.bag, topic, t) for topic, t in types.items()})
+        offers = {
+            topic: replay.offer(profiles) for topic, profiles in offered_qos(args.bag).items()
+        }
+        check_messages(
+            args.bag,
+            messages,
+            {topic: message_class(args.bag, topic, t) for topic, t in types.items()},
+        )
     except UnreadableBag as error:
         print(f'soro-replay: {error}', file=sys.stderr)
         return EXIT_REFUSED
     missing = sorted(set(args.topics or ()) - set(types))
     if missing or not messages:
-        print(f'soro-replay: {args.bag}: no messages on {", ".join(missing) or "any topic"}', file=sys.stderr)
+        print(
+            f'soro-replay: {args.bag}: no messages on {", ".join(missing) or "any topic"}',
+            file=sys.stderr,
+        )
         return EXIT_REFUSED
     try:
         init_ros(['soro-replay'] + ros_args)
     except StartRefused as error:
         return refuse_start(NODE_NAME, error)
-    return _replay(ReplayNode(types, args.clock, offers), replay.plan(messages, args.rate, args.start), args)
+    return _replay(
+        ReplayNode(types, args.clock, offers), replay.plan(messages, args.rate, args.start), args
+    )
 
 
 def _replay(node: ReplayNode, p: replay.Plan, args) -> int:
-    node.get_logger().info(f'replaying {len(p.messages)} messages on {len(node.publishers_by_topic)} topics, '
-                           f'{p.duration_s:.1f} s at rate {args.rate:g}' + (', looping' if args.loop else ''))
+    node.get_logger().info(
+        f'replaying {len(p.messages)} messages on {len(node.publishers_by_topic)} topics, '
+        f'{p.duration_s:.1f} s at rate {args.rate:g}' + (', looping' if args.loop else '')
+    )
     try:
         connected = time.monotonic() + args.delay
         while rclpy.ok() and time.monotonic() < connected:

@@ -1,5 +1,7 @@
-"""Issue 27 item 4: rosbag2 writing, reading and recording live here, so soro_analysis needs nothing of the
-hardware link: no soro_link in its package.xml, no import of it in its code or tests."""
+"""Issue 27 item 4: rosbag2 writing, reading and recording live here, so soro_analysis needs
+nothing of the hardware link: no soro_link in its package.xml, no import of it in its code or
+tests."""
+
 import ast
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -19,9 +21,15 @@ def imported_packages(path: Path) -> set[str]:
 
 
 def test_soro_analysis_neither_declares_nor_imports_the_hardware_link():
-    declared = {element.text for element in ET.parse(PACKAGE / 'package.xml').getroot()
-                if element.tag.endswith('depend')}
+    declared = {
+        element.text
+        for element in ET.parse(PACKAGE / 'package.xml').getroot()
+        if element.tag.endswith('depend')
+    }
     assert 'soro_link' not in declared
-    importers = [path.relative_to(PACKAGE) for path in sorted(PACKAGE.rglob('*.py'))
-                 if 'soro_link' in imported_packages(path)]
+    importers = [
+        path.relative_to(PACKAGE)
+        for path in sorted(PACKAGE.rglob('*.py'))
+        if 'soro_link' in imported_packages(path)
+    ]
     assert importers == []

@@ -1,5 +1,7 @@
-"""Malformed bags and hostile type names (issue 26, items 5 and 8): soro-analyze and soro-replay answer each with
-one line naming the bag and exit 2, no traceback; a bag's schema name is data and never imports a module."""
+"""Malformed bags and hostile type names (issue 26, items 5 and 8): soro-analyze and soro-replay
+answer each with one line naming the bag and exit 2, no traceback; a bag's schema name is data and
+never imports a module."""
+
 import os
 import shutil
 import subprocess
@@ -11,27 +13,29 @@ from rclpy.serialization import serialize_message
 from rosbags.typesys import get_types_from_msg
 from std_msgs.msg import String
 
+from softbots_bringup.runner import executable
 from soro_analysis.bag import workspace_typestore
 from soro_analysis.bag_writer import BagWriter
 from soro_analysis.recorder import import_message_class
-from softbots_bringup.runner import executable
 
 T0_NS = 1_700_000_000_000_000_000
-STATE = '/tensegrity_sim/state'      # a signature topic, so soro-analyze gets as far as decoding
+STATE = '/tensegrity_sim/state'  # a signature topic, so soro-analyze gets as far as decoding
 
 
 def good_bag(path, topic='/chatter', count=3000):
     with BagWriter(path, workspace_typestore()) as bag:
         bag.add_topic(topic, 'std_msgs/msg/String')
         for k in range(count):
-            bag.write_cdr(topic, T0_NS + k * 1_000_000, serialize_message(String(data='x' * (k % 50))))
+            bag.write_cdr(
+                topic, T0_NS + k * 1_000_000, serialize_message(String(data='x' * (k % 50)))
+            )
     return path
 
 
 def truncated(root):
     bag = shutil.copytree(good_bag(root / 'source'), root / 'truncated')
     mcap = next(bag.glob('*.mcap'))
-    mcap.write_bytes(mcap.read_bytes()[:mcap.stat().st_size // 2])
+    mcap.write_bytes(mcap.read_bytes()[: mcap.stat().st_size // 2])
     return bag
 
 
@@ -40,6 +44,7 @@ def metadata(text):
         bag = good_bag(root / 'bag')
         (bag / 'metadata.yaml').write_text(text)
         return bag
+
     return make
 
 
@@ -68,16 +73,27 @@ def schemaless(root):
     return path
 
 
-MALFORMED = {'truncated mcap': truncated, 'metadata not yaml': metadata('{{{: not yaml ['),
-             'metadata lacking keys': metadata('a: 1\n'), 'self symlink': self_symlink,
-             'corrupt cdr': corrupt_cdr, 'schema-less channel': schemaless}
-TOOLS = {'soro-analyze': lambda bag, tmp: ['--robot', 'tensegrity', '--out', str(tmp / 'out')],
-         'soro-replay': lambda bag, tmp: ['--delay', '0']}
+MALFORMED = {
+    'truncated mcap': truncated,
+    'metadata not yaml': metadata('{{{: not yaml ['),
+    'metadata lacking keys': metadata('a: 1\n'),
+    'self symlink': self_symlink,
+    'corrupt cdr': corrupt_cdr,
+    'schema-less channel': schemaless,
+}
+TOOLS = {
+    'soro-analyze': lambda bag, tmp: ['--robot', 'tensegrity', '--out', str(tmp / 'out')],
+    'soro-replay': lambda bag, tmp: ['--delay', '0'],
+}
 
 
 def run(tool, bag, tmp_path):
-    return subprocess.run([executable('soro_analysis', tool), str(bag), *TOOLS[tool](bag, tmp_path)],
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [executable('soro_analysis', tool), str(bag), *TOOLS[tool](bag, tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 @pytest.mark.parametrize('tool', TOOLS)
@@ -88,13 +104,14 @@ def test_a_malformed_bag_gets_one_line_and_exit_2(tmp_path, kind, tool):
     assert done.returncode == 2, (done.stdout, done.stderr)
     assert 'Traceback' not in done.stderr and done.stderr.count('\n') == 1, done.stderr
     assert done.stderr.startswith(f'{tool}: {bag}'), done.stderr
-    if kind == 'self symlink':      # said "no such file or directory" before
+    if kind == 'self symlink':  # said "no such file or directory" before
         assert 'symbolic link' in done.stderr, done.stderr
 
 
 @pytest.mark.parametrize('msgtype', ['this/msg/X', 'antigravity/msg/X', 'os/msg/Path'])
 def test_a_schema_name_is_never_imported(tmp_path, msgtype):
-    """`this/msg/X` once printed the Zen of Python: the type is refused naming the topic, nothing is imported."""
+    """`this/msg/X` once printed the Zen of Python: the type is refused naming the topic, nothing
+    is imported."""
     store = workspace_typestore()
     store.register(get_types_from_msg('string data', msgtype))
     with BagWriter(tmp_path / 'bag', store) as bag:
@@ -102,11 +119,22 @@ def test_a_schema_name_is_never_imported(tmp_path, msgtype):
         bag.write('/zen', T0_NS, store.types[msgtype](data='x'))
     done = run('soro-replay', tmp_path / 'bag', tmp_path)
     assert done.returncode == 2 and done.stdout == '', (done.stdout, done.stderr)
-    assert done.stderr.count('\n') == 1 and '/zen' in done.stderr and msgtype in done.stderr, done.stderr
+    assert done.stderr.count('\n') == 1 and '/zen' in done.stderr and msgtype in done.stderr, (
+        done.stderr
+    )
 
 
-@pytest.mark.parametrize('msgtype', ['this/msg/X', 'os/msg/Path', 'os/msg/path', 'std_msgs/msg/../X',
-                                     'std_msgs/msg', 'Std_msgs/msg/String'])
+@pytest.mark.parametrize(
+    'msgtype',
+    [
+        'this/msg/X',
+        'os/msg/Path',
+        'os/msg/path',
+        'std_msgs/msg/../X',
+        'std_msgs/msg',
+        'Std_msgs/msg/String',
+    ],
+)
 def test_only_installed_interface_types_are_imported(msgtype):
     module = msgtype.split('/')[0]
     loaded_before = module in sys.modules

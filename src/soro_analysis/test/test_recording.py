@@ -1,6 +1,8 @@
-"""Reading recorded experiments back (pure, no ROS graph): every bag format rosbag2 writes, a bag cut short in the
-middle of a chunk, typed series and their alignment in time, and choosing the analysis from a bag's topics. The
-robots' own analyses are tested in their packages (e.g. tensegrity_sim/test/test_bag_analysis.py)."""
+"""Reading recorded experiments back (pure, no ROS graph): every bag format rosbag2 writes, a bag
+cut short in the middle of a chunk, typed series and their alignment in time, and choosing the
+analysis from a bag's topics. The robots' own analyses are tested in their packages (e.g.
+tensegrity_sim/test/test_bag_analysis.py)."""
+
 import gc
 import sqlite3
 
@@ -14,9 +16,9 @@ from std_msgs.msg import String
 
 from soro_analysis import cli
 from soro_analysis.analyses import Analysis, AnalysisError, Report, choose
+from soro_analysis.bag import UnreadableBag, workspace_typestore
 from soro_analysis.recording import MissingTopics, Recording, Series, align
 from soro_analysis.testing import FORMATS, write_bag, write_every_format
-from soro_analysis.bag import UnreadableBag, workspace_typestore
 
 STORE = workspace_typestore()
 POSE, COUNT = '/tracked_pose', 200
@@ -24,7 +26,8 @@ T0_NS = 1_700_000_000_000_000_000
 
 
 def pose_messages():
-    """(receive ns, CDR) of a tracker's poses at 30 Hz, each received 2 ms after its stamp, x = k mm."""
+    """(receive ns, CDR) of a tracker's poses at 30 Hz, each received 2 ms after its stamp, x = k
+    mm."""
     out = []
     for k in range(COUNT):
         msg = PoseStamped()
@@ -36,13 +39,26 @@ def pose_messages():
 
 
 def write_ours(path, flush_interval_s=0.5):
-    return write_bag(path, POSE, 'geometry_msgs/msg/PoseStamped', pose_messages(), 'ours', STORE, flush_interval_s)
+    return write_bag(
+        path,
+        POSE,
+        'geometry_msgs/msg/PoseStamped',
+        pose_messages(),
+        'ours',
+        STORE,
+        flush_interval_s,
+    )
 
 
 @pytest.fixture(scope='module')
 def bags(tmp_path_factory):
-    return write_every_format(tmp_path_factory.mktemp('bags'), POSE, 'geometry_msgs/msg/PoseStamped',
-                              pose_messages(), STORE)
+    return write_every_format(
+        tmp_path_factory.mktemp('bags'),
+        POSE,
+        'geometry_msgs/msg/PoseStamped',
+        pose_messages(),
+        STORE,
+    )
 
 
 @pytest.mark.parametrize('kind', FORMATS)
@@ -52,16 +68,17 @@ def test_every_rosbag2_format_reads_back_the_same_series(bags, kind):
     pose = recording.series(POSE, x=lambda m: m.pose.position.x)
     assert len(pose) == COUNT and pose['x'] == pytest.approx(1e-3 * np.arange(COUNT))
     stamps = (T0_NS + np.arange(COUNT) * 33_333_333) * 1e-9
-    assert pose.stamp_s == pytest.approx(stamps, abs=5e-7)     # float64 seconds since the epoch: 0.24 µs steps
+    # float64 seconds since the epoch: 0.24 µs steps
+    assert pose.stamp_s == pytest.approx(stamps, abs=5e-7)
     assert pose.receive_s - pose.stamp_s == pytest.approx(np.full(COUNT, 0.002), abs=1e-6)
 
 
 def chunk_records(data: bytes) -> list[tuple[int, int]]:
-    """(offset, length) of every Chunk record of an MCAP file: records are opcode (1 byte), length (uint64 LE),
-    content, after the 8-byte magic."""
+    """(offset, length) of every Chunk record of an MCAP file: records are opcode (1 byte), length
+    (uint64 LE), content, after the 8-byte magic."""
     chunks, at = [], 8
     while at + 9 <= len(data):
-        opcode, length = data[at], int.from_bytes(data[at + 1:at + 9], 'little')
+        opcode, length = data[at], int.from_bytes(data[at + 1 : at + 9], 'little')
         if opcode == 0x06:
             chunks.append((at, 9 + length))
         at += 9 + length
@@ -69,54 +86,78 @@ def chunk_records(data: bytes) -> list[tuple[int, int]]:
 
 
 def test_a_bag_cut_in_the_middle_of_a_chunk_is_read_up_to_the_cut(tmp_path):
-    bag = write_ours(tmp_path / 'bag', flush_interval_s=0.0)        # one chunk per message
+    bag = write_ours(tmp_path / 'bag', flush_interval_s=0.0)  # one chunk per message
     (bag / 'metadata.yaml').unlink()
     mcap = bag / 'bag.mcap'
     data = mcap.read_bytes()
     offset, length = chunk_records(data)[120]
-    mcap.write_bytes(data[:offset + length // 2])                 # the file ends half-way into the 121st chunk
+    # the file ends half-way into the 121st chunk
+    mcap.write_bytes(data[: offset + length // 2])
     recording = Recording.open(bag)
     assert recording.count(POSE) == 120
     assert len(recording.warnings) == 1 and 'read 120 messages' in recording.warnings[0]
-    assert 'unfinished bag' in recording.warnings[0] and 'up to the last complete record' in recording.warnings[0]
+    assert (
+        'unfinished bag' in recording.warnings[0]
+        and 'up to the last complete record' in recording.warnings[0]
+    )
     x = recording.series(POSE, x=lambda m: m.pose.position.x)['x']
-    assert x == pytest.approx(1e-3 * np.arange(120))              # a gap-free prefix
+    assert x == pytest.approx(1e-3 * np.arange(120))  # a gap-free prefix
 
 
 def counting(recording, out, options) -> Report:
     return Report('count', numbers={'poses': recording.count(POSE)})
 
 
-ROBOTS = {'tracker': Analysis('tracker', 'a test analysis', (POSE,), counting),
-          'talker': Analysis('talker', 'another', ('/chatter',), counting)}
+ROBOTS = {
+    'tracker': Analysis('tracker', 'a test analysis', (POSE,), counting),
+    'talker': Analysis('talker', 'another', ('/chatter',), counting),
+}
 
 
 def test_the_analysis_is_chosen_by_the_topics_in_the_bag(bags, tmp_path):
     recording = Recording.open(bags['ours'])
     assert choose(recording, 'auto', ROBOTS) is ROBOTS['tracker']
     assert choose(recording, 'talker', ROBOTS) is ROBOTS['talker']
-    with pytest.raises(AnalysisError, match=r"no analysis for robot 'snake'; installed: talker, tracker"):
+    with pytest.raises(
+        AnalysisError, match=r"no analysis for robot 'snake'; installed: talker, tracker"
+    ):
         choose(recording, 'snake', ROBOTS)
-    with pytest.raises(MissingTopics, match=r'no /chatter, /x in this bag \(it has /tracked_pose\)'):
+    with pytest.raises(
+        MissingTopics, match=r'no /chatter, /x in this bag \(it has /tracked_pose\)'
+    ):
         recording.require('/chatter', '/x')
-    bag = write_bag(tmp_path / 'other', '/other', 'std_msgs/msg/String',
-                    [(T0_NS, serialize_message(String(data='hi')))])
-    with pytest.raises(AnalysisError, match=r"no robot's topics in this bag \(it has /other; each robot needs "
-                                            r"tracker: /tracked_pose; talker: /chatter\)"):
+    bag = write_bag(
+        tmp_path / 'other',
+        '/other',
+        'std_msgs/msg/String',
+        [(T0_NS, serialize_message(String(data='hi')))],
+    )
+    with pytest.raises(
+        AnalysisError,
+        match=r"no robot's topics in this bag \(it has /other; each robot needs "
+        r'tracker: /tracked_pose; talker: /chatter\)',
+    ):
         choose(Recording.open(bag), 'auto', ROBOTS)
 
 
 def test_a_type_this_workspace_does_not_know_is_named(tmp_path):
-    """A bag from another workspace: its topics are listed, decoding one of an unknown type says which type."""
+    """A bag from another workspace: its topics are listed, decoding one of an unknown type says
+    which type."""
     theirs = get_typestore(Stores.ROS2_JAZZY)
     theirs.register(get_types_from_msg('int32 a', 'their_pkg/msg/Thing'))
     with Writer(tmp_path / 'theirs', version=9, storage_plugin=StoragePlugin.MCAP) as writer:
         connection = writer.add_connection('/thing', 'their_pkg/msg/Thing', typestore=theirs)
-        writer.write(connection, T0_NS, theirs.serialize_cdr(theirs.types['their_pkg/msg/Thing'](a=3),
-                                                              'their_pkg/msg/Thing'))
+        writer.write(
+            connection,
+            T0_NS,
+            theirs.serialize_cdr(theirs.types['their_pkg/msg/Thing'](a=3), 'their_pkg/msg/Thing'),
+        )
     recording = Recording.open(tmp_path / 'theirs')
     assert recording.topics == {'/thing': 'their_pkg/msg/Thing'} and recording.count('/thing') == 1
-    with pytest.raises(MissingTopics, match='/thing carries their_pkg/msg/Thing, a type this workspace does not know'):
+    with pytest.raises(
+        MissingTopics,
+        match='/thing carries their_pkg/msg/Thing, a type this workspace does not know',
+    ):
         recording.messages('/thing')
 
 
@@ -138,32 +179,49 @@ def test_a_db3_that_is_not_a_bag_is_refused(tmp_path):
 
 
 def test_alignment_nearest_and_linear_with_a_maximum_gap():
-    source = Series('/s', np.array([0.0, 1.0, 2.0, 4.0]), np.array([0.0, 1.0, 2.0, 4.0]),
-                    {'v': np.array([0.0, 10.0, 20.0, 40.0]), 'xy': np.array([[0, 0], [1, 2], [2, 4], [4, 8.0]])})
+    source = Series(
+        '/s',
+        np.array([0.0, 1.0, 2.0, 4.0]),
+        np.array([0.0, 1.0, 2.0, 4.0]),
+        {
+            'v': np.array([0.0, 10.0, 20.0, 40.0]),
+            'xy': np.array([[0, 0], [1, 2], [2, 4], [4, 8.0]]),
+        },
+    )
     at = np.array([-0.05, 0.4, 0.6, 1.5, 3.0, 4.05, 9.0])
     nearest = align(at, source, 'v', 'nearest', max_gap_s=0.5)
     assert np.array_equal(nearest, [0.0, 0.0, 10.0, 10.0, np.nan, 40.0, np.nan], equal_nan=True)
     linear = align(at, source, 'v', 'linear', max_gap_s=0.9)
     assert np.array_equal(linear, [0.0, 4.0, 6.0, 15.0, np.nan, 40.0, np.nan], equal_nan=True)
-    assert align(np.array([1.5]), source, 'xy', 'linear', max_gap_s=1.0) == pytest.approx(np.array([[1.5, 3.0]]))
+    assert align(np.array([1.5]), source, 'xy', 'linear', max_gap_s=1.0) == pytest.approx(
+        np.array([[1.5, 3.0]])
+    )
     with pytest.raises(ValueError, match="how = 'cubic'"):
         align(at, source, 'v', 'cubic')
 
 
 def test_a_series_decodes_one_message_at_a_time(tmp_path):
-    """Issue 26 item 7 (soro-analyze peaked at 4.9 GB on a 327 MB bag): a Series keeps the numbers it extracts,
-    not the decoded messages. While it is made, at most the message in hand is alive (counted four times
-    among the interpreter's objects); before, all N were decoded first and kept."""
+    """Issue 26 item 7 (soro-analyze peaked at 4.9 GB on a 327 MB bag): a Series keeps the numbers
+    it extracts, not the decoded messages. While it is made, at most the message in hand is alive
+    (counted four times among the interpreter's objects); before, all N were decoded first and
+    kept."""
     n = 20_000
     poses = [data for _, data in pose_messages()]
-    path = write_bag(tmp_path / 'bag', POSE, 'geometry_msgs/msg/PoseStamped',
-                     [(T0_NS + k * 1_000_000, poses[k % COUNT]) for k in range(n)], 'ours', STORE)
+    path = write_bag(
+        tmp_path / 'bag',
+        POSE,
+        'geometry_msgs/msg/PoseStamped',
+        [(T0_NS + k * 1_000_000, poses[k % COUNT]) for k in range(n)],
+        'ours',
+        STORE,
+    )
     recording = Recording.open(path)
     pose_type = STORE.types['geometry_msgs/msg/PoseStamped']
     alive = []
 
     def x(message):
-        if round(message.pose.position.x * 1e3) == 7 and len(alive) < 4:        # k = 7, 207, 407, 607
+        # k = 7, 207, 407, 607
+        if round(message.pose.position.x * 1e3) == 7 and len(alive) < 4:
             alive.append(sum(isinstance(o, pose_type) for o in gc.get_objects()))
         return message.pose.position.x
 
@@ -171,5 +229,6 @@ def test_a_series_decodes_one_message_at_a_time(tmp_path):
     assert len(pose) == n and pose['x'][COUNT + 3] == pytest.approx(3e-3)
     assert alive == [1, 1, 1, 1]
     assert sum(isinstance(o, pose_type) for o in gc.get_objects()) == 0
-    assert [m.pose.position.x for m in recording.messages(POSE)[-2:]] == pytest.approx([1e-3 * (COUNT - 2),
-                                                                                      1e-3 * (COUNT - 1)])
+    assert [m.pose.position.x for m in recording.messages(POSE)[-2:]] == pytest.approx(
+        [1e-3 * (COUNT - 2), 1e-3 * (COUNT - 1)]
+    )

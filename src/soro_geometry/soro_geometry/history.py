@@ -1,6 +1,7 @@
-"""A tracked pose's recent frames, and the settled pose at an instant: the mean of the frames just before it (what a
-quasi-static robot's learner needs; TerreSoRo spec 2.2). Poses are (x, y, θ): x and y in the caller's length unit,
-θ in radians, not wrapped."""
+"""A tracked pose's recent frames, and the settled pose at an instant: the mean of the frames just
+before it (what a quasi-static robot's learner needs; TerreSoRo spec 2.2). Poses are (x, y, θ): x
+and y in the caller's length unit, θ in radians, not wrapped."""
+
 from __future__ import annotations
 
 import threading
@@ -12,12 +13,14 @@ from soro_geometry import se2
 
 
 class TrackingLost(LookupError):
-    """No tracked frame in the window before an instant: the tracker stopped or the robot left its view."""
+    """No tracked frame in the window before an instant: the tracker stopped or the robot left its
+    view."""
 
 
 class PoseHistory:
-    """The last ``max_frames`` tracked poses with their times (s, any monotonic clock shared with the queries).
-    Safe to add from one thread (a subscription) while another queries (an action): queries read a snapshot."""
+    """The last ``max_frames`` tracked poses with their times (s, any monotonic clock shared with
+    the queries). Safe to add from one thread (a subscription) while another queries (an action):
+    queries read a snapshot."""
 
     def __init__(self, max_frames: int = 100_000):
         """An empty history keeping at most ``max_frames`` frames (the oldest dropped)."""
@@ -47,15 +50,19 @@ class PoseHistory:
         return np.array([p for t, p in self._snapshot() if t0_s <= t <= t1_s]).reshape(-1, 3)
 
     def at(self, t_s: float, window_s: float, max_age_s: float) -> np.ndarray:
-        """Mean pose (3,) of the frames in [t_s - window_s, t_s], θ by circular mean kept near the last frame's turn
-        count; when the window is empty (camera jitter), the last frame before t_s if it is under ``max_age_s``
-        old. Raises TrackingLost otherwise."""
+        """Mean pose (3,) of the frames in [t_s - window_s, t_s], θ by circular mean kept near the
+        last frame's turn count; when the window is empty (camera jitter), the last frame before
+        t_s if it is under ``max_age_s`` old. Raises TrackingLost otherwise."""
         before = [(t, p) for t, p in self._snapshot() if t <= t_s]
         poses = [p for t, p in before if t >= t_s - window_s]
         if not poses and before and before[-1][0] >= t_s - max_age_s:
             poses = [before[-1][1]]
         if not poses:
-            raise TrackingLost(f'no tracked pose in the {max(window_s, max_age_s) * 1e3:.0f} ms before '
-                               f't = {t_s:.3f} s: is the tracker running and the robot in view?')
+            raise TrackingLost(
+                f'no tracked pose in the {max(window_s, max_age_s) * 1e3:.0f} ms before '
+                f't = {t_s:.3f} s: is the tracker running and the robot in view?'
+            )
         poses = np.array(poses)
-        return np.array([*poses[:, :2].mean(0), se2.near(se2.circular_mean(poses[:, 2]), poses[-1, 2])])
+        return np.array(
+            [*poses[:, :2].mean(0), se2.near(se2.circular_mean(poses[:, 2]), poses[-1, 2])]
+        )

@@ -1,4 +1,6 @@
-"""Planar polylines (N, 2) in m: length and discrete curvature, for planned paths and tracked trajectories alike."""
+"""Planar polylines (N, 2) in m: length and discrete curvature, for planned paths and tracked
+trajectories alike."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -11,7 +13,8 @@ def length(path) -> float:
 
 
 def curvatures(path) -> np.ndarray:
-    """Signed Menger curvature 4·area/(|a||b||c|) (1/m) at each interior point, 0 at both ends; (N,)."""
+    """Signed Menger curvature 4·area/(|a||b||c|) (1/m) at each interior point, 0 at both ends;
+    (N,)."""
     p = np.asarray(path, dtype=float)
     out = np.zeros(len(p))
     if len(p) < 3:

@@ -1,8 +1,11 @@
-"""Unit quaternions (w, x, y, z), Hamilton product, mapping body to world, yaw; arrays broadcast over leading axes.
+"""Unit quaternions (w, x, y, z), Hamilton product, mapping body to world, yaw; arrays broadcast
+over leading axes.
 
-The products are bilinear forms evaluated as outer product @ constant table: two numpy calls instead of a dozen
-component-wise ones, which is what a step of a few rods costs (numpy's per-call overhead dominates at this size).
+The products are bilinear forms evaluated as outer product @ constant table: two numpy calls
+instead of a dozen component-wise ones, which is what a step of a few rods costs (numpy's per-call
+overhead dominates at this size).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -20,8 +23,8 @@ def _hamilton() -> np.ndarray:
     eps, table = _levi_civita(), np.zeros((4, 4, 4))
     table[0, 0, 0] = 1.0
     for a in range(3):
-        table[1 + a, 1 + a, 0] = -1.0                       # w = pw qw - pv·qv
-        table[0, 1 + a, 1 + a] = table[1 + a, 0, 1 + a] = 1.0   # v = pw qv + qw pv + pv × qv
+        table[1 + a, 1 + a, 0] = -1.0  # w = pw qw - pv·qv
+        table[0, 1 + a, 1 + a] = table[1 + a, 0, 1 + a] = 1.0  # v = pw qv + qw pv + pv × qv
         for b in range(3):
             for c in range(3):
                 table[1 + b, 1 + c, 1 + a] += eps[a, b, c]
@@ -29,13 +32,22 @@ def _hamilton() -> np.ndarray:
 
 
 _EPS = _levi_civita()
-CROSS = _EPS.transpose(1, 2, 0).reshape(9, 3)               # (a_j b_k) -> Σ ε_ijk a_j b_k
+CROSS = _EPS.transpose(1, 2, 0).reshape(9, 3)  # (a_j b_k) -> Σ ε_ijk a_j b_k
 HAMILTON = _hamilton().reshape(16, 4)
-PURE = _hamilton()[1:, :, :].reshape(12, 4)                 # [0, w] ⊗ q for a vector w
-# (q_j q_k) -> (R(q) e_x · |q|², |q|²): the first column of the rotation matrix, and the squared norm
+PURE = _hamilton()[1:, :, :].reshape(12, 4)  # [0, w] ⊗ q for a vector w
+# (q_j q_k) -> (R(q) e_x · |q|², |q|²): the first column of the rotation matrix, and the squared
+# norm
 BODY_X = np.zeros((4, 4, 4))
-for (j, k), row in {(0, 0): (1, 0, 0, 1), (1, 1): (1, 0, 0, 1), (2, 2): (-1, 0, 0, 1), (3, 3): (-1, 0, 0, 1),
-                    (1, 2): (0, 2, 0, 0), (0, 3): (0, 2, 0, 0), (1, 3): (0, 0, 2, 0), (0, 2): (0, 0, -2, 0)}.items():
+for (j, k), row in {
+    (0, 0): (1, 0, 0, 1),
+    (1, 1): (1, 0, 0, 1),
+    (2, 2): (-1, 0, 0, 1),
+    (3, 3): (-1, 0, 0, 1),
+    (1, 2): (0, 2, 0, 0),
+    (0, 3): (0, 2, 0, 0),
+    (1, 3): (0, 0, 2, 0),
+    (0, 2): (0, 0, -2, 0),
+}.items():
     BODY_X[j, k] = row
 BODY_X = BODY_X.reshape(16, 4)
 
@@ -64,11 +76,14 @@ def from_axis_angle(axis, angle_rad) -> np.ndarray:
     """The rotation by ``angle_rad`` about ``axis`` (..., 3) of any non-zero length; (..., 4)."""
     axis = np.asarray(axis, dtype=float)
     half = 0.5 * np.asarray(angle_rad, dtype=float)[..., None]
-    return np.concatenate([np.cos(half), np.sin(half) * axis / np.linalg.norm(axis, axis=-1, keepdims=True)], axis=-1)
+    return np.concatenate(
+        [np.cos(half), np.sin(half) * axis / np.linalg.norm(axis, axis=-1, keepdims=True)], axis=-1
+    )
 
 
 def from_rotation_vector(phi: np.ndarray) -> np.ndarray:
-    """exp(φ/2): the rotation by |φ| about φ, shape (..., 3) -> (..., 4); exact unit norm for any φ."""
+    """exp(φ/2): the rotation by |φ| about φ, shape (..., 3) -> (..., 4); exact unit norm for any
+    φ."""
     angle = np.linalg.norm(phi, axis=-1, keepdims=True)
     # sin(a/2)/a, written with sinc so that φ -> 0 needs no special case
     scale = 0.5 * np.sinc(angle / (2 * np.pi))
@@ -83,7 +98,8 @@ def rotate(q: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 
 def body_x(q: np.ndarray) -> np.ndarray:
-    """R(q) e_x, the first column of the rotation matrix, for q of any norm (divided out), shape (..., 3)."""
+    """R(q) e_x, the first column of the rotation matrix, for q of any norm (divided out), shape
+    (..., 3)."""
     scaled = _bilinear(q, q, BODY_X)
     return scaled[..., :3] / scaled[..., 3:]
 
@@ -101,8 +117,8 @@ def from_yaw(yaw_rad) -> np.ndarray:
 
 
 def yaw(q: np.ndarray) -> np.ndarray:
-    """Heading (rad, in (-π, π]) of the rotation q (..., 4): the angle of R(q) e_x projected onto the xy plane, i.e.
-    the z angle of the z-y-x (yaw-pitch-roll) decomposition."""
+    """Heading (rad, in (-π, π]) of the rotation q (..., 4): the angle of R(q) e_x projected onto
+    the xy plane, i.e. the z angle of the z-y-x (yaw-pitch-roll) decomposition."""
     q = np.asarray(q, dtype=float)
     w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
     return np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))

@@ -1,5 +1,6 @@
-"""soro_geometry against analytic cases: SE(2) round trips, wrap at ±π, circular means, quaternion <-> yaw, the
-geometry_msgs conversions and the tracked pose history."""
+"""soro_geometry against analytic cases: SE(2) round trips, wrap at ±π, circular means, quaternion
+<-> yaw, the geometry_msgs conversions and the tracked pose history."""
+
 import math
 
 import numpy as np
@@ -30,14 +31,26 @@ def test_compose_is_the_matrix_product():
     def matrix(g):
         c, s = math.cos(g[2]), math.sin(g[2])
         return np.array([[c, -s, g[0]], [s, c, g[1]], [0, 0, 1]])
+
     for a, b in zip(POSES[:10], POSES[10:20]):
         m = matrix(a) @ matrix(b)
         g = se2.compose(a, b)
-        assert m[:2, 2] == pytest.approx(g[:2]) and math.atan2(m[1, 0], m[0, 0]) == pytest.approx(se2.wrap(g[2]))
+        assert m[:2, 2] == pytest.approx(g[:2]) and math.atan2(m[1, 0], m[0, 0]) == pytest.approx(
+            se2.wrap(g[2])
+        )
 
 
-@pytest.mark.parametrize('angle, wrapped', [(math.pi, math.pi), (-math.pi, math.pi), (3 * math.pi, math.pi),
-                                            (2 * math.pi, 0.0), (-0.5, -0.5), (7.0, 7.0 - 2 * math.pi)])
+@pytest.mark.parametrize(
+    'angle, wrapped',
+    [
+        (math.pi, math.pi),
+        (-math.pi, math.pi),
+        (3 * math.pi, math.pi),
+        (2 * math.pi, 0.0),
+        (-0.5, -0.5),
+        (7.0, 7.0 - 2 * math.pi),
+    ],
+)
 def test_wrap_into_minus_pi_pi(angle, wrapped):
     assert float(se2.wrap(angle)) == pytest.approx(wrapped, abs=1e-12)
 
@@ -52,8 +65,9 @@ def test_chain_is_composition_step_by_step():
 
 
 def test_circular_mean_across_the_cut_and_turn_keeping():
-    assert float(se2.circular_mean(np.radians([179.0, -179.0, 179.0]))) == pytest.approx(math.radians(179.667),
-                                                                                         abs=1e-4)
+    assert float(se2.circular_mean(np.radians([179.0, -179.0, 179.0]))) == pytest.approx(
+        math.radians(179.667), abs=1e-4
+    )
     assert float(se2.circular_mean([0.1, 0.3])) == pytest.approx(0.2)
     assert float(se2.near(-math.pi + 0.1, 5 * math.pi)) == pytest.approx(5 * math.pi + 0.1)
 
@@ -66,7 +80,9 @@ def test_quaternion_yaw_round_trip_and_rotation():
     x = quaternion.rotate(q, np.tile([1.0, 0.0, 0.0], (13, 1)))
     assert x[:, :2] == pytest.approx(np.column_stack([np.cos(yaws), np.sin(yaws)]), abs=1e-12)
     # a pitched body keeps the heading of its x axis
-    pitched = quaternion.multiply(quaternion.from_yaw(0.7), quaternion.from_axis_angle([0, 1, 0], 0.4))
+    pitched = quaternion.multiply(
+        quaternion.from_yaw(0.7), quaternion.from_axis_angle([0, 1, 0], 0.4)
+    )
     assert float(quaternion.yaw(pitched)) == pytest.approx(0.7)
 
 
@@ -81,25 +97,32 @@ def test_planar_pose_messages_round_trip():
 def test_pose_history_averages_the_settled_frames_and_reports_a_lost_tracker():
     history = PoseHistory()
     for k, t in enumerate(np.arange(0.0, 1.0, 1 / 30)):
-        history.add(t, (k * 0.0, 5.0, math.radians(179.0 if k % 2 else -179.0)))   # heading flickers across ±π
-    pose = history.at(0.95, 0.1, 0.3)                                   # frames at -179, 179, -179
-    assert pose[:2] == pytest.approx([0.0, 5.0]) and math.degrees(pose[2]) == pytest.approx(-179.0 - 2 / 3,
-                                                                                           abs=1e-3)
-    assert history.at(1.2, 0.1, 0.3)[1] == 5.0                          # no frame in the window: the last, 0.23 s old
+        # heading flickers across ±π
+        history.add(t, (k * 0.0, 5.0, math.radians(179.0 if k % 2 else -179.0)))
+    pose = history.at(0.95, 0.1, 0.3)  # frames at -179, 179, -179
+    assert pose[:2] == pytest.approx([0.0, 5.0]) and math.degrees(pose[2]) == pytest.approx(
+        -179.0 - 2 / 3, abs=1e-3
+    )
+    # no frame in the window: the last, 0.23 s old
+    assert history.at(1.2, 0.1, 0.3)[1] == 5.0
     with pytest.raises(TrackingLost, match='is the tracker running'):
         history.at(2.0, 0.1, 0.3)
 
 
 def test_pose_history_can_be_queried_while_a_subscription_adds_frames():
-    # the learner's action thread asks for the settled pose while the tracker's callback appends frames
+    # the learner's action thread asks for the settled pose while the tracker's callback appends
+    # frames
     import threading
     import time
+
     from soro_geometry.history import PoseHistory
+
     history, stop = PoseHistory(max_frames=5_000), threading.Event()
 
     def track():
-        # frames 1 ms apart in their stamps, added at up to 10 kHz: a free-running loop adds thousands between two
-        # queries once threads switch every 0.5 ms (init_ros), and evicts the window asked for from the 5,000 kept
+        # frames 1 ms apart in their stamps, added at up to 10 kHz: a free-running loop adds
+        # thousands between two queries once threads switch every 0.5 ms (init_ros), and evicts the
+        # window asked for from the 5,000 kept
         k = 0
         while not stop.is_set():
             history.add(k * 1e-3, (k * 1e-3, 0.0, 0.0))

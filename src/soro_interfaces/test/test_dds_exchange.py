@@ -1,4 +1,5 @@
 """Foundation test 6a: a soro_interfaces message crosses DDS between two rclpy processes."""
+
 import os
 import subprocess
 import sys
@@ -43,8 +44,11 @@ def test_link_status_crosses_between_processes():
         msg = received[0]
         assert (msg.state, msg.crc_errors, msg.device_safe) == (LinkStatus.CONNECTED, 7, True)
         assert msg.rtt_p99_s == pytest.approx(0.00125)
-        assert (msg.device.device_kind, msg.device.firmware_version, msg.device.protocol_version) == \
-            ('terresoro_iv', '1.2.0', 1)
+        assert (
+            msg.device.device_kind,
+            msg.device.firmware_version,
+            msg.device.protocol_version,
+        ) == ('terresoro_iv', '1.2.0', 1)
         node.destroy_node()
     finally:
         rclpy.shutdown()

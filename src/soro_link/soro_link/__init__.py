@@ -1,1 +1,2 @@
-"""soro_link: the one hardware link of the softbots stack (framing, protocol, supervision, devices, recording)."""
+"""soro_link: the one hardware link of the softbots stack (framing, protocol, supervision, devices,
+recording)."""

@@ -1,23 +1,24 @@
 """The lifecycle bridge node every robot's hardware bridge derives from.
 
-configure opens the port (the supervisor keeps retrying with backoff), activate enables commands and data,
-deactivate puts the device in its safe state and stops the data, cleanup closes the port. Diagnostics
-(``/diagnostics``) go out at 1 Hz and at once on every link state change; ``~/link_status`` carries the same as a
-soro_interfaces/LinkStatus; ``~/safe_state`` (std_srvs/Trigger) forces the safe state in any lifecycle state.
+configure opens the port (the supervisor keeps retrying with backoff), activate enables commands
+and data, deactivate puts the device in its safe state and stops the data, cleanup closes the port.
+Diagnostics (``/diagnostics``) go out at 1 Hz and at once on every link state change;
+``~/link_status`` carries the same as a soro_interfaces/LinkStatus; ``~/safe_state``
+(std_srvs/Trigger) forces the safe state in any lifecycle state.
 
-Data and diagnostics: a bridge's data topics (telemetry, joint_states, trails, predicted poses, executed edges)
-are lifecycle publishers, made with ``create_lifecycle_publisher``: they publish only while the node is active, so
-a configured bridge that is not yet (or no longer) active says nothing a consumer could take for the robot's
-state. Diagnostics and ``~/link_status`` are plain publishers, on in every state: they are how an operator sees
-the link before deciding to activate.
+Data and diagnostics: a bridge's data topics (telemetry, joint_states, trails, predicted poses,
+executed edges) are lifecycle publishers, made with ``create_lifecycle_publisher``: they publish
+only while the node is active, so a configured bridge that is not yet (or no longer) active says
+nothing a consumer could take for the robot's state. Diagnostics and ``~/link_status`` are plain
+publishers, on in every state: they are how an operator sees the link before deciding to activate.
 
-Configure without a device: configure succeeds when the port is not there (yet). It checks the parameters and
-starts the link supervisor, which opens the port in the background and retries with backoff until the device
-appears, as it does after an unplug. A bridge launched before the board is plugged in, or with the board still
-booting, thus comes up by itself instead of needing a second configure; a wrong port is not a failed transition
-but an ERROR in the diagnostics (status ``<node>: link``, message ``disconnected; <why the port did not open>``),
-at 1 Hz until the device answers (WARN while it identifies itself), then OK. A parameter out of range fails
-configure.
+Configure without a device: configure succeeds when the port is not there (yet). It checks the
+parameters and starts the link supervisor, which opens the port in the background and retries with
+backoff until the device appears, as it does after an unplug. A bridge launched before the board is
+plugged in, or with the board still booting, thus comes up by itself instead of needing a second
+configure; a wrong port is not a failed transition but an ERROR in the diagnostics (status
+``<node>: link``, message ``disconnected; <why the port did not open>``), at 1 Hz until the device
+answers (WARN while it identifies itself), then OK. A parameter out of range fails configure.
 
 Threads: the link's reader thread also answers the device's heartbeats, and publishing may wait on
 DDS, so it publishes nothing: a device message (and a link state change's diagnostics) is handed to
@@ -32,6 +33,7 @@ after that. ``play_goal`` plays a goal's timed steps until they are done or its 
 goal then commands the robot's rest, and ends cancelled if its client asked. The process around a
 bridge (start, spin, the safe end on Ctrl-C) is ``bridge_main_node``.
 """
+
 from __future__ import annotations
 
 from collections import deque
@@ -49,21 +51,44 @@ from soro_link.link_reports import RosLogHandler, link_diagnostic, link_status, 
 from soro_link.protocol import BodyError, BodySchema, Message, link_protocol
 from soro_link.supervisor import CommandRefused, LinkConfig, LinkDown, LinkSupervisor
 from soro_link.supervisor import log as supervisor_log
-from soro_node.base_node import (GoalCancelled, GoalRefused, OneGoal, action_server,
-                                 answering_service, declare_parameters, failure_reason,
-                                 run_goal)
+from soro_node.base_node import (
+    GoalCancelled,
+    GoalRefused,
+    OneGoal,
+    action_server,
+    answering_service,
+    declare_parameters,
+    failure_reason,
+    run_goal,
+)
 from soro_node.params import FieldRefused, ParameterError, ParamSpec
 from soro_node.sequence import PlayReport, SequencePlayer
 
 LINK_PARAMS = (
-    ParamSpec('port', '/dev/ttyUSB0', 'pyserial URL of the device (a path, or e.g. socket://host:port)',
-              nonempty=True),
+    ParamSpec(
+        'port',
+        '/dev/ttyUSB0',
+        'pyserial URL of the device (a path, or e.g. socket://host:port)',
+        nonempty=True,
+    ),
     ParamSpec('baud', 115200, 'serial baud rate', 1200, 4_000_000),
-    ParamSpec('heartbeat_period_s', 0.1, 'host heartbeat period (s); keep well under the firmware watchdog', 0.01, 1.0),
-    ParamSpec('stale_timeout_s', 0.3, 'link is stale after this long without a frame (s)', 0.05, 5.0),
-    ParamSpec('autostart', False, 'configure and activate at start-up instead of waiting for lifecycle transitions'),
+    ParamSpec(
+        'heartbeat_period_s',
+        0.1,
+        'host heartbeat period (s); keep well under the firmware watchdog',
+        0.01,
+        1.0,
+    ),
+    ParamSpec(
+        'stale_timeout_s', 0.3, 'link is stale after this long without a frame (s)', 0.05, 5.0
+    ),
+    ParamSpec(
+        'autostart',
+        False,
+        'configure and activate at start-up instead of waiting for lifecycle transitions',
+    ),
 )
-HANDED_OVER = 1000   # work waiting for the executor; beyond it the oldest goes (newer follows)
+HANDED_OVER = 1000  # work waiting for the executor; beyond it the oldest goes (newer follows)
 COMMANDS_OFF = 'commands are off: the bridge was deactivated or is stopping'
 Sent = TypeVar('Sent')
 
@@ -75,8 +100,13 @@ class BridgeNode(LifecycleNode):
     # what a goal aborted on the safety path leaves the robot in: (safe state confirmed, or not)
     LEFT_IN = ('device in its safe state', 'device left to its firmware watchdog (safe state)')
 
-    def __init__(self, node_name: str, robot_schemas: tuple[BodySchema, ...] = (),
-                 extra_params: tuple[ParamSpec, ...] = (), **kwargs):
+    def __init__(
+        self,
+        node_name: str,
+        robot_schemas: tuple[BodySchema, ...] = (),
+        extra_params: tuple[ParamSpec, ...] = (),
+        **kwargs,
+    ):
         super().__init__(node_name, **kwargs)
         self.param_specs = LINK_PARAMS + extra_params
         # current values; ``params`` holds them as configure found them
@@ -84,7 +114,7 @@ class BridgeNode(LifecycleNode):
         self.protocol = link_protocol(*robot_schemas)
         self.link: LinkSupervisor | None = None
         self.commands_enabled = False
-        self.goals = OneGoal()      # one goal at a time over all of the bridge's actions
+        self.goals = OneGoal()  # one goal at a time over all of the bridge's actions
         self._handed_over: deque[Callable[[], None]] = deque(maxlen=HANDED_OVER)
         self._hand_over_ready = self.create_guard_condition(self._run_handed_over)
         self.diagnostics_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
@@ -94,7 +124,7 @@ class BridgeNode(LifecycleNode):
         self._link_log = RosLogHandler(self.get_logger())
         supervisor_log.addHandler(self._link_log)
 
-    # --- lifecycle ---------------------------------------------------------------------------------------------
+    # --- lifecycle -------------------------------------------------------------------------------
     def on_configure(self, state: State) -> TransitionCallbackReturn:
         try:
             self.params = self.settings.checked()
@@ -103,9 +133,11 @@ class BridgeNode(LifecycleNode):
             return TransitionCallbackReturn.FAILURE
         p = self.params
         self.link = LinkSupervisor(
-            LinkConfig(p['port'], p['baud'], p['heartbeat_period_s'], p['stale_timeout_s']), self.protocol,
+            LinkConfig(p['port'], p['baud'], p['heartbeat_period_s'], p['stale_timeout_s']),
+            self.protocol,
             on_message=self._device_message,
-            on_state=lambda _state: self.hand_over(self.publish_diagnostics))
+            on_state=lambda _state: self.hand_over(self.publish_diagnostics),
+        )
         self.link.start()
         self.get_logger().info(f'opening {p["port"]} at {p["baud"]} baud')
         return TransitionCallbackReturn.SUCCESS
@@ -146,11 +178,14 @@ class BridgeNode(LifecycleNode):
         self._stop_link()
         self.publish_diagnostics()
 
-    # --- commands ----------------------------------------------------------------------------------------------
+    # --- commands --------------------------------------------------------------------------------
     def send_command(self, name: str, **fields: object) -> bool:
-        """Send a robot command if the bridge is active; False (and a log line) when it is refused."""
+        """Send a robot command if the bridge is active; False (and a log line) when it is
+        refused."""
         if not self.commands_enabled or self.link is None:
-            self.get_logger().warning(f'{name} refused: bridge is not active', throttle_duration_sec=2.0)
+            self.get_logger().warning(
+                f'{name} refused: bridge is not active', throttle_duration_sec=2.0
+            )
             return False
         try:
             self.link.send(name, **fields)
@@ -180,24 +215,41 @@ class BridgeNode(LifecycleNode):
 
     def _safe_state_service(self, request, response):
         response.success = self.force_safe_state('service request')
-        response.message = 'device confirmed its safe state' if response.success else \
-            'device did not confirm (link down?); its watchdog will vent/stop it'
+        response.message = (
+            'device confirmed its safe state'
+            if response.success
+            else 'device did not confirm (link down?); its watchdog will vent/stop it'
+        )
         return response
 
     # --- goals -----------------------------------------------------------------------------------
-    def goal_server(self, action_type, name: str, work: Callable[[object, object], str],
-                    cancelled: str, refused: tuple[type[Exception], ...] = (), make_result=None,
-                    **kwargs):
+    def goal_server(
+        self,
+        action_type,
+        name: str,
+        work: Callable[[object, object], str],
+        cancelled: str,
+        refused: tuple[type[Exception], ...] = (),
+        make_result=None,
+        **kwargs,
+    ):
         """An action server for one of the bridge's goals (one at a time over all of them, cancel
         accepted). ``work(goal_handle, result)`` fills ``result`` and returns its success message;
         the goal ends succeeded, cancelled with message ``cancelled`` when its client asked, or
         aborted with the reason of a GoalRefused (or one of ``refused``). Any other failure puts
         the device in its safe state first."""
+
         def execute(goal_handle):
             result = make_result() if make_result else action_type.Result()
-            return run_goal(goal_handle, result,
-                            lambda: self._goal_work(work, goal_handle, result, refused),
-                            refused, self.get_logger(), cancelled)
+            return run_goal(
+                goal_handle,
+                result,
+                lambda: self._goal_work(work, goal_handle, result, refused),
+                refused,
+                self.get_logger(),
+                cancelled,
+            )
+
         return action_server(self, action_type, name, execute, one_at_a_time=self.goals, **kwargs)
 
     def _goal_work(self, work, goal_handle, result, refused: tuple[type[Exception], ...]) -> str:
@@ -215,8 +267,9 @@ class BridgeNode(LifecycleNode):
     def require_active(self, role: str) -> None:
         """Refuse a goal (GoalRefused) unless the bridge is configured and active."""
         if not self.commands_enabled or self.link is None:
-            raise GoalRefused(f'refused: the {role} is not active '
-                              '(lifecycle: configure, then activate)')
+            raise GoalRefused(
+                f'refused: the {role} is not active (lifecycle: configure, then activate)'
+            )
 
     def goal_command(self, send: Callable[[LinkSupervisor], Sent], where: str = '') -> Sent:
         """``send(link)`` for a running goal. With commands off, the link down or the command
@@ -235,14 +288,22 @@ class BridgeNode(LifecycleNode):
         safe = self.force_safe_state('goal aborted') if self.link else False
         return GoalRefused(f'aborted{where}: {error}; {self.LEFT_IN[0 if safe else 1]}')
 
-    def play_goal(self, goal_handle, period_s: float, steps: Iterable, act: Callable,
-                  until: Callable[[], bool] | None = None) -> PlayReport:
+    def play_goal(
+        self,
+        goal_handle,
+        period_s: float,
+        steps: Iterable,
+        act: Callable,
+        until: Callable[[], bool] | None = None,
+    ) -> PlayReport:
         """Play ``steps`` one per ``period_s`` with ``act(slot, step)`` until they are done,
         ``until()`` holds or the goal's client cancels (``soro_node.sequence``); without a
         ``goal_handle``, a clean stop that no client cancels."""
+
         def stop() -> bool:
             cancelled = goal_handle is not None and goal_handle.is_cancel_requested
             return cancelled or (until is not None and until())
+
         return SequencePlayer(period_s).play(steps, act, stop=stop)
 
     # --- device to ROS ---------------------------------------------------------------------------

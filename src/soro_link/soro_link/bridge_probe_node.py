@@ -1,7 +1,9 @@
-"""For robot packages' tests of their bridge node as a managed node: the bridge in this process on its own
-executor thread, a Probe outside it that drives its lifecycle through ``~/change_state`` (as ``ros2 lifecycle set``
-does) and counts what it publishes. One check that every bridge's tests share: configured but not activated, a
-bridge whose device streams telemetry publishes no data, while its diagnostics go on; once active, it does."""
+"""For robot packages' tests of their bridge node as a managed node: the bridge in this process on
+its own executor thread, a Probe outside it that drives its lifecycle through ``~/change_state``
+(as ``ros2 lifecycle set`` does) and counts what it publishes. One check that every bridge's tests
+share: configured but not activated, a bridge whose device streams telemetry publishes no data,
+while its diagnostics go on; once active, it does."""
+
 from __future__ import annotations
 
 import threading
@@ -18,15 +20,21 @@ from soro_node.probe_node import Probe
 from soro_node.waiting import poll
 
 DIAGNOSTICS = '/diagnostics'
-FRAMES_RECEIVED = 20       # frames from the device (its telemetry among them) before an inactive silence counts
+# frames from the device (its telemetry among them) before an inactive silence counts
+FRAMES_RECEIVED = 20
 
 
-def inactive_bridge_check(make_bridge: Callable[[str], BridgeNode], model: DeviceModel, data: dict,
-                          timeout_s: float = 10.0) -> dict[str, str]:
-    """The bridge that ``make_bridge(port)`` builds (rclpy initialised, autostart off), on ``model`` behind a
-    pseudo-terminal, driven through configure, then activate, while the probe watches its ``data`` topics
-    ({topic: type}). Returns what went wrong, by step; empty when the bridge is a well-behaved managed node.
-    Initialises rclpy for the check (and shuts it down after) unless the caller already did."""
+def inactive_bridge_check(
+    make_bridge: Callable[[str], BridgeNode],
+    model: DeviceModel,
+    data: dict,
+    timeout_s: float = 10.0,
+) -> dict[str, str]:
+    """The bridge that ``make_bridge(port)`` builds (rclpy initialised, autostart off), on
+    ``model`` behind a pseudo-terminal, driven through configure, then activate, while the probe
+    watches its ``data`` topics ({topic: type}). Returns what went wrong, by step; empty when the
+    bridge is a well-behaved managed node. Initialises rclpy for the check (and shuts it down
+    after) unless the caller already did."""
     owns_rclpy = not rclpy.ok()
     if owns_rclpy:
         rclpy.init()
@@ -51,12 +59,15 @@ def _check(bridge: BridgeNode, data: dict, timeout_s: float) -> dict[str, str]:
     probe = Probe(f'{name}_lifecycle_probe', {**data, DIAGNOSTICS: DiagnosticArray})
     faults = {}
     try:
-        # every data publisher is matched before configure, so nothing published inactive could be missed
+        # every data publisher is matched before configure, so nothing published inactive could be
+        # missed
         if not poll(lambda: all(bridge.count_subscribers(topic) for topic in data), timeout_s):
-            return {'discovery': f'the probe did not match every data topic of {name}: {sorted(data)}'}
+            return {
+                'discovery': f'the probe did not match every data topic of {name}: {sorted(data)}'
+            }
         if not probe.change_state(name, Transition.TRANSITION_CONFIGURE, timeout_s):
             return {'configure': f'{name} refused configure'}
-        received = lambda: bridge.link is not None and bridge.link.stats.frames_rx    # noqa: E731
+        received = lambda: bridge.link is not None and bridge.link.stats.frames_rx  # noqa: E731
         if not poll(lambda: received() >= FRAMES_RECEIVED, timeout_s):
             return {'telemetry': f'{name} received {received()} frames within {timeout_s} s'}
         diagnostics = len(probe.messages[DIAGNOSTICS])
@@ -79,5 +90,7 @@ def _check(bridge: BridgeNode, data: dict, timeout_s: float) -> dict[str, str]:
 
 def _own_diagnostics(probe: Probe, name: str, since: int) -> int:
     """How many of the diagnostic arrays after the first ``since`` carry ``name``'s link status."""
-    return sum(any(status.name == f'{name}: link' for status in msg.status)
-               for msg in probe.messages[DIAGNOSTICS][since:])
+    return sum(
+        any(status.name == f'{name}: link' for status in msg.status)
+        for msg in probe.messages[DIAGNOSTICS][since:]
+    )

@@ -1,13 +1,16 @@
 """Simulated microcontrollers behind real pseudo-terminals, speaking the device side of soro_link.
 
-``SimulatedDevice`` is the firmware's link layer: it boots, answers the handshake, sends heartbeats that carry its
-safe-state flag, acks or nacks commands, and runs the firmware watchdog (no heartbeat or command for ``watchdog_ms``
-puts it in its safe state and reports it). What the robot does with a command lives in a ``DeviceModel``, which robot
-packages subclass with their own bodies and physics.
+``SimulatedDevice`` is the firmware's link layer: it boots, answers the handshake, sends heartbeats
+that carry its safe-state flag, acks or nacks commands, and runs the firmware watchdog (no
+heartbeat or command for ``watchdog_ms`` puts it in its safe state and reports it). What the robot
+does with a command lives in a ``DeviceModel``, which robot packages subclass with their own bodies
+and physics.
 
-The port is a stable symlink to the pseudo-terminal (like a udev ``/dev/serial/by-id`` name), so ``unplug`` and
-``replug`` behave as a USB cable would: the path vanishes, then comes back on a fresh terminal.
+The port is a stable symlink to the pseudo-terminal (like a udev ``/dev/serial/by-id`` name), so
+``unplug`` and ``replug`` behave as a USB cable would: the path vanishes, then comes back on a
+fresh terminal.
 """
+
 from __future__ import annotations
 
 import os
@@ -19,12 +22,22 @@ import tty
 from pathlib import Path
 
 from soro_link.framing import Frame, StreamDecoder, encode_frame
-from soro_link.protocol import (HEARTBEAT_SAFE, PROTOCOL_VERSION, BodyError, BodySchema, LogCode,
-                                LogLevel, Message, NackCode, link_protocol)
+from soro_link.protocol import (
+    HEARTBEAT_SAFE,
+    PROTOCOL_VERSION,
+    BodyError,
+    BodySchema,
+    LogCode,
+    LogLevel,
+    Message,
+    NackCode,
+    link_protocol,
+)
 
-# On stop, a device whose host still talks keeps answering until the host has been quiet this long (its heartbeats
-# come every 0.1 s, so it has closed the port), at most LINGER_S: Ctrl-C on a launch interrupts the bridge and the
-# simulator at once, and the bridge's last act is to command the safe state and wait for the device's ack.
+# On stop, a device whose host still talks keeps answering until the host has been quiet this long
+# (its heartbeats come every 0.1 s, so it has closed the port), at most LINGER_S: Ctrl-C on a
+# launch interrupts the bridge and the simulator at once, and the bridge's last act is to command
+# the safe state and wait for the device's ack.
 HOST_QUIET_S = 0.25
 LINGER_S = 1.5
 
@@ -47,20 +60,24 @@ class DeviceModel:
         self.safe = True
 
     def step(self, now: float, dt: float) -> list[tuple[str, dict]]:
-        """Advance the physics by ``dt`` s; return telemetry messages ``(name, fields)`` to send now."""
+        """Advance the physics by ``dt`` s; return telemetry messages ``(name, fields)`` to send
+        now."""
         return []
 
 
 class GenericOutputs(DeviceModel):
     """A generic actuator board: four outputs at a duty of 0-100 %, reported at ``telemetry_hz``.
 
-    Safe state: all outputs at 0 %. Used by soro_link's own tests, its benchmark and its demo launch file.
+    Safe state: all outputs at 0 %. Used by soro_link's own tests, its benchmark and its demo
+    launch file.
     """
 
     device_kind = 'generic_outputs'
     firmware_version = '1.0.0'
-    schemas = (BodySchema(0x20, 'set_outputs', [('duty_pct', '4B')]),
-               BodySchema(0x21, 'outputs', [('duty_pct', '4B'), ('safe', '?')]))
+    schemas = (
+        BodySchema(0x20, 'set_outputs', [('duty_pct', '4B')]),
+        BodySchema(0x21, 'outputs', [('duty_pct', '4B'), ('safe', '?')]),
+    )
 
     def __init__(self, telemetry_hz: float = 20.0):
         super().__init__()
@@ -88,18 +105,24 @@ class SimulatedDevice:
     """A firmware stand-in on a pseudo-terminal; ``port`` is the path a bridge opens.
 
     Args:
-        model: the robot behaviour.
-        port: symlink path to create; a fresh temporary path when None.
+        model: the robot behaviour. port: symlink path to create; a fresh temporary path when None.
         watchdog_ms: safe state after this long without a heartbeat or command from the host.
-        heartbeat_period_s: device heartbeat period once the handshake is done.
-        boot_delay_s: input is ignored this long after power-up or replug (an Arduino resets when the port opens).
+        heartbeat_period_s: device heartbeat period once the handshake is done. boot_delay_s: input
+        is ignored this long after power-up or replug (an Arduino resets when the port opens).
         protocol_version: what the firmware announces (another value tests the bridge's refusal).
         tick_s: firmware loop period.
     """
 
-    def __init__(self, model: DeviceModel, port: str | Path | None = None, watchdog_ms: int = 500,
-                 heartbeat_period_s: float = 0.1, boot_delay_s: float = 0.0,
-                 protocol_version: int = PROTOCOL_VERSION, tick_s: float = 0.005):
+    def __init__(
+        self,
+        model: DeviceModel,
+        port: str | Path | None = None,
+        watchdog_ms: int = 500,
+        heartbeat_period_s: float = 0.1,
+        boot_delay_s: float = 0.0,
+        protocol_version: int = PROTOCOL_VERSION,
+        tick_s: float = 0.005,
+    ):
         self.model = model
         self.protocol = link_protocol(*model.schemas)
         self._tmpdir = None
@@ -108,16 +131,22 @@ class SimulatedDevice:
             port = Path(self._tmpdir.name) / 'ttySIM0'
         self.port = str(port)
         self.watchdog_s, self.heartbeat_period_s = watchdog_ms / 1000.0, heartbeat_period_s
-        self.boot_delay_s, self.protocol_version, self.tick_s = boot_delay_s, protocol_version, tick_s
-        self.events: list[tuple[float, str]] = []   # (monotonic time, what): boots, handshakes, safe-state entries
-        self.received: list[Message] = []           # every robot command accepted, in order
-        self.acks_to_lose = 0                       # a noisy line: this many of the next acks never reach the host
+        self.boot_delay_s, self.protocol_version, self.tick_s = (
+            boot_delay_s,
+            protocol_version,
+            tick_s,
+        )
+        # (monotonic time, what): boots, handshakes, safe-state entries
+        self.events: list[tuple[float, str]] = []
+        self.received: list[Message] = []  # every robot command accepted, in order
+        # a noisy line: this many of the next acks never reach the host
+        self.acks_to_lose = 0
         self._lock = threading.Lock()
         self._thread = None
         self._fds = None
         self._announce = False
 
-    # --- cable -------------------------------------------------------------------------------------------------
+    # --- cable -----------------------------------------------------------------------------------
     def start(self) -> SimulatedDevice:
         self.replug()
         return self
@@ -132,7 +161,9 @@ class SimulatedDevice:
         link.symlink_to(os.ttyname(slave))
         self._fds = (master, slave)
         self._running = True
-        self._thread = threading.Thread(target=self._run, name=f'sim-{self.model.device_kind}', daemon=True)
+        self._thread = threading.Thread(
+            target=self._run, name=f'sim-{self.model.device_kind}', daemon=True
+        )
         self._thread.start()
 
     def unplug(self) -> None:
@@ -148,7 +179,8 @@ class SimulatedDevice:
             self._fds = None
 
     def stop(self) -> None:
-        """Power off, once the host has finished talking (see LINGER_S); ``unplug`` is the sudden cut."""
+        """Power off, once the host has finished talking (see LINGER_S); ``unplug`` is the sudden
+        cut."""
         self._linger()
         self.unplug()
         if self._tmpdir:
@@ -156,8 +188,13 @@ class SimulatedDevice:
 
     def _linger(self) -> None:
         deadline = time.monotonic() + LINGER_S
-        while self._thread and self._running and time.monotonic() < deadline and \
-                getattr(self, '_handshaken', False) and time.monotonic() - self._host_seen < HOST_QUIET_S:
+        while (
+            self._thread
+            and self._running
+            and time.monotonic() < deadline
+            and getattr(self, '_handshaken', False)
+            and time.monotonic() - self._host_seen < HOST_QUIET_S
+        ):
             time.sleep(0.02)
 
     def __enter__(self) -> SimulatedDevice:
@@ -167,15 +204,16 @@ class SimulatedDevice:
         self.stop()
 
     def announce(self) -> None:
-        """Send the identity unprompted at the next tick, as firmware does after a reset the host did not see (with
-        another ``protocol_version`` set first: a device that came back as something else)."""
+        """Send the identity unprompted at the next tick, as firmware does after a reset the host
+        did not see (with another ``protocol_version`` set first: a device that came back as
+        something else)."""
         self._announce = True
 
     def event_times(self, what: str) -> list[float]:
         with self._lock:
             return [t for t, w in self.events if w == what]
 
-    # --- firmware ----------------------------------------------------------------------------------------------
+    # --- firmware --------------------------------------------------------------------------------
     def _run(self) -> None:
         master = self._fds[0]
         decoder = StreamDecoder()
@@ -218,8 +256,13 @@ class SimulatedDevice:
             message = self.protocol.decode(frame)
         except BodyError:
             known = frame.type in self.protocol.by_id
-            code = NackCode.BAD_VERSION if frame.version != PROTOCOL_VERSION else \
-                NackCode.BAD_BODY if known else NackCode.UNKNOWN_TYPE
+            code = (
+                NackCode.BAD_VERSION
+                if frame.version != PROTOCOL_VERSION
+                else NackCode.BAD_BODY
+                if known
+                else NackCode.UNKNOWN_TYPE
+            )
             self._nack(frame.seq, code)
             return
         if message.name == 'hello':
@@ -238,10 +281,15 @@ class SimulatedDevice:
             self._nack(frame.seq, NackCode.UNKNOWN_TYPE)
 
     def _report_rx_errors(self, decoder: StreamDecoder, now: float) -> None:
-        """Frames dropped or refused since power-up, when a count changed, at most once a second (as the firmware,
-        which also tells overflowed runs from other format errors; the stream decoder counts them as format)."""
-        counts = {'crc': decoder.stats.crc_errors, 'format': decoder.stats.format_errors, 'overflow': 0,
-                  'refused': self._refused}
+        """Frames dropped or refused since power-up, when a count changed, at most once a second
+        (as the firmware, which also tells overflowed runs from other format errors; the stream
+        decoder counts them as format)."""
+        counts = {
+            'crc': decoder.stats.crc_errors,
+            'format': decoder.stats.format_errors,
+            'overflow': 0,
+            'refused': self._refused,
+        }
         if self._handshaken and now >= self._next_rx_errors and counts != self._rx_errors_sent:
             self._next_rx_errors, self._rx_errors_sent = now + 1.0, counts
             self._send('rx_errors', **{k: min(v, 0xFFFF) for k, v in counts.items()})
@@ -251,8 +299,12 @@ class SimulatedDevice:
         self._send('nack', ack_seq=seq, code=code)
 
     def _identify(self) -> None:
-        self._send('identity', protocol_version=self.protocol_version, device_kind=self.model.device_kind,
-                   firmware_version=self.model.firmware_version)
+        self._send(
+            'identity',
+            protocol_version=self.protocol_version,
+            device_kind=self.model.device_kind,
+            firmware_version=self.model.firmware_version,
+        )
 
     def _robot_command(self, message: Message, seq: int, now: float) -> None:
         if not self._handshaken:
@@ -272,14 +324,21 @@ class SimulatedDevice:
     def _watchdog(self, now: float) -> None:
         if not self.model.safe and now - self._host_seen > self.watchdog_s:
             self._enter_safe('watchdog')
-            self._send('log', level=LogLevel.ERROR, code=LogCode.WATCHDOG,
-                       text=f'no heartbeat or command for {self.watchdog_s * 1000:.0f} ms: safe state')
+            self._send(
+                'log',
+                level=LogLevel.ERROR,
+                code=LogCode.WATCHDOG,
+                text=f'no heartbeat or command for {self.watchdog_s * 1000:.0f} ms: safe state',
+            )
 
     def _heartbeat(self, now: float) -> None:
         if self._handshaken and now >= self._next_heartbeat:
             self._next_heartbeat = now + self.heartbeat_period_s
-            self._send('heartbeat', uptime_ms=int(now * 1000) & 0xFFFFFFFF,
-                       flags=HEARTBEAT_SAFE if self.model.safe else 0)
+            self._send(
+                'heartbeat',
+                uptime_ms=int(now * 1000) & 0xFFFFFFFF,
+                flags=HEARTBEAT_SAFE if self.model.safe else 0,
+            )
 
     def _enter_safe(self, reason: str) -> None:
         self.model.enter_safe_state()
@@ -287,7 +346,9 @@ class SimulatedDevice:
 
     def _send(self, name: str, **fields: object) -> None:
         schema = self.protocol.by_name[name]
-        wire = encode_frame(Frame(schema.type_id, self._seq, schema.encode(fields), self.protocol_version))
+        wire = encode_frame(
+            Frame(schema.type_id, self._seq, schema.encode(fields), self.protocol_version)
+        )
         self._seq = (self._seq + 1) & 0xFFFF
         try:
             os.write(self._fds[0], wire)

@@ -14,6 +14,7 @@ crc      2      CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF) over header and bo
 
 The firmware side is ``firmware/soro_link.h``; both are held to the same golden byte vectors.
 """
+
 from __future__ import annotations
 
 import binascii
@@ -34,12 +35,14 @@ class FrameError(ValueError):
 
 
 def crc16_ccitt_false(data: bytes) -> int:
-    """CRC-16/CCITT-FALSE: poly 0x1021, init 0xFFFF, no reflection, no final xor (check("123456789") = 0x29B1)."""
+    """CRC-16/CCITT-FALSE: poly 0x1021, init 0xFFFF, no reflection, no final xor
+    (check("123456789") = 0x29B1)."""
     return binascii.crc_hqx(data, 0xFFFF)
 
 
 def cobs_encode(data: bytes) -> bytes:
-    """Consistent Overhead Byte Stuffing (Cheshire & Baker 1999); the result contains no zero byte."""
+    """Consistent Overhead Byte Stuffing (Cheshire & Baker 1999); the result contains no zero
+    byte."""
     out = bytearray()
     chunks = data.split(b'\x00')
     for index, chunk in enumerate(chunks):
@@ -54,7 +57,8 @@ def cobs_encode(data: bytes) -> bytes:
 
 
 def cobs_decode(data: bytes) -> bytes:
-    """Inverse of ``cobs_encode``; raises FrameError on a zero byte or a code that runs past the end."""
+    """Inverse of ``cobs_encode``; raises FrameError on a zero byte or a code that runs past the
+    end."""
     if b'\x00' in data:
         raise FrameError('COBS: zero byte inside a frame')
     out = bytearray()
@@ -64,7 +68,7 @@ def cobs_decode(data: bytes) -> bytes:
         end = i + code
         if code == 0 or end > n:
             raise FrameError('COBS: bad code byte')
-        out += data[i + 1:end]
+        out += data[i + 1 : end]
         if code != 0xFF and end < n:
             out.append(0)
         i = end
@@ -74,6 +78,7 @@ def cobs_decode(data: bytes) -> bytes:
 @dataclass(frozen=True)
 class Frame:
     """One decoded frame: header fields and the raw body bytes."""
+
     type: int
     seq: int
     body: bytes = b''
@@ -91,17 +96,22 @@ def encode_frame(frame: Frame) -> bytes:
 
 
 def decode_frame(encoded: bytes) -> Frame:
-    """Frame from the bytes between two delimiters; raises CrcError on a CRC mismatch, FrameError otherwise."""
+    """Frame from the bytes between two delimiters; raises CrcError on a CRC mismatch, FrameError
+    otherwise."""
     if len(encoded) > MAX_ENCODED - 1:
-        raise FrameError(f'frame of {len(encoded)} bytes exceeds the {MAX_ENCODED - 1}-byte maximum')
+        raise FrameError(
+            f'frame of {len(encoded)} bytes exceeds the {MAX_ENCODED - 1}-byte maximum'
+        )
     raw = cobs_decode(encoded)
     if not HEADER.size + CRC.size <= len(raw) <= MAX_RAW:
-        raise FrameError(f'frame of {len(raw)} bytes is outside {HEADER.size + CRC.size}..{MAX_RAW}')
+        raise FrameError(
+            f'frame of {len(raw)} bytes is outside {HEADER.size + CRC.size}..{MAX_RAW}'
+        )
     (crc,) = CRC.unpack_from(raw, len(raw) - CRC.size)
-    if crc != crc16_ccitt_false(raw[:-CRC.size]):
+    if crc != crc16_ccitt_false(raw[: -CRC.size]):
         raise CrcError('CRC mismatch')
     version, type_, seq = HEADER.unpack_from(raw)
-    return Frame(type_, seq, raw[HEADER.size:-CRC.size], version)
+    return Frame(type_, seq, raw[HEADER.size : -CRC.size], version)
 
 
 class CrcError(FrameError):
@@ -111,18 +121,21 @@ class CrcError(FrameError):
 @dataclass
 class DecoderStats:
     """A StreamDecoder's counts since it started: frames accepted, CRC failures, format errors."""
+
     frames: int = 0
     crc_errors: int = 0
-    format_errors: int = 0   # bad COBS, too short, oversized
+    format_errors: int = 0  # bad COBS, too short, oversized
 
 
 @dataclass
 class StreamDecoder:
     """Turns a byte stream into frames; corrupt frames are counted and dropped, never raised.
 
-    After garbage or a partial frame it resynchronises at the next delimiter. A run of bytes longer than the maximum
-    frame is discarded as it arrives, so memory stays bounded whatever the line carries.
+    After garbage or a partial frame it resynchronises at the next delimiter. A run of bytes longer
+    than the maximum frame is discarded as it arrives, so memory stays bounded whatever the line
+    carries.
     """
+
     stats: DecoderStats = field(default_factory=DecoderStats)
     _buffer: bytearray = field(default_factory=bytearray)
     _overflow: bool = False

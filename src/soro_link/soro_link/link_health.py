@@ -1,6 +1,7 @@
-"""What a bridge reports about its link: one consistent snapshot of a ``LinkSupervisor``'s state and
-counters, and the diagnostic level and summary line it reads as. No rclpy.
+"""What a bridge reports about its link: one consistent snapshot of a ``LinkSupervisor``'s state
+and counters, and the diagnostic level and summary line it reads as. No rclpy.
 """
+
 from __future__ import annotations
 
 import enum
@@ -19,6 +20,7 @@ class DiagnosticLevel(enum.IntEnum):  # values match diagnostic_msgs/DiagnosticS
 @dataclass(frozen=True)
 class LinkSnapshot:
     """Everything a bridge reports about its link at one instant."""
+
     state: LinkState
     port: str
     identity: dict | None
@@ -34,12 +36,14 @@ class LinkSnapshot:
     format_errors: int
     nacks: int
     reconnects: int
-    device_rx_errors: dict = field(default_factory=dict)   # crc, format, overflow, refused: as the device counts
+    # crc, format, overflow, refused: as the device counts
+    device_rx_errors: dict = field(default_factory=dict)
     resent: int = 0
 
     @property
     def level(self) -> DiagnosticLevel:
-        """OK when connected; WARN while a device boots and answers; ERROR when lost, stale or refused."""
+        """OK when connected; WARN while a device boots and answers; ERROR when lost, stale or
+        refused."""
         if self.state == LinkState.CONNECTED:
             return DiagnosticLevel.OK
         if self.state == LinkState.HANDSHAKING and 'refused' not in self.last_error:
@@ -51,15 +55,31 @@ class LinkSnapshot:
         text = self.state.name.lower()
         if self.identity:
             text += f' to {self.identity["device_kind"]} {self.identity["firmware_version"]}'
-        return text + (f'; {self.last_error}' if self.last_error and self.level != DiagnosticLevel.OK else '')
+        return text + (
+            f'; {self.last_error}' if self.last_error and self.level != DiagnosticLevel.OK else ''
+        )
 
 
 def snapshot(link: LinkSupervisor) -> LinkSnapshot:
     """A consistent copy of ``link``'s state and counters."""
     with link._lock:
         s = link.stats
-        return LinkSnapshot(link.state, link.config.port, dict(link.identity) if link.identity else None,
-                            link.device_safe, link.last_error, link.last_rx_age_s,
-                            s.rtts_s[-1] if s.rtts_s else math.nan, s.rtt_p50_s, s.rtt_percentile(0.99),
-                            s.frames_rx, s.frames_tx, s.crc_errors, s.format_errors, s.nacks, s.reconnects,
-                            dict(link.device_rx_errors), s.resent)
+        return LinkSnapshot(
+            link.state,
+            link.config.port,
+            dict(link.identity) if link.identity else None,
+            link.device_safe,
+            link.last_error,
+            link.last_rx_age_s,
+            s.rtts_s[-1] if s.rtts_s else math.nan,
+            s.rtt_p50_s,
+            s.rtt_percentile(0.99),
+            s.frames_rx,
+            s.frames_tx,
+            s.crc_errors,
+            s.format_errors,
+            s.nacks,
+            s.reconnects,
+            dict(link.device_rx_errors),
+            s.resent,
+        )

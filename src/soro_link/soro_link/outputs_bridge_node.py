@@ -1,4 +1,6 @@
-"""``soro_link_bridge`` (executable ``bridge_node``): the bridge to a generic four-output test board."""
+"""``soro_link_bridge`` (executable ``bridge_node``): the bridge to a generic four-output test
+board."""
+
 from __future__ import annotations
 
 import math
@@ -23,7 +25,9 @@ class GenericOutputsBridge(BridgeNode):
     def _on_duty(self, msg: Float64MultiArray) -> None:
         duty = list(msg.data)
         if len(duty) != 4 or not all(math.isfinite(d) and 0.0 <= d <= 1.0 for d in duty):
-            self.get_logger().error(f'~/duty {duty} refused: needs 4 finite fractions in [0, 1]; safe state')
+            self.get_logger().error(
+                f'~/duty {duty} refused: needs 4 finite fractions in [0, 1]; safe state'
+            )
             if self.link:
                 self.force_safe_state('invalid duty command')
             return
@@ -31,7 +35,9 @@ class GenericOutputsBridge(BridgeNode):
 
     def on_device_message(self, message: Message) -> None:
         if message.name == 'outputs':
-            self.outputs_pub.publish(Float64MultiArray(data=[d / 100.0 for d in message['duty_pct']]))
+            self.outputs_pub.publish(
+                Float64MultiArray(data=[d / 100.0 for d in message['duty_pct']])
+            )
 
 
 def main(args=None) -> int:

@@ -1,12 +1,13 @@
 """The host side of a soro_link: open, handshake, heartbeats, supervision, reconnection. No rclpy.
 
-``LinkSupervisor`` owns one serial port (any pyserial URL). A background thread reads and decodes frames, answers
-nothing on its own but heartbeats, and keeps the state a bridge node reports:
+``LinkSupervisor`` owns one serial port (any pyserial URL). A background thread reads and decodes
+frames, answers nothing on its own but heartbeats, and keeps the state a bridge node reports:
 
-DISCONNECTED -> (port opens) HANDSHAKING -> (identity of our protocol version) CONNECTED
-CONNECTED -> (no valid frame for ``stale_timeout_s``) STALE -> (hello answered again) CONNECTED
-any -> (port error or vanished) DISCONNECTED, reopened with exponential backoff; no command is ever replayed.
+DISCONNECTED -> (port opens) HANDSHAKING -> (identity of our protocol version) CONNECTED CONNECTED
+-> (no valid frame for ``stale_timeout_s``) STALE -> (hello answered again) CONNECTED any -> (port
+error or vanished) DISCONNECTED, reopened with exponential backoff; no command is ever replayed.
 """
+
 from __future__ import annotations
 
 import enum
@@ -38,7 +39,8 @@ LINK_LOST = -1  # PendingAck.code of a command whose link closed before its ack
 
 
 class LinkDown(RuntimeError):
-    """A command could not be sent or was not acknowledged: the link is not connected or timed out."""
+    """A command could not be sent or was not acknowledged: the link is not connected or timed
+    out."""
 
 
 class CommandRefused(RuntimeError):
@@ -56,7 +58,8 @@ class LinkConfig:
     heartbeat_period_s: float = 0.1
     stale_timeout_s: float = 0.3
     hello_interval_s: float = 0.25
-    handshake_warn_s: float = 3.0     # an Arduino takes ~2 s to boot after the port opens: warn only past this
+    # an Arduino takes ~2 s to boot after the port opens: warn only past this
+    handshake_warn_s: float = 3.0
     backoff_initial_s: float = 0.1
     backoff_max_s: float = 1.0
     rtt_window: int = 1000
@@ -69,7 +72,7 @@ class LinkStats:
     crc_errors: int = 0
     format_errors: int = 0
     nacks: int = 0
-    resent: int = 0           # set-points sent again after a lost ack (confirm's resend)
+    resent: int = 0  # set-points sent again after a lost ack (confirm's resend)
     reconnects: int = 0
     rtts_s: deque = field(default_factory=lambda: deque(maxlen=1000), repr=False)
 
@@ -88,13 +91,14 @@ class LinkStats:
 @dataclass
 class PendingAck:
     """A sent command awaiting the device's ack (``LinkSupervisor.post``, then ``confirm``)."""
+
     name: str
     seq: int
     sent: float
     done: threading.Event = field(default_factory=threading.Event)
-    code: int | None = None   # None: acked
+    code: int | None = None  # None: acked
     rtt_s: float = math.nan
-    fields: dict = field(default_factory=dict)   # what was sent, for a resend
+    fields: dict = field(default_factory=dict)  # what was sent, for a resend
 
 
 class LinkSupervisor:
@@ -107,17 +111,25 @@ class LinkSupervisor:
         on_state: called with the new LinkState whenever it changes.
     """
 
-    def __init__(self, config: LinkConfig, protocol: Protocol,
-                 on_message: Callable[[Message], None] | None = None,
-                 on_state: Callable[[LinkState], None] | None = None,
-                 serial_for_url: Callable[..., serial.SerialBase] = serial.serial_for_url):
+    def __init__(
+        self,
+        config: LinkConfig,
+        protocol: Protocol,
+        on_message: Callable[[Message], None] | None = None,
+        on_state: Callable[[LinkState], None] | None = None,
+        serial_for_url: Callable[..., serial.SerialBase] = serial.serial_for_url,
+    ):
         self.config, self.protocol = config, protocol
-        self._on_message, self._on_state = on_message or (lambda m: None), on_state or (lambda s: None)
+        self._on_message, self._on_state = (
+            on_message or (lambda m: None),
+            on_state or (lambda s: None),
+        )
         self._open_port = serial_for_url
         self.state = LinkState.DISCONNECTED
         self.identity: dict | None = None
         self.device_safe = False  # only the device's own heartbeat may say it is safe
-        self.device_rx_errors: dict = {}   # what the device dropped or refused of ours (its rx_errors report)
+        # what the device dropped or refused of ours (its rx_errors report)
+        self.device_rx_errors: dict = {}
         self.last_error = ''
         self.stats = LinkStats(rtts_s=deque(maxlen=config.rtt_window))
         self._lock = threading.RLock()
@@ -125,7 +137,7 @@ class LinkSupervisor:
         self._decoder = StreamDecoder()
         self._seq = 0
         self._pending: dict[int, PendingAck] = {}
-        self._newest: dict[str, int] = {}          # message name -> seq of the last one posted
+        self._newest: dict[str, int] = {}  # message name -> seq of the last one posted
         self._last_rx = math.nan
         self._next_open = self._next_hello = self._next_heartbeat = self._handshake_start = 0.0
         self._backoff = config.backoff_initial_s
@@ -133,10 +145,12 @@ class LinkSupervisor:
         self._running = False
         self._thread = None
 
-    # --- lifecycle ---------------------------------------------------------------------------------------------
+    # --- lifecycle -------------------------------------------------------------------------------
     def start(self) -> None:
         self._running = True
-        self._thread = threading.Thread(target=self._run, name=f'soro_link {self.config.port}', daemon=True)
+        self._thread = threading.Thread(
+            target=self._run, name=f'soro_link {self.config.port}', daemon=True
+        )
         self._thread.start()
 
     def stop(self) -> None:
@@ -145,46 +159,64 @@ class LinkSupervisor:
             self._thread.join(timeout=2.0)
         self._close('stopped', reconnect=False)
 
-    # --- commands ----------------------------------------------------------------------------------------------
-    def send(self, name: str, wait_ack: bool = False, timeout_s: float = 0.5, resend: bool = False,
-             **fields: object) -> float:
-        """Send message ``name``; with ``wait_ack``, block for the device's ack and return the round trip in s.
+    # --- commands --------------------------------------------------------------------------------
+    def send(
+        self,
+        name: str,
+        wait_ack: bool = False,
+        timeout_s: float = 0.5,
+        resend: bool = False,
+        **fields: object,
+    ) -> float:
+        """Send message ``name``; with ``wait_ack``, block for the device's ack and return the
+        round trip in s.
 
-        Raises LinkDown when not connected or no ack arrives in ``timeout_s`` (with ``resend``, see ``confirm``),
-        CommandRefused on a nack, BodyError when the fields do not fit the schema (nothing is sent then).
+        Raises LinkDown when not connected or no ack arrives in ``timeout_s`` (with ``resend``, see
+        ``confirm``), CommandRefused on a nack, BodyError when the fields do not fit the schema
+        (nothing is sent then).
         """
         pending = self.post(name, **fields)
         return self.confirm(pending, timeout_s, resend) if wait_ack else math.nan
 
     def post(self, name: str, **fields: object) -> PendingAck:
-        """Send message ``name`` without waiting; ``confirm`` its ack later (a timed sequence keeps its beat while
-        the ack travels). Raises LinkDown when not connected, BodyError when the fields do not fit."""
+        """Send message ``name`` without waiting; ``confirm`` its ack later (a timed sequence keeps
+        its beat while the ack travels). Raises LinkDown when not connected, BodyError when the
+        fields do not fit."""
         with self._lock:
             if self.state not in (LinkState.CONNECTED, LinkState.STALE):
-                raise LinkDown(f'link on {self.config.port} is {self.state.name.lower()}'
-                               + (f': {self.last_error}' if self.last_error else ''))
+                raise LinkDown(
+                    f'link on {self.config.port} is {self.state.name.lower()}'
+                    + (f': {self.last_error}' if self.last_error else '')
+                )
             seq = self._next_seq()
             wire = self.protocol.encode(name, seq, **fields)
-            pending = self._pending[seq] = PendingAck(name, seq, time.monotonic(), fields=dict(fields))
+            pending = self._pending[seq] = PendingAck(
+                name, seq, time.monotonic(), fields=dict(fields)
+            )
             self._newest[name] = seq
             self._write(wire)
         return pending
 
     def confirm(self, pending: PendingAck, timeout_s: float = 0.5, resend: bool = False) -> float:
-        """The round trip (s) of a posted message once acked, ``timeout_s`` counted from its sending. Raises
-        LinkDown when no ack came in time or the link was lost first, CommandRefused on a nack.
+        """The round trip (s) of a posted message once acked, ``timeout_s`` counted from its
+        sending. Raises LinkDown when no ack came in time or the link was lost first,
+        CommandRefused on a nack.
 
-        With ``resend`` (for idempotent set-points only: sent twice, they do what once does), a missing ack sends
-        the message once more, with another ``timeout_s`` for its ack, before giving up: one frame lost on a noisy
-        line must not end a gait. The round trip is then the resent message's. Only the newest message of its name
-        is sent again: resending one that a newer set-point followed would undo the newer one."""
+        With ``resend`` (for idempotent set-points only: sent twice, they do what once does), a
+        missing ack sends the message once more, with another ``timeout_s`` for its ack, before
+        giving up: one frame lost on a noisy line must not end a gait. The round trip is then the
+        resent message's. Only the newest message of its name is sent again: resending one that a
+        newer set-point followed would undo the newer one."""
         if not pending.done.wait(max(0.0, pending.sent + timeout_s - time.monotonic())):
             with self._lock:
                 self._pending.pop(pending.seq, None)
                 newest = self._newest.get(pending.name) == pending.seq
             if resend and newest:
                 self.stats.resent += 1
-                log.warning(f'no ack for {pending.name} within {timeout_s * 1000:.0f} ms: sending it once more')
+                log.warning(
+                    f'no ack for {pending.name} within {timeout_s * 1000:.0f} ms: sending '
+                    'it once more'
+                )
                 return self.confirm(self.post(pending.name, **pending.fields), timeout_s)
             raise LinkDown(f'no ack for {pending.name} within {timeout_s * 1000:.0f} ms')
         if pending.code == LINK_LOST:
@@ -198,7 +230,8 @@ class LinkSupervisor:
         return self.send('safe_state', wait_ack=True, timeout_s=timeout_s)
 
     def latest(self, name: str) -> tuple[Message, float] | None:
-        """The last ``name`` message and its age in s, or None if none arrived since the link came up."""
+        """The last ``name`` message and its age in s, or None if none arrived since the link came
+        up."""
         with self._lock:
             if name not in self._latest:
                 return None
@@ -209,7 +242,7 @@ class LinkSupervisor:
     def last_rx_age_s(self) -> float:
         return time.monotonic() - self._last_rx
 
-    # --- the supervisor thread ---------------------------------------------------------------------------------
+    # --- the supervisor thread -------------------------------------------------------------------
     def _run(self) -> None:
         while self._running:
             now = time.monotonic()
@@ -221,7 +254,8 @@ class LinkSupervisor:
                 continue
             try:
                 data = self._port.read(self._port.in_waiting or 1)
-            except (serial.SerialException, OSError, TypeError) as exc:  # TypeError: pyserial on a vanished fd
+            # TypeError: pyserial on a vanished fd
+            except (serial.SerialException, OSError, TypeError) as exc:
                 self._close(f'port lost: {exc}', reconnect=True)
                 continue
             with self._lock:
@@ -232,7 +266,9 @@ class LinkSupervisor:
 
     def _try_open(self, now: float) -> None:
         try:
-            port = self._open_port(self.config.port, baudrate=self.config.baud, timeout=0.005, write_timeout=0.5)
+            port = self._open_port(
+                self.config.port, baudrate=self.config.baud, timeout=0.005, write_timeout=0.5
+            )
         except (serial.SerialException, OSError, ValueError) as exc:
             self._set_error(f'cannot open {self.config.port}: {exc}; retrying')
             self._next_open = now + self._backoff
@@ -286,7 +322,8 @@ class LinkSupervisor:
         elif message.name in ('ack', 'nack'):
             self._resolve(message, now)
         elif self.identity is None and message.name != 'log':
-            return      # telemetry of a device not (or no longer) identified is not ours to trust; its log is
+            # telemetry of a device not (or no longer) identified is not ours to trust; its log is
+            return
         else:
             self._latest[message.name] = (message, now)
             self._call(self._on_message, message)
@@ -296,17 +333,22 @@ class LinkSupervisor:
     def _identify(self, message: Message) -> None:
         version = message['protocol_version']
         if version != PROTOCOL_VERSION:
-            # also mid-session (a device rebooted into other firmware, or a forged frame): nothing more is sent
-            # to it but hellos, until it identifies as a device of our version
-            self._set_error(f'device on {self.config.port} speaks soro_link protocol version {version}, '
-                            f'this bridge speaks version {PROTOCOL_VERSION}: refused')
+            # also mid-session (a device rebooted into other firmware, or a forged frame): nothing
+            # more is sent to it but hellos, until it identifies as a device of our version
+            self._set_error(
+                f'device on {self.config.port} speaks soro_link protocol version {version}, '
+                f'this bridge speaks version {PROTOCOL_VERSION}: refused'
+            )
             self._forget_device()
             if self.state != LinkState.HANDSHAKING:
                 self._handshake_start = self._next_hello = time.monotonic()
                 self._set_state(LinkState.HANDSHAKING)
             return
-        self.identity = {'device_kind': message['device_kind'], 'firmware_version': message['firmware_version'],
-                         'protocol_version': version}
+        self.identity = {
+            'device_kind': message['device_kind'],
+            'firmware_version': message['firmware_version'],
+            'protocol_version': version,
+        }
         self.last_error = ''
         self._set_state(LinkState.CONNECTED)
 
@@ -326,24 +368,38 @@ class LinkSupervisor:
         connected = self.state in (LinkState.CONNECTED, LinkState.STALE)
         if self.state == LinkState.CONNECTED and now - self._last_rx > self.config.stale_timeout_s:
             self._set_state(LinkState.STALE)
-            self._set_error(f'no frame from the device for {self.config.stale_timeout_s * 1000:.0f} ms')
+            self._set_error(
+                f'no frame from the device for {self.config.stale_timeout_s * 1000:.0f} ms'
+            )
         if self.state in (LinkState.HANDSHAKING, LinkState.STALE) and now >= self._next_hello:
             # a STALE device may have rebooted: it answers a hello again, never a replayed command
             self._next_hello = now + self.config.hello_interval_s
-            self._write(self.protocol.encode('hello', self._next_seq(), protocol_version=PROTOCOL_VERSION))
-            if self.state == LinkState.HANDSHAKING and now - self._handshake_start > self.config.handshake_warn_s \
-                    and not self.last_error:
-                self._set_error(f'no identity from {self.config.port} after {self.config.handshake_warn_s:.0f} s')
+            self._write(
+                self.protocol.encode('hello', self._next_seq(), protocol_version=PROTOCOL_VERSION)
+            )
+            if (
+                self.state == LinkState.HANDSHAKING
+                and now - self._handshake_start > self.config.handshake_warn_s
+                and not self.last_error
+            ):
+                self._set_error(
+                    f'no identity from {self.config.port} after '
+                    f'{self.config.handshake_warn_s:.0f} s'
+                )
         if connected and now >= self._next_heartbeat:
             self._next_heartbeat = now + self.config.heartbeat_period_s
-            self._write(self.protocol.encode('heartbeat', self._next_seq(), uptime_ms=int(now * 1000) & 0xFFFFFFFF,
-                                             flags=0))
+            self._write(
+                self.protocol.encode(
+                    'heartbeat', self._next_seq(), uptime_ms=int(now * 1000) & 0xFFFFFFFF, flags=0
+                )
+            )
 
     def _write(self, wire: bytes) -> None:
         try:
             self._port.write(wire)
             self.stats.frames_tx += 1
-        except (serial.SerialException, OSError, AttributeError) as exc:  # AttributeError: port closed meanwhile
+        # AttributeError: port closed meanwhile
+        except (serial.SerialException, OSError, AttributeError) as exc:
             self._set_error(f'write failed: {exc}')
 
     def _count_decoder_errors(self) -> None:

@@ -1,4 +1,5 @@
 """The lifecycle bridge node with a simulated device on a pseudo-terminal, through real rclpy."""
+
 import math
 import threading
 import time
@@ -12,9 +13,9 @@ from rclpy.parameter import Parameter
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
 
-from soro_link.outputs_bridge_node import GenericOutputsBridge
 from soro_link.bridge_probe_node import inactive_bridge_check
 from soro_link.device import GenericOutputs, SimulatedDevice
+from soro_link.outputs_bridge_node import GenericOutputsBridge
 from soro_link.protocol import PROTOCOL_VERSION
 from soro_node.waiting import time_until
 
@@ -23,15 +24,20 @@ OK, ERROR = ord(DiagnosticStatus.OK), ord(DiagnosticStatus.ERROR)  # byte consta
 
 
 class Harness:
-    """A bridge and a probe node spun by one executor thread; the probe records diagnostics as they arrive."""
+    """A bridge and a probe node spun by one executor thread; the probe records diagnostics as they
+    arrive."""
 
     def __init__(self, port, bridge=GenericOutputsBridge, **params):
-        overrides = [Parameter('port', value=str(port))] + [Parameter(k, value=v) for k, v in params.items()]
+        overrides = [Parameter('port', value=str(port))] + [
+            Parameter(k, value=v) for k, v in params.items()
+        ]
         self.bridge = bridge(parameter_overrides=overrides)
         self.probe = rclpy.create_node('probe')
         self.levels = []  # (arrival time, level)
         self.probe.create_subscription(DiagnosticArray, '/diagnostics', self._on_diag, 50)
-        self.duty_pub = self.probe.create_publisher(Float64MultiArray, '/soro_link_bridge/duty', 10)
+        self.duty_pub = self.probe.create_publisher(
+            Float64MultiArray, '/soro_link_bridge/duty', 10
+        )
         self.executor = SingleThreadedExecutor()
         for node in (self.bridge, self.probe):
             self.executor.add_node(node)
@@ -52,7 +58,7 @@ class Harness:
 
     def close(self):
         self.executor.shutdown()
-        self.thread.join(timeout=5.0)     # the spin must end before its nodes go
+        self.thread.join(timeout=5.0)  # the spin must end before its nodes go
         self.bridge.destroy_node()
         self.probe.destroy_node()
 
@@ -75,12 +81,16 @@ def rig(ros):
 
 def test_lifecycle_gates_commands_and_deactivate_makes_safe(rig):
     bridge, device = rig[0].bridge, rig[1]
-    assert not bridge.send_command('set_outputs', duty_pct=(1, 1, 1, 1)), 'unconfigured bridge must refuse'
+    assert not bridge.send_command('set_outputs', duty_pct=(1, 1, 1, 1)), (
+        'unconfigured bridge must refuse'
+    )
     assert bridge.trigger_configure() == TransitionCallbackReturn.SUCCESS
     assert time_until(lambda: bridge.link.identity is not None, 2.0) is not None
     rig[0].publish_duty([0.5, 0.5, 0.5, 0.5])
     time.sleep(0.3)
-    assert device.received == [] and device.model.safe, 'configured but inactive bridge must refuse commands'
+    assert device.received == [] and device.model.safe, (
+        'configured but inactive bridge must refuse commands'
+    )
 
     assert bridge.trigger_activate() == TransitionCallbackReturn.SUCCESS
     rig[0].publish_duty([0.5, 0.25, 0.0, 1.0])
@@ -95,9 +105,16 @@ def test_lifecycle_gates_commands_and_deactivate_makes_safe(rig):
 
 
 def test_configured_but_inactive_bridge_publishes_no_data_but_its_diagnostics(ros):
-    """A managed node: ~/outputs (the device's telemetry) only once active; /diagnostics in every state."""
-    bridge = lambda port: GenericOutputsBridge(parameter_overrides=[Parameter('port', value=port)])  # noqa: E731
-    assert inactive_bridge_check(bridge, GenericOutputs(), {'/soro_link_bridge/outputs': Float64MultiArray}) == {}
+    """A managed node: ~/outputs (the device's telemetry) only once active; /diagnostics in every
+    state."""
+    # noqa: E731
+    bridge = lambda port: GenericOutputsBridge(parameter_overrides=[Parameter('port', value=port)])
+    assert (
+        inactive_bridge_check(
+            bridge, GenericOutputs(), {'/soro_link_bridge/outputs': Float64MultiArray}
+        )
+        == {}
+    )
 
 
 def test_unplug_error_within_half_a_second_and_ok_within_two_after_replug(rig):
@@ -124,17 +141,21 @@ def test_a_device_identifying_as_another_protocol_mid_session_is_refused(rig):
     harness.publish_duty([0.5] * 4)
     assert time_until(lambda: device.model.duty_pct == (50, 50, 50, 50), 1.0) is not None
     forged = time.monotonic()
-    device.protocol_version = 9          # it came back as another firmware and says so, unasked
+    device.protocol_version = 9  # it came back as another firmware and says so, unasked
     device.announce()
     assert time_until(lambda: harness.level_since(forged, ERROR), 1.0) is not None, harness.levels
     commands = len(device.received)
     assert not harness.bridge.send_command('set_outputs', duty_pct=(10, 10, 10, 10))
     harness.publish_duty([0.1] * 4)
-    time.sleep(1.2)                      # a diagnostics period: still an error, nothing reached the device
+    # a diagnostics period: still an error, nothing reached the device
+    time.sleep(1.2)
     assert harness.levels[-1][1] == ERROR and len(device.received) == commands
-    assert f'protocol version 9, this bridge speaks version {PROTOCOL_VERSION}: refused' in \
-        harness.bridge.link.last_error
-    back = time.monotonic()              # the right firmware again: it answers the next hello and is ours
+    assert (
+        f'protocol version 9, this bridge speaks version {PROTOCOL_VERSION}: refused'
+        in harness.bridge.link.last_error
+    )
+    # the right firmware again: it answers the next hello and is ours
+    back = time.monotonic()
     device.protocol_version = PROTOCOL_VERSION
     assert time_until(lambda: harness.level_since(back, OK), 2.0) is not None
 
@@ -153,11 +174,17 @@ def test_safe_state_service_and_invalid_commands(rig):
     assert time_until(future.done, 2.0) is not None
     assert future.result().success and device.model.safe
 
-    for bad in ([0.3, 0.3, 0.3, 0.3], [math.nan, 0.1, 0.1, 0.1]), ([0.3] * 4, [1.5, 0, 0, 0]), ([0.3] * 4, [0.1]):
+    for bad in (
+        ([0.3, 0.3, 0.3, 0.3], [math.nan, 0.1, 0.1, 0.1]),
+        ([0.3] * 4, [1.5, 0, 0, 0]),
+        ([0.3] * 4, [0.1]),
+    ):
         harness.publish_duty(bad[0])
         assert time_until(lambda: not device.model.safe, 1.0) is not None
         harness.publish_duty(bad[1])
-        assert time_until(lambda: device.model.safe, 1.0) is not None, f'{bad[1]} must put the device in its safe state'
+        assert time_until(lambda: device.model.safe, 1.0) is not None, (
+            f'{bad[1]} must put the device in its safe state'
+        )
 
 
 def test_invalid_parameters_are_refused_by_name(ros):
@@ -165,12 +192,23 @@ def test_invalid_parameters_are_refused_by_name(ros):
         harness = Harness(device.port, heartbeat_period_s=-0.5)
         try:
             assert harness.bridge.trigger_configure() == TransitionCallbackReturn.FAILURE
-            result = harness.bridge.set_parameters([Parameter('heartbeat_period_s', value=0.05)])[0]
+            result = harness.bridge.set_parameters([Parameter('heartbeat_period_s', value=0.05)])[
+                0
+            ]
             assert result.successful
             result = harness.bridge.set_parameters([Parameter('baud', value=12)])[0]
-            assert not result.successful and result.reason == 'parameter baud = 12: allowed range is [1200, 4000000]'
-            result = harness.bridge.set_parameters([Parameter('stale_timeout_s', value=math.inf)])[0]
-            assert not result.successful and 'stale_timeout_s' in result.reason and 'finite' in result.reason
+            assert (
+                not result.successful
+                and result.reason == 'parameter baud = 12: allowed range is [1200, 4000000]'
+            )
+            result = harness.bridge.set_parameters([Parameter('stale_timeout_s', value=math.inf)])[
+                0
+            ]
+            assert (
+                not result.successful
+                and 'stale_timeout_s' in result.reason
+                and 'finite' in result.reason
+            )
             assert harness.bridge.trigger_configure() == TransitionCallbackReturn.SUCCESS
         finally:
             harness.close()

@@ -1,5 +1,7 @@
-"""The installed executables as `ros2 launch launch/soro_link.launch.py sim:=true` starts them, with its config, and
-as a hostile user starts them: bad arguments, SIGINT ignored by whoever started them, a bridge paused mid-session."""
+"""The installed executables as `ros2 launch launch/soro_link.launch.py sim:=true` starts them,
+with its config, and as a hostile user starts them: bad arguments, SIGINT ignored by whoever
+started them, a bridge paused mid-session."""
+
 import os
 import signal
 import subprocess
@@ -27,51 +29,78 @@ def start(*cmd):
 def test_sim_device_and_bridge_connect_and_stop_cleanly(tmp_path):
     port = tmp_path / 'soro_link_sim'
     device = start(str(EXECUTABLES / 'sim_device'), '--port', str(port), '--boot-delay-s', '2.0')
-    bridge = start(str(EXECUTABLES / 'bridge_node'), '--ros-args', '--params-file', str(ROOT / 'config' / 'soro_link.yaml'),
-                   '-p', f'port:={port}', '-p', 'stale_timeout_s:=1.0')   # a loaded machine may pause 300 ms
+    bridge = start(
+        str(EXECUTABLES / 'bridge_node'),
+        '--ros-args',
+        '--params-file',
+        str(ROOT / 'config' / 'soro_link.yaml'),
+        # a loaded machine may pause 300 ms
+        '-p',
+        f'port:={port}',
+        '-p',
+        'stale_timeout_s:=1.0',
+    )
     rclpy.init()
     try:
         node = rclpy.create_node('link_watcher')
         seen = []
         node.create_subscription(LinkStatus, '/soro_link_bridge/link_status', seen.append, 10)
         deadline = time.monotonic() + 8.0
-        while time.monotonic() < deadline and not any(s.state == LinkStatus.CONNECTED for s in seen):
+        while time.monotonic() < deadline and not any(
+            s.state == LinkStatus.CONNECTED for s in seen
+        ):
             rclpy.spin_once(node, timeout_sec=0.1)
         connected = [s for s in seen if s.state == LinkStatus.CONNECTED]
         assert connected, f'bridge never connected; states seen: {[s.state for s in seen]}'
-        assert connected[0].device.device_kind == 'generic_outputs' and connected[0].commands_enabled
+        assert (
+            connected[0].device.device_kind == 'generic_outputs' and connected[0].commands_enabled
+        )
     finally:
         rclpy.shutdown()
         outputs = []
-        for process in (bridge, device):  # the bridge first: it must still reach the device to make it safe
+        # the bridge first: it must still reach the device to make it safe
+        for process in (bridge, device):
             process.send_signal(signal.SIGINT)
             outputs.append(process.communicate(timeout=10)[0])
     assert (bridge.returncode, device.returncode) == (0, 0), outputs
     assert 'device in its safe state (bridge stopping)' in outputs[0]
 
 
-@pytest.mark.parametrize('override, refusal', [
-    ('heartbeat_period_s:=-1.0', 'parameter heartbeat_period_s = -1.0: allowed range is [0.01, 1.0]'),
-    ("port:=''", "parameter port = '': must not be empty"),
-    ('port:=', "invalid ROS arguments: Couldn't parse parameter override rule: '-p port:='"),
-])
+@pytest.mark.parametrize(
+    'override, refusal',
+    [
+        (
+            'heartbeat_period_s:=-1.0',
+            'parameter heartbeat_period_s = -1.0: allowed range is [0.01, 1.0]',
+        ),
+        ("port:=''", "parameter port = '': must not be empty"),
+        ('port:=', "invalid ROS arguments: Couldn't parse parameter override rule: '-p port:='"),
+    ],
+)
 def test_bad_start_parameters_end_cleanly_with_the_refusal_last(override, refusal):
-    run = subprocess.run([str(EXECUTABLES / 'bridge_node'), '--ros-args', '-p', 'autostart:=true', '-p', override],
-                         capture_output=True, text=True, timeout=30)
+    run = subprocess.run(
+        [str(EXECUTABLES / 'bridge_node'), '--ros-args', '-p', 'autostart:=true', '-p', override],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     lines = (run.stdout + run.stderr).strip().splitlines()
     assert run.returncode == 2 and refusal in lines[-1], lines
     assert 'Traceback' not in run.stderr, run.stderr
 
 
 def test_a_bridge_started_with_sigint_ignored_still_stops_on_sigint(tmp_path):
-    """As a script's `node &` starts it, without job control: SIGINT inherited as ignored. (The recorder's case
-    is soro_analysis/test/test_recorder.py's.)"""
+    """As a script's `node &` starts it, without job control: SIGINT inherited as ignored. (The
+    recorder's case is soro_analysis/test/test_recorder.py's.)"""
     log = tmp_path / 'node.log'
     with SimulatedDevice(GenericOutputs()) as device:
         args = ['-p', f'port:={device.port}', '-p', 'autostart:=true']
-        process = subprocess.Popen([str(EXECUTABLES / 'bridge_node'), '--ros-args', *args],
-                                   stdout=log.open('w'), stderr=subprocess.STDOUT,
-                                   preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+        process = subprocess.Popen(
+            [str(EXECUTABLES / 'bridge_node'), '--ros-args', *args],
+            stdout=log.open('w'),
+            stderr=subprocess.STDOUT,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+        )
         try:
             assert poll(lambda: 'opening' in log.read_text(), 15.0), log.read_text()
             process.send_signal(signal.SIGINT)
@@ -82,19 +111,37 @@ def test_a_bridge_started_with_sigint_ignored_still_stops_on_sigint(tmp_path):
 
 def test_a_paused_bridge_logs_the_devices_watchdog_report(tmp_path):
     log = tmp_path / 'bridge.log'
-    bridge = subprocess.Popen([str(EXECUTABLES / 'bridge_node'), '--ros-args', '-p', f'port:={tmp_path / "tty"}',
-                               '-p', 'autostart:=true'], stdout=log.open('w'), stderr=subprocess.STDOUT)
-    # plugged in once the bridge waits for it, and booting as an Arduino does: its INFO report reaches the bridge
-    with SimulatedDevice(GenericOutputs(), port=tmp_path / 'tty', watchdog_ms=500, boot_delay_s=1.5) as device:
+    bridge = subprocess.Popen(
+        [
+            str(EXECUTABLES / 'bridge_node'),
+            '--ros-args',
+            '-p',
+            f'port:={tmp_path / "tty"}',
+            '-p',
+            'autostart:=true',
+        ],
+        stdout=log.open('w'),
+        stderr=subprocess.STDOUT,
+    )
+    # plugged in once the bridge waits for it, and booting as an Arduino does: its INFO report
+    # reaches the bridge
+    with SimulatedDevice(
+        GenericOutputs(), port=tmp_path / 'tty', watchdog_ms=500, boot_delay_s=1.5
+    ) as device:
         rclpy.init()
         try:
             node = rclpy.create_node('duty_source')
             duty = node.create_publisher(Float64MultiArray, '/soro_link_bridge/duty', 10)
-            assert poll(lambda: 'device: booted (BOOTED)' in log.read_text(), 10.0), log.read_text()
-            assert poll(lambda: duty.get_subscription_count() and device.event_times('handshake'), 5.0)
+            assert poll(lambda: 'device: booted (BOOTED)' in log.read_text(), 10.0), (
+                log.read_text()
+            )
+            assert poll(
+                lambda: duty.get_subscription_count() and device.event_times('handshake'), 5.0
+            )
             duty.publish(Float64MultiArray(data=[0.5] * 4))
             assert poll(lambda: device.model.duty_pct == (50, 50, 50, 50), 2.0)
-            os.kill(bridge.pid, signal.SIGSTOP)     # no heartbeat for 1.5 s: the firmware's watchdog trips
+            # no heartbeat for 1.5 s: the firmware's watchdog trips
+            os.kill(bridge.pid, signal.SIGSTOP)
             time.sleep(1.5)
             os.kill(bridge.pid, signal.SIGCONT)
             assert device.event_times('safe:watchdog')

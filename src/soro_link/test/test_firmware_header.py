@@ -1,4 +1,6 @@
-"""firmware/soro_link.h passes the golden vectors, and Python decodes the frames it builds byte for byte."""
+"""firmware/soro_link.h passes the golden vectors, and Python decodes the frames it builds byte for
+byte."""
+
 import shutil
 import subprocess
 from pathlib import Path
@@ -14,16 +16,21 @@ FIRMWARE_DIR = Path(__file__).resolve().parents[1] / 'firmware'
 GOLDEN = TEST_DIR / 'golden_frames.txt'
 CFLAGS = ['-std=c99', '-Wall', '-Wextra', '-Werror', '-pedantic']
 
-pytestmark = pytest.mark.skipif(shutil.which('gcc') is None,
-                                reason='gcc not found: checking the C firmware header needs a host C compiler')
+pytestmark = pytest.mark.skipif(
+    shutil.which('gcc') is None,
+    reason='gcc not found: checking the C firmware header needs a host C compiler',
+)
 
 
 @pytest.fixture(scope='module')
 def checker(tmp_path_factory):
     exe = tmp_path_factory.mktemp('golden_c_check') / 'golden_c_check'
     source = TEST_DIR / 'golden_c_check.c'
-    build = subprocess.run(['gcc', *CFLAGS, '-I', str(FIRMWARE_DIR), '-o', str(exe), str(source)],
-                           capture_output=True, text=True)
+    build = subprocess.run(
+        ['gcc', *CFLAGS, '-I', str(FIRMWARE_DIR), '-o', str(exe), str(source)],
+        capture_output=True,
+        text=True,
+    )
     assert build.returncode == 0, f'gcc {" ".join(CFLAGS)} failed:\n{build.stderr}'
     return exe
 
@@ -34,8 +41,12 @@ def vector_count():
 
 
 def c_encode(checker, type_, seq, body):
-    run = subprocess.run([str(checker), 'encode', str(type_), str(seq), body.hex() or '-'],
-                         capture_output=True, text=True, check=True)
+    run = subprocess.run(
+        [str(checker), 'encode', str(type_), str(seq), body.hex() or '-'],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return bytes.fromhex(run.stdout.strip())
 
 

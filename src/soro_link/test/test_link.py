@@ -1,4 +1,6 @@
-"""Supervisor and simulated device over real pseudo-terminals: handshake, watchdog, unplug/replug, bad peers."""
+"""Supervisor and simulated device over real pseudo-terminals: handshake, watchdog, unplug/replug,
+bad peers."""
+
 import logging
 import os
 import time
@@ -7,12 +9,18 @@ import pytest
 import serial
 
 from soro_link.device import GenericOutputs, SimulatedDevice
+from soro_link.link_health import DiagnosticLevel, snapshot
 from soro_link.protocol import PROTOCOL_VERSION, link_protocol
+from soro_link.supervisor import (
+    CommandRefused,
+    LinkConfig,
+    LinkDown,
+    LinkState,
+    LinkSupervisor,
+    PendingAck,
+)
 from soro_link.testing.links import bad_frames
 from soro_node.waiting import time_until
-from soro_link.link_health import DiagnosticLevel, snapshot
-from soro_link.supervisor import (CommandRefused, LinkConfig, LinkDown, LinkState, LinkSupervisor,
-                                  PendingAck)
 
 PROTOCOL = link_protocol(*GenericOutputs.schemas)
 
@@ -26,6 +34,7 @@ def link_to():
         link.start()
         links.append(link)
         return link
+
     yield make
     for link in links:
         link.stop()
@@ -36,8 +45,11 @@ def test_handshake_waits_through_a_two_second_boot(link_to):
         link = link_to(device.port)
         took = time_until(lambda: link.state == LinkState.CONNECTED, 4.0)
         assert took is not None and 2.0 <= took < 2.6
-        assert link.identity == {'device_kind': 'generic_outputs', 'firmware_version': '1.0.0',
-                                 'protocol_version': PROTOCOL_VERSION}
+        assert link.identity == {
+            'device_kind': 'generic_outputs',
+            'firmware_version': '1.0.0',
+            'protocol_version': PROTOCOL_VERSION,
+        }
         assert link.send('set_outputs', wait_ack=True, duty_pct=(1, 2, 3, 4)) < 0.05
 
 
@@ -48,17 +60,23 @@ def test_commands_ack_nack_and_schema_errors(link_to):
         link.send('set_outputs', wait_ack=True, duty_pct=(10, 20, 30, 40))
         assert device.model.duty_pct == (10, 20, 30, 40) and not device.model.safe
         assert time_until(lambda: link.latest('outputs') and not link.device_safe, 0.5) is not None
-        with pytest.raises(CommandRefused, match='code 3'):  # OUT_OF_RANGE: the firmware checks too
+        # OUT_OF_RANGE: the firmware checks too
+        with pytest.raises(CommandRefused, match='code 3'):
             link.send('set_outputs', wait_ack=True, duty_pct=(10, 20, 101, 40))
         assert link.stats.nacks == 1 and device.model.duty_pct == (10, 20, 30, 40)
         link.safe_state()
         assert device.model.safe and device.model.duty_pct == (0, 0, 0, 0)
-        assert time_until(lambda: link.device_safe, 0.5) is not None  # reported back in the device heartbeat
-        assert time_until(lambda: link.latest('outputs')[0]['duty_pct'] == (0, 0, 0, 0), 0.5) is not None
+        # reported back in the device heartbeat
+        assert time_until(lambda: link.device_safe, 0.5) is not None
+        assert (
+            time_until(lambda: link.latest('outputs')[0]['duty_pct'] == (0, 0, 0, 0), 0.5)
+            is not None
+        )
 
 
 def test_posted_commands_are_confirmed_later(link_to):
-    """post() returns at once and confirm() waits for the ack afterwards: a timed sequence commands on its beat."""
+    """post() returns at once and confirm() waits for the ack afterwards: a timed sequence commands
+    on its beat."""
     with SimulatedDevice(GenericOutputs()) as device:
         link = link_to(device.port)
         assert time_until(lambda: link.state == LinkState.CONNECTED, 2.0) is not None
@@ -69,7 +87,8 @@ def test_posted_commands_are_confirmed_later(link_to):
             link.confirm(bad)
         assert device.model.duty_pct == (5, 6, 7, 8)
         # the ack timeout counts from the sending, not from the confirm call
-        never = PendingAck('set_outputs', -1, time.monotonic() - 0.4)     # never sent: no ack will come
+        # never sent: no ack will come
+        never = PendingAck('set_outputs', -1, time.monotonic() - 0.4)
         waited = time.monotonic()
         with pytest.raises(LinkDown, match='no ack for set_outputs within 500 ms'):
             link.confirm(never, 0.5)
@@ -77,14 +96,22 @@ def test_posted_commands_are_confirmed_later(link_to):
 
 
 def test_a_lost_ack_of_a_set_point_is_sent_once_more(link_to):
-    """An idempotent set-point whose ack the line lost is sent again (resend), and the second ack ends the wait;
-    two lost acks in a row still end it with LinkDown, and without resend one lost ack does."""
+    """An idempotent set-point whose ack the line lost is sent again (resend), and the second ack
+    ends the wait; two lost acks in a row still end it with LinkDown, and without resend one lost
+    ack does."""
     with SimulatedDevice(GenericOutputs()) as device:
         link = link_to(device.port)
         assert time_until(lambda: link.state == LinkState.CONNECTED, 2.0) is not None
         device.acks_to_lose = 1
-        assert link.send('set_outputs', wait_ack=True, timeout_s=0.2, resend=True, duty_pct=(9, 8, 7, 6)) > 0
-        assert [m.fields['duty_pct'] for m in device.received] == [(9, 8, 7, 6)] * 2 and link.stats.resent == 1
+        assert (
+            link.send(
+                'set_outputs', wait_ack=True, timeout_s=0.2, resend=True, duty_pct=(9, 8, 7, 6)
+            )
+            > 0
+        )
+        assert [m.fields['duty_pct'] for m in device.received] == [
+            (9, 8, 7, 6)
+        ] * 2 and link.stats.resent == 1
         assert snapshot(link).resent == 1
         device.acks_to_lose = 2
         with pytest.raises(LinkDown, match='no ack for set_outputs within 200 ms'):
@@ -95,7 +122,8 @@ def test_a_lost_ack_of_a_set_point_is_sent_once_more(link_to):
 
 
 def test_a_set_point_that_a_newer_one_followed_is_not_sent_again(link_to):
-    """A pipelined sequence posts tick k before confirming tick k - 1: sending k - 1 again after k would undo k."""
+    """A pipelined sequence posts tick k before confirming tick k - 1: sending k - 1 again after k
+    would undo k."""
     with SimulatedDevice(GenericOutputs()) as device:
         link = link_to(device.port)
         assert time_until(lambda: link.state == LinkState.CONNECTED, 2.0) is not None
@@ -140,7 +168,9 @@ def test_unplug_replug_reconnects_without_replaying_commands(link_to):
         device.replug()
         assert time_until(lambda: link.state == LinkState.CONNECTED, 2.0) is not None
         time.sleep(0.2)
-        assert device.model.safe and len(device.received) == 1, 'the device must wait for a fresh command'
+        assert device.model.safe and len(device.received) == 1, (
+            'the device must wait for a fresh command'
+        )
         assert (link.stats.reconnects, snapshot(link).level) == (1, DiagnosticLevel.OK)
 
 
@@ -148,8 +178,10 @@ def test_other_protocol_version_is_refused_naming_both(link_to, caplog):
     with SimulatedDevice(GenericOutputs(), protocol_version=PROTOCOL_VERSION + 1) as device:
         link = link_to(device.port)
         assert time_until(lambda: 'refused' in link.last_error, 2.0) is not None
-        assert f'protocol version {PROTOCOL_VERSION + 1}, this bridge speaks version {PROTOCOL_VERSION}' \
-            in link.last_error
+        assert (
+            f'protocol version {PROTOCOL_VERSION + 1}, this bridge speaks version '
+            f'{PROTOCOL_VERSION}'
+        ) in link.last_error
         time.sleep(0.6)
         assert link.state != LinkState.CONNECTED and snapshot(link).level == DiagnosticLevel.ERROR
 
@@ -162,8 +194,11 @@ def test_missing_port_logs_one_line_and_keeps_retrying(tmp_path, caplog):
         return serial.serial_for_url(url, **kwargs)
 
     caplog.set_level(logging.WARNING, logger='soro_link')
-    link = LinkSupervisor(LinkConfig(str(tmp_path / 'ttyNOPE'), backoff_max_s=0.2), PROTOCOL,
-                          serial_for_url=counting_open)
+    link = LinkSupervisor(
+        LinkConfig(str(tmp_path / 'ttyNOPE'), backoff_max_s=0.2),
+        PROTOCOL,
+        serial_for_url=counting_open,
+    )
     link.start()
     try:
         time.sleep(1.2)
@@ -179,11 +214,18 @@ def test_garbage_is_counted_and_the_link_resynchronises(link_to):
     try:
         link = link_to(os.ttyname(slave), stale_timeout_s=5.0)
         assert time_until(lambda: link.state == LinkState.HANDSHAKING, 1.0) is not None
-        identity = PROTOCOL.encode('identity', 1, protocol_version=PROTOCOL_VERSION, device_kind='hand',
-                                   firmware_version='0')
+        identity = PROTOCOL.encode(
+            'identity',
+            1,
+            protocol_version=PROTOCOL_VERSION,
+            device_kind='hand',
+            firmware_version='0',
+        )
         bad_crc = bytearray(PROTOCOL.encode('heartbeat', 2, uptime_ms=1, flags=0))
         bad_crc[3] ^= 0x10
-        os.write(master, os.urandom(500).replace(b'\x00', b'\x01') + b'\x00' + bytes(bad_crc) + identity)
+        os.write(
+            master, os.urandom(500).replace(b'\x00', b'\x01') + b'\x00' + bytes(bad_crc) + identity
+        )
         assert time_until(lambda: link.state == LinkState.CONNECTED, 1.0) is not None
         assert link.stats.crc_errors == 1 and link.stats.format_errors >= 1
     finally:
@@ -195,7 +237,7 @@ def test_silent_device_goes_stale_and_late_telemetry_keeps_its_age(link_to):
     with SimulatedDevice(GenericOutputs(telemetry_hz=50)) as device:
         link = link_to(device.port, stale_timeout_s=0.2)
         assert time_until(lambda: link.latest('outputs') is not None, 2.0) is not None
-        device._running = False   # firmware hangs: the port stays open, nothing more arrives
+        device._running = False  # firmware hangs: the port stays open, nothing more arrives
         device._thread.join()
         assert time_until(lambda: link.state == LinkState.STALE, 0.5) is not None
         time.sleep(0.3)
@@ -204,9 +246,9 @@ def test_silent_device_goes_stale_and_late_telemetry_keeps_its_age(link_to):
 
 
 def test_the_bad_frame_storm_the_firmware_gets_is_counted_by_the_python_device_too(link_to):
-    """The frames firmware_checks.survives_storm sends to each real board, sent to the Python stand-in: it counts
-    them in the same rx_errors report (an overflowed run as a format error: its decoder does not tell them apart),
-    which the bridge's supervisor keeps for diagnostics."""
+    """The frames firmware_checks.survives_storm sends to each real board, sent to the Python
+    stand-in: it counts them in the same rx_errors report (an overflowed run as a format error: its
+    decoder does not tell them apart), which the bridge's supervisor keeps for diagnostics."""
     storm = bad_frames(PROTOCOL, 'set_outputs', {'duty_pct': (1, 2, 3, 4)})
     with SimulatedDevice(GenericOutputs()) as device:
         link = link_to(device.port)
@@ -214,7 +256,13 @@ def test_the_bad_frame_storm_the_firmware_gets_is_counted_by_the_python_device_t
         for frames in storm.values():
             for wire in frames:
                 link._port.write(wire)
-        expected = {'crc': len(storm['crc']), 'format': len(storm['format']) + len(storm['overflow']),
-                    'overflow': 0, 'refused': len(storm['refused'])}
-        assert time_until(lambda: link.device_rx_errors == expected, 3.0) is not None, link.device_rx_errors
+        expected = {
+            'crc': len(storm['crc']),
+            'format': len(storm['format']) + len(storm['overflow']),
+            'overflow': 0,
+            'refused': len(storm['refused']),
+        }
+        assert time_until(lambda: link.device_rx_errors == expected, 3.0) is not None, (
+            link.device_rx_errors
+        )
         assert snapshot(link).device_rx_errors == expected and link.state == LinkState.CONNECTED

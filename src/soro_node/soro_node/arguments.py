@@ -1,19 +1,24 @@
 """Command-line arguments of softbots' commands, refused as node parameters are. No rclpy.
 
-- ``CommandParser``: an ArgumentParser whose refusal is one line, ``prog: argument --dt: ...``, exit code 2.
-- ``checked(spec)``: an argparse ``type`` that reads a value as a ``ParamSpec``'s type and refuses what the spec
-  refuses (range, NaN and infinities, choices), so that a command and a node share one declaration;
-  ``add_option`` declares an option that way, with the spec's default and description.
-- ``output_file`` / ``output_dir``: an output path made and probed while the arguments are read, so a command that
-  cannot write its result says so before it works for minutes, not after; ``write_output`` writes it whole or not at
-  all (a temporary file renamed into place).
-- ``read_input``: an input file's text, read with a size bound (``/dev/zero`` is refused, not read forever).
+- ``CommandParser``: an ArgumentParser whose refusal is one line, ``prog: argument --dt: ...``,
+  exit code 2.
+- ``checked(spec)``: an argparse ``type`` that reads a value as a ``ParamSpec``'s type and refuses
+  what the spec refuses (range, NaN and infinities, choices), so that a command and a node share
+  one declaration; ``add_option`` declares an option that way, with the spec's default and
+  description.
+- ``output_file`` / ``output_dir``: an output path made and probed while the arguments are read, so
+  a command that cannot write its result says so before it works for minutes, not after;
+  ``write_output`` writes it whole or not at all (a temporary file renamed into place).
+- ``read_input``: an input file's text, read with a size bound (``/dev/zero`` is refused, not read
+  forever).
 - ``worker_count``: worker processes asked for, capped at the cores this process may run on.
-- Every command interruptible: a CommandParser reading ``sys.argv`` puts back SIGINT's default handler that a
-  process started with ``&`` from a script inherits as ignored, and makes SIGTERM unwind like SIGINT (``finally``
-  and ``with`` blocks run, so worker pools end with the command and nothing is left half-written). A test calling
-  ``main(argv)`` in its own process keeps that process's handlers.
+- Every command interruptible: a CommandParser reading ``sys.argv`` puts back SIGINT's default
+  handler that a process started with ``&`` from a script inherits as ignored, and makes SIGTERM
+  unwind like SIGINT (``finally`` and ``with`` blocks run, so worker pools end with the command and
+  nothing is left half-written). A test calling ``main(argv)`` in its own process keeps that
+  process's handlers.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,7 +40,8 @@ class CommandParser(argparse.ArgumentParser):
 
     def parse_known_args(self, args=None, namespace=None):
         """Parse as argparse does, first making SIGINT and SIGTERM unwind when reading sys.argv."""
-        if args is None:            # a command started from its command line (not a test calling main(argv))
+        # a command started from its command line (not a test calling main(argv))
+        if args is None:
             interruptible()
         return super().parse_known_args(args, namespace)
 
@@ -52,7 +58,9 @@ def checked(spec: ParamSpec) -> Callable[[str], object]:
         try:
             value = kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f'{text!r} is not {_NAMES.get(kind, kind.__name__)}') from None
+            raise argparse.ArgumentTypeError(
+                f'{text!r} is not {_NAMES.get(kind, kind.__name__)}'
+            ) from None
         problem = spec.problem(value)
         if problem:
             raise argparse.ArgumentTypeError(f'{text}: {problem}')
@@ -65,15 +73,19 @@ _NAMES = {int: 'a whole number', float: 'a number'}
 
 
 def add_option(parser: argparse.ArgumentParser, flag: str, spec: ParamSpec, **kwargs) -> None:
-    """``flag`` read and refused as ``spec``; default and help from the spec unless ``kwargs`` say otherwise."""
+    """``flag`` read and refused as ``spec``; default and help from the spec unless ``kwargs`` say
+    otherwise."""
     limits = f' ({spec.allowed_range})' if (spec.low, spec.high) != (None, None) else ''
-    parser.add_argument(flag, type=checked(spec), **{'default': spec.default, 'help': spec.description + limits,
-                                                     **kwargs})
+    parser.add_argument(
+        flag,
+        type=checked(spec),
+        **{'default': spec.default, 'help': spec.description + limits, **kwargs},
+    )
 
 
 def output_file(text: str) -> Path:
-    """A file to write (its folder made now); ``-`` stands for stdout. Probed by opening it for appending, which
-    leaves an existing file as it is and removes the probe of a new one."""
+    """A file to write (its folder made now); ``-`` stands for stdout. Probed by opening it for
+    appending, which leaves an existing file as it is and removes the probe of a new one."""
     if text == '-':
         return STDOUT
     path = Path(text).expanduser()
@@ -97,18 +109,22 @@ def output_dir(text: str) -> Path:
         with tempfile.TemporaryFile(dir=path):
             pass
     except OSError as error:
-        raise argparse.ArgumentTypeError(f'cannot write into {text}: {_reason(error, path)}') from None
+        raise argparse.ArgumentTypeError(
+            f'cannot write into {text}: {_reason(error, path)}'
+        ) from None
     return path
 
 
 def _reason(error: OSError, path: Path) -> str:
-    """The OS's reason, naming the path it is about when that is another one (a file where a folder must be)."""
+    """The OS's reason, naming the path it is about when that is another one (a file where a folder
+    must be)."""
     about = error.filename and Path(error.filename) != path
     return f'{error.strerror}: {error.filename}' if about else error.strerror
 
 
 class Terminated(SystemExit):
-    """SIGTERM, raised in the main thread so that the command unwinds as on Ctrl-C; exits 143 (128 + SIGTERM)."""
+    """SIGTERM, raised in the main thread so that the command unwinds as on Ctrl-C; exits 143 (128
+    + SIGTERM)."""
 
     def __init__(self):
         """Exit status 143 (128 + SIGTERM)."""
@@ -116,16 +132,19 @@ class Terminated(SystemExit):
 
 
 def _terminate(_signum, _frame):
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)       # a second SIGTERM ends the process even if this is caught
+    # a second SIGTERM ends the process even if this is caught
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     raise Terminated
 
 
 def interruptible() -> None:
-    """SIGINT raises KeyboardInterrupt and SIGTERM raises Terminated in this (main) thread, whatever was inherited:
-    a script's ``cmd &`` starts ``cmd`` with SIGINT ignored, and SIGTERM's default ends a process without unwinding
-    it (its spawned workers live on). A handler someone installed on purpose is kept."""
+    """SIGINT raises KeyboardInterrupt and SIGTERM raises Terminated in this (main) thread,
+    whatever was inherited: a script's ``cmd &`` starts ``cmd`` with SIGINT ignored, and SIGTERM's
+    default ends a process without unwinding it (its spawned workers live on). A handler someone
+    installed on purpose is kept."""
     if threading.current_thread() is not threading.main_thread():
-        return                                       # only the main thread may set handlers; its caller did
+        # only the main thread may set handlers; its caller did
+        return
     if signal.getsignal(signal.SIGINT) in (signal.SIG_IGN, signal.SIG_DFL):
         signal.signal(signal.SIGINT, signal.default_int_handler)
     if signal.getsignal(signal.SIGTERM) in (signal.SIG_IGN, signal.SIG_DFL):
@@ -133,8 +152,9 @@ def interruptible() -> None:
 
 
 def write_output(path: Path, text: str) -> None:
-    """``text`` (a newline added) to stdout for ``-``, else to ``path`` through a temporary file in its folder
-    renamed over it: an interrupted or failed write leaves the old file, or none, never a half of the new one."""
+    """``text`` (a newline added) to stdout for ``-``, else to ``path`` through a temporary file in
+    its folder renamed over it: an interrupted or failed write leaves the old file, or none, never
+    a half of the new one."""
     if path == STDOUT:
         print(text)
         return
@@ -148,19 +168,23 @@ def write_output(path: Path, text: str) -> None:
         raise
 
 
-MAX_INPUT_BYTES = 64 * 2**20      # a scene, structure or track file; anything larger is a mistake (or /dev/zero)
+# a scene, structure or track file; anything larger is a mistake (or /dev/zero)
+MAX_INPUT_BYTES = 64 * 2**20
 
 
 def read_input(path: str | Path, max_bytes: int = MAX_INPUT_BYTES) -> str:
-    """The text of an input file; ValueError with one line (the path and why) when it cannot be read, is not
-    UTF-8 text, or holds more than ``max_bytes``, checked as it is read, so an endless file stops there."""
+    """The text of an input file; ValueError with one line (the path and why) when it cannot be
+    read, is not UTF-8 text, or holds more than ``max_bytes``, checked as it is read, so an endless
+    file stops there."""
     try:
         with open(path, 'rb') as source:
             data = source.read(max_bytes + 1)
     except OSError as error:
         raise ValueError(f'{path}: {error.strerror}') from None
     if len(data) > max_bytes:
-        raise ValueError(f'{path}: more than {max_bytes // 2**20} MiB; not an input file of this command')
+        raise ValueError(
+            f'{path}: more than {max_bytes // 2**20} MiB; not an input file of this command'
+        )
     try:
         return data.decode()
     except UnicodeDecodeError as error:
@@ -168,17 +192,22 @@ def read_input(path: str | Path, max_bytes: int = MAX_INPUT_BYTES) -> str:
 
 
 def cores() -> int:
-    """The cores this process may run on (its affinity mask, which containers and taskset narrow)."""
+    """The cores this process may run on (its affinity mask, which containers and taskset
+    narrow)."""
     try:
         return len(os.sched_getaffinity(0))
-    except AttributeError:                           # not Linux
+    except AttributeError:  # not Linux
         return os.cpu_count() or 1
 
 
 def worker_count(requested: int, prog: str, flag: str) -> int:
-    """``requested`` worker processes, at most one per core: more only contend for the same cores (and
-    ``--processes 100000`` would fork until memory runs out). Says so on stderr when it caps."""
+    """``requested`` worker processes, at most one per core: more only contend for the same cores
+    (and ``--processes 100000`` would fork until memory runs out). Says so on stderr when it
+    caps."""
     available = cores()
     if requested > available:
-        print(f'{prog}: {flag} {requested}: capped at the {available} cores available', file=sys.stderr)
+        print(
+            f'{prog}: {flag} {requested}: capped at the {available} cores available',
+            file=sys.stderr,
+        )
     return max(1, min(requested, available))

@@ -1,25 +1,27 @@
-"""The rclpy side of every softbots node that is not a hardware bridge: typed parameters, main(), action goals.
+"""The rclpy side of every softbots node that is not a hardware bridge: typed parameters, main(),
+action goals.
 
 - ``declare_parameters`` turns ``params.ParamSpec`` tuples into declared parameters whose
   descriptors carry the range, refuses a bad value on every later ``ros2 param set``, and hands
   back the node's ``params.Settings``, kept current (``settings.checked()`` refuses a bad start-up
   value): the one way a node reads its parameters.
 - ``init_ros`` is rclpy.init that refuses malformed ROS arguments (``-p port:=``) in one line.
-- ``run_node`` is a node's whole main(): init, build, spin until SIGINT, clean up, one line for a start-up refusal;
-  ``shut_down`` ends rclpy whoever else is ending it. ``spin_once`` is the spin of every node's loop: a callback
-  that raises is logged as an error naming it, and the node spins on (one bad message must not end a node).
-- ``answering_service`` and ``action_server`` create services and action servers that answer every request: a
-  handler that raises answers failure with the reason, request queues are ``REQUEST_DEPTH`` deep,
-  cancel requests are accepted, and a busy action server (``OneGoal``) rejects a new goal at once.
-- ``run_goal`` ends an action goal by what its work did: succeeded, cancelled (``GoalCancelled`` from a
-  ``progress_reporter``) or aborted with the refusal's one-line reason (``GoalRefused`` or the
-  node's own).
+- ``run_node`` is a node's whole main(): init, build, spin until SIGINT, clean up, one line for a
+  start-up refusal; ``shut_down`` ends rclpy whoever else is ending it. ``spin_once`` is the spin
+  of every node's loop: a callback that raises is logged as an error naming it, and the node spins
+  on (one bad message must not end a node).
+- ``answering_service`` and ``action_server`` create services and action servers that answer every
+  request: a handler that raises answers failure with the reason, request queues are
+  ``REQUEST_DEPTH`` deep, cancel requests are accepted, and a busy action server (``OneGoal``)
+  rejects a new goal at once.
+- ``run_goal`` ends an action goal by what its work did: succeeded, cancelled (``GoalCancelled``
+  from a ``progress_reporter``) or aborted with the refusal's one-line reason (``GoalRefused`` or
+  the node's own).
 - ``ActionClient`` is rclpy's, safe to send from one thread while an executor spins on another.
 - ``sensor_data_qos`` is the profile every motion-capture / tracked-pose subscription uses.
 """
-from __future__ import annotations
 
-from collections.abc import Callable
+from __future__ import annotations
 
 import math
 import signal
@@ -27,12 +29,19 @@ import sys
 import threading
 import time
 import traceback
+from collections.abc import Callable
 
 import rclpy
 import rclpy.action
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.action import CancelResponse, GoalResponse
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from rclpy.qos import (
+    DurabilityPolicy,
+    HistoryPolicy,
+    QoSProfile,
+    ReliabilityPolicy,
+    qos_profile_sensor_data,
+)
 from rclpy.signals import SignalHandlerOptions
 
 from soro_node.params import FieldRefused, ParamSpec, Settings
@@ -43,10 +52,22 @@ def declare_parameters(node: rclpy.node.Node, specs: tuple[ParamSpec, ...]) -> S
     """Declare ``specs`` with descriptors and refuse any later change that a spec does not allow;
     the node's ``Settings`` of ``specs``, refreshed after every change rclpy accepts."""
     for spec in specs:
-        limits = spec.allowed_range if (spec.low, spec.high) != (None, None) else ', '.join(map(str, spec.choices))
-        node.declare_parameter(spec.name, spec.default, ParameterDescriptor(
-            description=spec.description, additional_constraints=limits, read_only=spec.read_only,
-            dynamic_typing=True))  # our own check types the value, so `-p rate:=10` is accepted for a double
+        limits = (
+            spec.allowed_range
+            if (spec.low, spec.high) != (None, None)
+            else ', '.join(map(str, spec.choices))
+        )
+        node.declare_parameter(
+            spec.name,
+            spec.default,
+            ParameterDescriptor(
+                description=spec.description,
+                additional_constraints=limits,
+                read_only=spec.read_only,
+                # our own check types the value, so `-p rate:=10` is accepted for a double
+                dynamic_typing=True,
+            ),
+        )
 
     by_name = {spec.name: spec for spec in specs}
 
@@ -63,64 +84,84 @@ def declare_parameters(node: rclpy.node.Node, specs: tuple[ParamSpec, ...]) -> S
     # bad ones, so a bridge can refuse at configure rather than at construction
     settings = Settings(specs, {spec.name: node.get_parameter(spec.name).value for spec in specs})
     node.add_post_set_parameters_callback(
-        lambda changed: settings.refresh({change.name: change.value for change in changed}))
+        lambda changed: settings.refresh({change.name: change.value for change in changed})
+    )
     return settings
 
 
-
 def sensor_data_qos(depth: int) -> QoSProfile:
-    """rclpy's sensor-data profile (best effort, volatile, keep last) with the history ``depth`` the subscriber
-    needs. The mocap drivers packaged for Jazzy (vrpn_mocap, mocap4r2) publish best effort, and a best-effort
-    publisher never connects to a reliable subscription; a best-effort one takes best-effort and reliable
-    publishers alike."""
-    return QoSProfile(history=qos_profile_sensor_data.history, depth=depth,
-                      reliability=qos_profile_sensor_data.reliability, durability=qos_profile_sensor_data.durability)
+    """rclpy's sensor-data profile (best effort, volatile, keep last) with the history ``depth``
+    the subscriber needs. The mocap drivers packaged for Jazzy (vrpn_mocap, mocap4r2) publish best
+    effort, and a best-effort publisher never connects to a reliable subscription; a best-effort
+    one takes best-effort and reliable publishers alike."""
+    return QoSProfile(
+        history=qos_profile_sensor_data.history,
+        depth=depth,
+        reliability=qos_profile_sensor_data.reliability,
+        durability=qos_profile_sensor_data.durability,
+    )
 
 
-# Requests a service or an action server's goal, result and cancel services keep until the executor takes them.
-# rclpy's default, 10, drops the rest of a burst unanswered (100 goals/s to a server with one thread at work lost a
-# fifth of them); a request is a few hundred bytes, so a thousand cost little.
+# Requests a service or an action server's goal, result and cancel services keep until the executor
+# takes them. rclpy's default, 10, drops the rest of a burst unanswered (100 goals/s to a server
+# with one thread at work lost a fifth of them); a request is a few hundred bytes, so a thousand
+# cost little.
 REQUEST_DEPTH = 1000
 
 
 def request_qos(depth: int = REQUEST_DEPTH) -> QoSProfile:
-    """rclpy's services profile (reliable, volatile, keep last) ``depth`` deep, for servers and their clients."""
-    return QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=depth, reliability=ReliabilityPolicy.RELIABLE,
-                      durability=DurabilityPolicy.VOLATILE)
+    """rclpy's services profile (reliable, volatile, keep last) ``depth`` deep, for servers and
+    their clients."""
+    return QoSProfile(
+        history=HistoryPolicy.KEEP_LAST,
+        depth=depth,
+        reliability=ReliabilityPolicy.RELIABLE,
+        durability=DurabilityPolicy.VOLATILE,
+    )
 
 
 def failure_reason(error: BaseException) -> str:
-    """One line for an exception a callback raised: its type, message and the callback it came from (the
-    outermost frame outside rclpy and this toolkit, i.e. the node's own callback), e.g.
-    ``ValueError: need at least one array to concatenate (in PomController._inverse_kinematics)``."""
-    where = [frame.f_code.co_qualname for frame, _line in traceback.walk_tb(error.__traceback__)
-             if '/rclpy/' not in frame.f_code.co_filename and frame.f_code.co_filename != __file__]
+    """One line for an exception a callback raised: its type, message and the callback it came from
+    (the outermost frame outside rclpy and this toolkit, i.e. the node's own callback), e.g.
+    ``ValueError: need at least one array to concatenate (in
+    PomController._inverse_kinematics)``."""
+    where = [
+        frame.f_code.co_qualname
+        for frame, _line in traceback.walk_tb(error.__traceback__)
+        if '/rclpy/' not in frame.f_code.co_filename and frame.f_code.co_filename != __file__
+    ]
     text = str(error).splitlines()[0] if str(error) else ''
     return f'{type(error).__name__}: {text}' + (f' (in {where[0]})' if where else '')
 
 
 def spin_once(executor: rclpy.executors.Executor, logger, timeout_sec: float) -> None:
-    """``executor.spin_once``, except that an exception raised by a callback (a subscription's, a timer's, a
-    service's, an action's) is logged as an error with the callback's name and the node goes on: rclpy raises it out
-    of spin_once, which would end the node's main() on one malformed message."""
+    """``executor.spin_once``, except that an exception raised by a callback (a subscription's, a
+    timer's, a service's, an action's) is logged as an error with the callback's name and the node
+    goes on: rclpy raises it out of spin_once, which would end the node's main() on one malformed
+    message."""
     try:
         executor.spin_once(timeout_sec=timeout_sec)
     except (rclpy.executors.ExternalShutdownException, rclpy.executors.ShutdownException):
         raise
-    except Exception as error:       # noqa: BLE001 - whatever a callback raises, the node outlives it
+    # noqa: BLE001 - whatever a callback raises, the node outlives it
+    except Exception as error:
         logger.error(f'callback failed, node goes on: {failure_reason(error)}')
 
 
-def answering_service(node: rclpy.node.Node, srv_type, name: str, handler, depth: int = REQUEST_DEPTH, **kwargs):
-    """``node.create_service`` whose every request is answered: when ``handler`` raises, the client gets a fresh
-    response with ``success`` false and ``message`` the reason (a raising service otherwise sends nothing and leaves
-    its client waiting forever), and the node logs it. Requests queue ``depth`` deep."""
+def answering_service(
+    node: rclpy.node.Node, srv_type, name: str, handler, depth: int = REQUEST_DEPTH, **kwargs
+):
+    """``node.create_service`` whose every request is answered: when ``handler`` raises, the client
+    gets a fresh response with ``success`` false and ``message`` the reason (a raising service
+    otherwise sends nothing and leaves its client waiting forever), and the node logs it. Requests
+    queue ``depth`` deep."""
     logger = node.get_logger()
 
     def answer(request, response):
         try:
             return handler(request, response)
-        except Exception as error:     # noqa: BLE001 - the client gets the reason instead of silence
+        # noqa: BLE001 - the client gets the reason instead of silence
+        except Exception as error:
             reason = failure_reason(error)
             logger.error(f'{name}: request failed: {reason}')
             failed = srv_type.Response()
@@ -133,8 +174,9 @@ def answering_service(node: rclpy.node.Node, srv_type, name: str, handler, depth
     return node.create_service(srv_type, name, answer, qos_profile=request_qos(depth), **kwargs)
 
 
-ACCEPTED_TO_RUNNING_S = 1.0   # an accepted goal holds its claim this long for its execution to start (rclpy may
-                              # drop an accepted goal whose answer could not be sent: its claim must not last)
+# an accepted goal holds its claim this long for its execution to start (rclpy may drop an accepted
+# goal whose answer could not be sent: its claim must not last)
+ACCEPTED_TO_RUNNING_S = 1.0
 
 
 class OneGoal:
@@ -174,9 +216,16 @@ class OneGoal:
         self._running.release()
 
 
-def action_server(node: rclpy.node.Node, action_type, name: str, execute,
-                  one_at_a_time: OneGoal | None = None, cancellable: bool = True,
-                  depth: int = REQUEST_DEPTH, **kwargs) -> rclpy.action.ActionServer:
+def action_server(
+    node: rclpy.node.Node,
+    action_type,
+    name: str,
+    execute,
+    one_at_a_time: OneGoal | None = None,
+    cancellable: bool = True,
+    depth: int = REQUEST_DEPTH,
+    **kwargs,
+) -> rclpy.action.ActionServer:
     """An rclpy ActionServer whose goal, result and cancel requests queue ``depth`` deep and whose
     cancel requests are accepted (the work sees ``is_cancel_requested``; ``cancellable=False``
     refuses them, for work that cannot stop part-way). With ``one_at_a_time`` (shared by the
@@ -187,14 +236,16 @@ def action_server(node: rclpy.node.Node, action_type, name: str, execute,
 
     def on_goal(_request) -> GoalResponse:
         if one_at_a_time is not None and not one_at_a_time.accept():
-            logger.warning(f'{name}: goal rejected: busy with another goal', throttle_duration_sec=1.0)
+            logger.warning(
+                f'{name}: goal rejected: busy with another goal', throttle_duration_sec=1.0
+            )
             return GoalResponse.REJECT
         return GoalResponse.ACCEPT
 
     def run(goal_handle):
         if one_at_a_time is None:
             return execute(goal_handle)
-        if not one_at_a_time.start():    # not reached while goals are decided on arrival; a guard
+        if not one_at_a_time.start():  # not reached while goals are decided on arrival; a guard
             goal_handle.abort()
             result = action_type.Result()
             result.message = 'refused: running another goal'
@@ -207,12 +258,20 @@ def action_server(node: rclpy.node.Node, action_type, name: str, execute,
     queue = request_qos(depth)
     if cancellable:
         kwargs.setdefault('cancel_callback', lambda _goal: CancelResponse.ACCEPT)
-    return rclpy.action.ActionServer(node, action_type, name, run, goal_callback=on_goal,
-                                     goal_service_qos_profile=queue, result_service_qos_profile=queue,
-                                     cancel_service_qos_profile=queue, **kwargs)
+    return rclpy.action.ActionServer(
+        node,
+        action_type,
+        name,
+        run,
+        goal_callback=on_goal,
+        goal_service_qos_profile=queue,
+        result_service_qos_profile=queue,
+        cancel_service_qos_profile=queue,
+        **kwargs,
+    )
 
 
-EXIT_REFUSED = 2     # a start-up refusal: bad arguments or parameters, said in one line
+EXIT_REFUSED = 2  # a start-up refusal: bad arguments or parameters, said in one line
 
 
 class StartRefused(Exception):
@@ -225,55 +284,75 @@ SWITCH_INTERVAL_S = 0.0005
 def init_ros(args=None, stop: StopRequest | None = None) -> None:
     """rclpy.init; StartRefused with rcl's reason on one line when the ROS arguments do not parse.
 
-    With ``stop``, rclpy installs no signal handlers and ``stop`` takes SIGINT and SIGTERM (the caller polls it and
-    ends safely); without, rclpy's handlers shut the context down. Either way an inherited SIG_IGN is replaced: a
-    process started without job control (a script's ``cmd &``) inherits SIGINT ignored, and nodes must stop on
-    Ctrl-C whoever started them.
+    With ``stop``, rclpy installs no signal handlers and ``stop`` takes SIGINT and SIGTERM (the
+    caller polls it and ends safely); without, rclpy's handlers shut the context down. Either way
+    an inherited SIG_IGN is replaced: a process started without job control (a script's ``cmd &``)
+    inherits SIGINT ignored, and nodes must stop on Ctrl-C whoever started them.
 
-    The interpreter also hands over between threads every ``SWITCH_INTERVAL_S`` instead of every 5 ms: a node's
-    serial reader and its firmware stand-in give the interpreter up at every read and write and must get it back
-    quickly while executor threads compute (at 5 ms a driver streaming 100 commands/s starved its own link's
-    reader until the board's watchdog fired)."""
+    The interpreter also hands over between threads every ``SWITCH_INTERVAL_S`` instead of every 5
+    ms: a node's serial reader and its firmware stand-in give the interpreter up at every read and
+    write and must get it back quickly while executor threads compute (at 5 ms a driver streaming
+    100 commands/s starved its own link's reader until the board's watchdog fired)."""
     sys.setswitchinterval(SWITCH_INTERVAL_S)
     if stop is not None:
         stop.install()
     elif signal.getsignal(signal.SIGINT) in (signal.SIG_IGN, signal.SIG_DFL):
-        signal.signal(signal.SIGINT, signal.default_int_handler)   # for rclpy's handler: what it chains to
+        # for rclpy's handler: what it chains to
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO if stop else SignalHandlerOptions.ALL)
-    except RuntimeError as error:    # rcl's RCLError, e.g. "Couldn't parse parameter override rule: '-p port:='"
-        reason = str(error).removeprefix('failed to initialize rcl: ').split('. Error:')[0].split(', at ')[0]
-        raise StartRefused(f'invalid ROS arguments: {reason} (an empty string is written "name:=\'\'")') from None
+        rclpy.init(
+            args=args,
+            signal_handler_options=SignalHandlerOptions.NO if stop else SignalHandlerOptions.ALL,
+        )
+    # rcl's RCLError, e.g. "Couldn't parse parameter override rule: '-p port:='"
+    except RuntimeError as error:
+        reason = (
+            str(error)
+            .removeprefix('failed to initialize rcl: ')
+            .split('. Error:')[0]
+            .split(', at ')[0]
+        )
+        raise StartRefused(
+            f'invalid ROS arguments: {reason} (an empty string is written "name:=\'\'")'
+        ) from None
 
 
 def refuse_start(name: str, reason: object) -> int:
-    """Log a start-up refusal as the last line, under the node's ``name``; the exit code to return."""
+    """Log a start-up refusal as the last line, under the node's ``name``; the exit code to
+    return."""
     rclpy.logging.get_logger(name).fatal(str(reason))
     shut_down()
     return EXIT_REFUSED
 
 
 def shut_down() -> None:
-    """rclpy.try_shutdown, which may race rclpy's own SIGINT handler: both see the context up, both shut it down,
-    and the later one raises "rcl_shutdown already called" (a planner stopped at once exited 1 so). Down is down."""
+    """rclpy.try_shutdown, which may race rclpy's own SIGINT handler: both see the context up, both
+    shut it down, and the later one raises "rcl_shutdown already called" (a planner stopped at once
+    exited 1 so). Down is down."""
     try:
         rclpy.try_shutdown()
-    except RuntimeError:          # rclpy's RCLError
+    except RuntimeError:  # rclpy's RCLError
         if rclpy.ok():
             raise
 
 
-def run_node(make_node: Callable[[], rclpy.node.Node], name: str, make_executor=None, args=None,
-             refused: tuple[type[Exception], ...] = (ValueError,),
-             until: Callable[[rclpy.node.Node], bool] | None = None) -> int:
-    """The main() of a plain node: init, build it with ``make_node()``, spin it (on ``make_executor()``, made after
-    init; default single-threaded) until SIGINT or until ``until(node)`` holds, clean up. A start-up refusal (bad
-    ROS arguments, or one of ``refused``, e.g. a ParameterError) is logged as fatal under ``name``: EXIT_REFUSED."""
+def run_node(
+    make_node: Callable[[], rclpy.node.Node],
+    name: str,
+    make_executor=None,
+    args=None,
+    refused: tuple[type[Exception], ...] = (ValueError,),
+    until: Callable[[rclpy.node.Node], bool] | None = None,
+) -> int:
+    """The main() of a plain node: init, build it with ``make_node()``, spin it (on
+    ``make_executor()``, made after init; default single-threaded) until SIGINT or until
+    ``until(node)`` holds, clean up. A start-up refusal (bad ROS arguments, or one of ``refused``,
+    e.g. a ParameterError) is logged as fatal under ``name``: EXIT_REFUSED."""
     try:
         init_ros(args)
         node = make_node()
     except (StartRefused, *refused) as error:
-        return refuse_start(name, error)     # the node never came to be
+        return refuse_start(name, error)  # the node never came to be
     executor = make_executor() if make_executor else rclpy.executors.SingleThreadedExecutor()
     executor.add_node(node)
     try:
@@ -288,7 +367,8 @@ def run_node(make_node: Callable[[], rclpy.node.Node], name: str, make_executor=
 
 
 class GoalCancelled(Exception):
-    """Raised inside an action's work when its client asked to cancel; ``run_goal`` ends the goal as cancelled."""
+    """Raised inside an action's work when its client asked to cancel; ``run_goal`` ends the goal
+    as cancelled."""
 
 
 class GoalRefused(RuntimeError):
@@ -297,21 +377,32 @@ class GoalRefused(RuntimeError):
 
 
 def progress_reporter(goal_handle, make_feedback: Callable[..., object]) -> Callable[..., None]:
-    """A progress callback for long work: publishes ``make_feedback(*args)`` as the goal's feedback, and raises
-    GoalCancelled instead once the client asked to cancel (so cancelling takes effect at the next progress)."""
+    """A progress callback for long work: publishes ``make_feedback(*args)`` as the goal's
+    feedback, and raises GoalCancelled instead once the client asked to cancel (so cancelling takes
+    effect at the next progress)."""
+
     def report(*args) -> None:
         if goal_handle.is_cancel_requested:
             raise GoalCancelled
         goal_handle.publish_feedback(make_feedback(*args))
+
     return report
 
 
-def run_goal(goal_handle, result, work: Callable[[], str], refused: tuple[type[Exception], ...], logger,
-             cancelled: str, refusal_prefix: str = ''):
-    """Run ``work()``, which fills ``result`` and returns its success message, and end the goal by the outcome:
-    succeeded; cancelled with message ``cancelled`` when work raised GoalCancelled; aborted with
-    ``refusal_prefix`` + the one-line reason when it raised GoalRefused or one of ``refused``.
-    Sets ``result.message`` (and ``result.success`` where the result has one); returns it."""
+def run_goal(
+    goal_handle,
+    result,
+    work: Callable[[], str],
+    refused: tuple[type[Exception], ...],
+    logger,
+    cancelled: str,
+    refusal_prefix: str = '',
+):
+    """Run ``work()``, which fills ``result`` and returns its success message, and end the goal by
+    the outcome: succeeded; cancelled with message ``cancelled`` when work raised GoalCancelled;
+    aborted with ``refusal_prefix`` + the one-line reason when it raised GoalRefused or one of
+    ``refused``. Sets ``result.message`` (and ``result.success`` where the result has one); returns
+    it."""
     try:
         message = work()
     except GoalCancelled:
@@ -331,15 +422,19 @@ def run_goal(goal_handle, result, work: Callable[[], str], refused: tuple[type[E
 
 
 class ActionClient(rclpy.action.ActionClient):
-    """rclpy's action client, for goals sent from one thread while an executor spins on another (every commander).
+    """rclpy's action client, for goals sent from one thread while an executor spins on another
+    (every commander).
 
-    rclpy (Jazzy) sends a goal, cancel or result request first and files its future after; a reply the executor
-    takes in between is dropped as "unexpected" and the future never completes (ros2/rclpy#1123), so a goal that is
-    answered at once can hang its sender. Here sending-and-filing and taking exclude each other."""
+    rclpy (Jazzy) sends a goal, cancel or result request first and files its future after; a reply
+    the executor takes in between is dropped as "unexpected" and the future never completes
+    (ros2/rclpy#1123), so a goal that is answered at once can hang its sender. Here
+    sending-and-filing and taking exclude each other."""
 
     def __init__(self, *args, **kwargs):
-        self._filing = threading.RLock()       # before rclpy registers the client with a spinning executor
-        for service in ('goal', 'result', 'cancel'):     # as deep as the server's queues: a burst is not dropped
+        # before rclpy registers the client with a spinning executor
+        self._filing = threading.RLock()
+        # as deep as the server's queues: a burst is not dropped
+        for service in ('goal', 'result', 'cancel'):
             kwargs.setdefault(f'{service}_service_qos_profile', request_qos())
         super().__init__(*args, **kwargs)
 

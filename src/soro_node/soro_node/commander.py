@@ -1,10 +1,11 @@
-"""``Commander``: the base of the blocking client libraries that scripts and demos use to drive a robot's nodes, in
-the manner of nav2_simple_commander's BasicNavigator. A commander is a node spinning on its own thread; its calls
-block the caller until the service answers or the action ends, and return the response or result, or raise
-CommanderError with the reason. Every call has a timeout: a service that does not answer in time has its request
-withdrawn, a goal that does not end in time is cancelled, and either raises CommanderError. Its action clients are
-``soro_node.base_node.ActionClient``, which a reply cannot overtake while the caller's thread sends; its service
-clients (``service_client``) queue requests as deep as the servers do.
+"""``Commander``: the base of the blocking client libraries that scripts and demos use to drive a
+robot's nodes, in the manner of nav2_simple_commander's BasicNavigator. A commander is a node
+spinning on its own thread; its calls block the caller until the service answers or the action
+ends, and return the response or result, or raise CommanderError with the reason. Every call has a
+timeout: a service that does not answer in time has its request withdrawn, a goal that does not end
+in time is cancelled, and either raises CommanderError. Its action clients are
+``soro_node.base_node.ActionClient``, which a reply cannot overtake while the caller's thread
+sends; its service clients (``service_client``) queue requests as deep as the servers do.
 
     class MyRobot(Commander):
         def __init__(self):
@@ -14,6 +15,7 @@ clients (``service_client``) queue requests as deep as the servers do.
         def walk(self, steps: int) -> Walk.Result:
             return self.run_action(self.walk_client, Walk.Goal(steps=steps), timeout_s=60.0)
 """
+
 from __future__ import annotations
 
 import threading
@@ -27,12 +29,13 @@ from rclpy.node import Node
 from soro_node.base_node import request_qos, shut_down, spin_once
 from soro_node.waiting import WaitTimeout, wait_for
 
-SERVER_WAIT_S = 10.0          # discovery of a server started alongside can take seconds
-CLOSE_S = 5.0                 # for the spinning thread to end on close
+SERVER_WAIT_S = 10.0  # discovery of a server started alongside can take seconds
+CLOSE_S = 5.0  # for the spinning thread to end on close
 
 
 class CommanderError(RuntimeError):
-    """A server that is not there, a goal that was rejected or failed; the message says which and why."""
+    """A server that is not there, a goal that was rejected or failed; the message says which and
+    why."""
 
 
 class Commander(Node):
@@ -45,20 +48,22 @@ class Commander(Node):
         self._spinner.start()
 
     def _spin(self) -> None:
-        """The executor's spin, outliving a callback that raises (a caller's ``on_feedback``, say): it is logged."""
+        """The executor's spin, outliving a callback that raises (a caller's ``on_feedback``, say):
+        it is logged."""
         try:
             while not self._closing.is_set() and self.context.ok():
                 spin_once(self._executor, self.get_logger(), 0.1)
         except (rclpy.executors.ExternalShutdownException, rclpy.executors.ShutdownException):
-            pass                                         # rclpy ended under us: nothing left to spin
+            # rclpy ended under us: nothing left to spin
+            pass
 
     def service_client(self, srv_type, name: str) -> Client:
         """A client whose requests queue as deep as the servers' (``base_node.request_qos``)."""
         return self.create_client(srv_type, name, qos_profile=request_qos())
 
     def call_service(self, client: Client, request, timeout_s: float, what: str):
-        """The response of ``client`` to ``request``; a response with ``success`` false raises with its message,
-        and so does no response within ``timeout_s`` (the request is withdrawn)."""
+        """The response of ``client`` to ``request``; a response with ``success`` false raises with
+        its message, and so does no response within ``timeout_s`` (the request is withdrawn)."""
         response = self.answer(client, request, timeout_s, what)
         if hasattr(response, 'success') and not response.success:
             raise CommanderError(f'{what}: {response.message}')
@@ -73,25 +78,30 @@ class Commander(Node):
         try:
             return _wait(future, timeout_s, what)
         except CommanderError:
-            client.remove_pending_request(future)      # a late answer is not for anyone
+            client.remove_pending_request(future)  # a late answer is not for anyone
             raise
 
     def run_action(self, client: ActionClient, goal, timeout_s: float, on_feedback=None):
-        """Send ``goal``, pass each feedback to ``on_feedback``, and return the result once the goal ends; a
-        rejected goal or a result with ``success`` false raises with its message. A goal that has not ended
-        within ``timeout_s`` is cancelled and raises."""
+        """Send ``goal``, pass each feedback to ``on_feedback``, and return the result once the
+        goal ends; a rejected goal or a result with ``success`` false raises with its message. A
+        goal that has not ended within ``timeout_s`` is cancelled and raises."""
         name = type(goal).__name__.removesuffix('_Goal')
         if not client.wait_for_server(timeout_sec=min(timeout_s, SERVER_WAIT_S)):
             raise CommanderError(f'no {name} action server')
-        sent = client.send_goal_async(goal, feedback_callback=lambda f: on_feedback and on_feedback(f.feedback))
+        sent = client.send_goal_async(
+            goal, feedback_callback=lambda f: on_feedback and on_feedback(f.feedback)
+        )
         handle = _wait(sent, SERVER_WAIT_S, name)
         if not handle.accepted:
-            raise CommanderError(f'{name} goal rejected (the server is busy with another goal or refused it; '
-                                 'its log says why)')
+            raise CommanderError(
+                f'{name} goal rejected (the server is busy with another goal or refused it; '
+                'its log says why)'
+            )
         try:
             result = _wait(handle.get_result_async(), timeout_s, name).result
         except CommanderError:
-            handle.cancel_goal_async()                  # the robot does not go on with a goal nobody waits for
+            # the robot does not go on with a goal nobody waits for
+            handle.cancel_goal_async()
             raise
         if hasattr(result, 'success') and not result.success:
             raise CommanderError(f'{name}: {result.message}')
@@ -110,6 +120,7 @@ class Commander(Node):
             feedback.append(message.feedback)
             if on_feedback is not None:
                 on_feedback(message.feedback)
+
         sent = client.send_goal_async(goal, feedback_callback=keep)
         return SentGoal(_wait(sent, SERVER_WAIT_S, name), feedback)
 
@@ -165,7 +176,8 @@ def _wait(future, timeout_s: float, what: str):
 
 
 def init() -> None:
-    """rclpy.init() for scripts that use only a commander (they need not import rclpy themselves)."""
+    """rclpy.init() for scripts that use only a commander (they need not import rclpy
+    themselves)."""
     if not rclpy.ok():
         rclpy.init()
 

@@ -1,15 +1,18 @@
-"""The robots' tf trees (REP-105): what each node stamps and broadcasts, as data, and the broadcasters themselves.
+"""The robots' tf trees (REP-105): what each node stamps and broadcasts, as data, and the
+broadcasters themselves.
 
-Every robot's tree is ``map -> odom -> base_link -> URDF links`` (``world`` instead of ``map`` where there is no map).
-Motion capture is a global, drift-free pose, so ``map -> odom`` is a static identity and the tracked pose is
-broadcast as ``odom -> base_link`` (REP-105's continuous odometry; nothing corrects it). ``tracked_base`` names these
-two pairs; the node that places the robot broadcasts them with ``TrackedBase``, and each package's ``FRAMES`` says
-the same thing as data (``FrameUse``) so that softbots_bringup can check a launch file's tree without tf2.
+Every robot's tree is ``map -> odom -> base_link -> URDF links`` (``world`` instead of ``map``
+where there is no map). Motion capture is a global, drift-free pose, so ``map -> odom`` is a static
+identity and the tracked pose is broadcast as ``odom -> base_link`` (REP-105's continuous odometry;
+nothing corrects it). ``tracked_base`` names these two pairs; the node that places the robot
+broadcasts them with ``TrackedBase``, and each package's ``FRAMES`` says the same thing as data
+(``FrameUse``) so that softbots_bringup can check a launch file's tree without tf2.
 
-tf2_ros is on every ROS machine but not among the pinned wheels (the dev-env notes); without it the broadcasters
-send nothing, say so once, and still record the (parent, child) pairs they would send, rather than stopping a node
-that has more to do than drawing.
+tf2_ros is on every ROS machine but not among the pinned wheels (the dev-env notes); without it the
+broadcasters send nothing, say so once, and still record the (parent, child) pairs they would send,
+rather than stopping a node that has more to do than drawing.
 """
+
 from __future__ import annotations
 
 import weakref
@@ -21,41 +24,57 @@ from soro_node.params import ParamSpec
 
 try:
     from tf2_ros import StaticTransformBroadcaster, TransformBroadcaster
-except ImportError:                      # the pinned wheels
+except ImportError:  # the pinned wheels
     StaticTransformBroadcaster = TransformBroadcaster = None
 
-Pair = tuple[str, str]                   # (parent frame, child frame)
+Pair = tuple[str, str]  # (parent frame, child frame)
 
-# The frame parameters every package shares (the world frame, ``frame_id``, is each package's own: map or world).
-# Read once at start-up: tf's static transforms are sent once.
-ODOM_FRAME = ParamSpec('odom_frame', 'odom', 'odometry frame (REP-105): the world frame -> odom is a static identity, '
-                       'odom -> base_frame the tracked pose', nonempty=True, read_only=True)
-BASE_FRAME = ParamSpec('base_frame', 'base_link', 'robot frame (REP-105 base_link): the URDF root', nonempty=True,
-                       read_only=True)
+# The frame parameters every package shares (the world frame, ``frame_id``, is each package's own:
+# map or world). Read once at start-up: tf's static transforms are sent once.
+ODOM_FRAME = ParamSpec(
+    'odom_frame',
+    'odom',
+    'odometry frame (REP-105): the world frame -> odom is a static identity, '
+    'odom -> base_frame the tracked pose',
+    nonempty=True,
+    read_only=True,
+)
+BASE_FRAME = ParamSpec(
+    'base_frame',
+    'base_link',
+    'robot frame (REP-105 base_link): the URDF root',
+    nonempty=True,
+    read_only=True,
+)
 
 
 @dataclass(frozen=True)
 class FrameUse:
-    """What one node puts in tf terms: the header.frame_id of what it publishes, and the transforms it broadcasts
-    (each package's ``parameters.FRAMES`` gives it per executable; softbots_bringup.frame_tree checks the trees)."""
+    """What one node puts in tf terms: the header.frame_id of what it publishes, and the transforms
+    it broadcasts (each package's ``parameters.FRAMES`` gives it per executable;
+    softbots_bringup.frame_tree checks the trees)."""
+
     stamps: frozenset[str] = frozenset()
     broadcasts: tuple[Pair, ...] = ()
 
 
 def tracked_base(world_frame: str, odom_frame: str, base_frame: str) -> tuple[Pair, Pair]:
-    """The pairs that place a tracked robot: world -> odom (static identity), odom -> base (the tracked pose)."""
+    """The pairs that place a tracked robot: world -> odom (static identity), odom -> base (the
+    tracked pose)."""
     return (world_frame, odom_frame), (odom_frame, base_frame)
 
 
-FRAME_PARAMETERS = ('frame_id', 'odom_frame', 'base_frame')      # world (map), odom, base: in tracked_base's order
+# world (map), odom, base: in tracked_base's order
+FRAME_PARAMETERS = ('frame_id', 'odom_frame', 'base_frame')
 
 
 def tracked_base_of(values: dict) -> tuple[Pair, Pair]:
-    """``tracked_base`` of a node's parameter values (``frame_id``, ``odom_frame``, ``base_frame``)."""
+    """``tracked_base`` of a node's parameter values (``frame_id``, ``odom_frame``,
+    ``base_frame``)."""
     return tracked_base(*(values[name] for name in FRAME_PARAMETERS))
 
 
-_told: weakref.WeakSet = weakref.WeakSet()      # nodes already told that tf2_ros is missing
+_told: weakref.WeakSet = weakref.WeakSet()  # nodes already told that tf2_ros is missing
 
 
 def _missing_tf2(node) -> None:
@@ -65,8 +84,9 @@ def _missing_tf2(node) -> None:
 
 
 class PoseToTf:
-    """Broadcasts each PoseStamped given to ``send`` as the transform ``parent_frame`` (default: the message's
-    frame) -> ``child_frame``, translation and rotation as tracked. ``sent`` holds the pairs it has sent."""
+    """Broadcasts each PoseStamped given to ``send`` as the transform ``parent_frame`` (default:
+    the message's frame) -> ``child_frame``, translation and rotation as tracked. ``sent`` holds
+    the pairs it has sent."""
 
     def __init__(self, node, child_frame: str, parent_frame: str | None = None):
         self.child_frame, self.parent_frame = child_frame, parent_frame
@@ -90,8 +110,8 @@ class PoseToTf:
 
 
 class StaticTransforms:
-    """Identity transforms latched on /tf_static once, for frames that coincide (e.g. map -> odom under motion
-    capture). ``pairs`` holds what was (or, without tf2_ros, would have been) sent."""
+    """Identity transforms latched on /tf_static once, for frames that coincide (e.g. map -> odom
+    under motion capture). ``pairs`` holds what was (or, without tf2_ros, would have been) sent."""
 
     def __init__(self, node, pairs: tuple[Pair, ...]):
         self.pairs = tuple(pairs)
@@ -110,8 +130,9 @@ class StaticTransforms:
 
 
 class TrackedBase:
-    """A robot placed by a tracked pose: ``world -> odom`` static identity, each pose given to ``send`` as
-    ``odom -> base``. ``pairs`` is ``tracked_base`` of its frames: the same pairs its package's FRAMES declares."""
+    """A robot placed by a tracked pose: ``world -> odom`` static identity, each pose given to
+    ``send`` as ``odom -> base``. ``pairs`` is ``tracked_base`` of its frames: the same pairs its
+    package's FRAMES declares."""
 
     def __init__(self, node, world_frame: str, odom_frame: str, base_frame: str):
         self.pairs = tracked_base(world_frame, odom_frame, base_frame)
@@ -124,13 +145,14 @@ class TrackedBase:
         return cls(node, *(settings[name] for name in FRAME_PARAMETERS))
 
     def send(self, msg: PoseStamped) -> None:
-        """``msg`` is the pose in the world frame: with world -> odom the identity, it is the pose in odom."""
+        """``msg`` is the pose in the world frame: with world -> odom the identity, it is the pose
+        in odom."""
         self.odometry.send(msg)
 
 
 def stamped_frames(msg) -> set[str]:
-    """Every non-empty header.frame_id in a message, nested ones included (a MarkerArray's markers, a Path's poses):
-    what a tf listener would be asked to look up."""
+    """Every non-empty header.frame_id in a message, nested ones included (a MarkerArray's markers,
+    a Path's poses): what a tf listener would be asked to look up."""
     found = set()
     header = getattr(msg, 'header', None)
     if header is not None and getattr(header, 'frame_id', ''):

@@ -1,4 +1,5 @@
-"""Typed node parameters: one declaration gives the descriptor, the default and the validation. No rclpy.
+"""Typed node parameters: one declaration gives the descriptor, the default and the validation. No
+rclpy.
 
 Nodes declare a tuple of ``ParamSpec`` (``base_node.declare_parameters`` turns them into rclpy
 descriptors and hands back the node's ``Settings``, the one way a node reads its parameters);
@@ -7,6 +8,7 @@ value and what is allowed, both at start-up and on a later ``ros2 param set``. `
 checks a goal's or request's field against the spec of the parameter it stands in for, so a goal
 cannot ask for what the parameter would refuse.
 """
+
 from __future__ import annotations
 
 import math
@@ -17,14 +19,15 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class ParamSpec:
     name: str
-    default: object                 # its Python type is the parameter's type: bool, int, float, str, list
+    # its Python type is the parameter's type: bool, int, float, str, list
+    default: object
     description: str
-    low: float | None = None        # bounds for int and float, inclusive unless ``open_interval``
+    low: float | None = None  # bounds for int and float, inclusive unless ``open_interval``
     high: float | None = None
-    choices: tuple = ()             # allowed values for str
+    choices: tuple = ()  # allowed values for str
     read_only: bool = False
-    open_interval: bool = False     # the bounds themselves are refused, e.g. an angle in (0°, 90°)
-    nonempty: bool = False          # a string or list that must not be empty, e.g. a device's port
+    open_interval: bool = False  # the bounds themselves are refused, e.g. an angle in (0°, 90°)
+    nonempty: bool = False  # a string or list that must not be empty, e.g. a device's port
 
     def check(self, value: object) -> str | None:
         """None if ``value`` is allowed, else the reason it is refused, naming the parameter."""
@@ -32,7 +35,8 @@ class ParamSpec:
         return f'parameter {self.name} = {value!r}: {problem}' if problem else None
 
     def problem(self, value: object) -> str | None:
-        """None if ``value`` is allowed, else what is wrong with it ('allowed range is [0.01, 1.0]')."""
+        """None if ``value`` is allowed, else what is wrong with it ('allowed range is [0.01,
+        1.0]')."""
         kind = type(self.default)
         if kind is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
@@ -57,14 +61,21 @@ class ParamSpec:
         return f'({self.low}, {self.high})' if self.open_interval else f'[{self.low}, {self.high}]'
 
     def _above_low(self, value) -> bool:
-        return self.low is None or value > self.low or (value == self.low and not self.open_interval)
+        return (
+            self.low is None or value > self.low or (value == self.low and not self.open_interval)
+        )
 
     def _below_high(self, value) -> bool:
-        return self.high is None or value < self.high or (value == self.high and not self.open_interval)
+        return (
+            self.high is None
+            or value < self.high
+            or (value == self.high and not self.open_interval)
+        )
 
 
 def named(specs: tuple[ParamSpec, ...], name: str) -> ParamSpec:
-    """The spec called ``name`` in ``specs`` (KeyError if none): one declaration reused, e.g. by a command."""
+    """The spec called ``name`` in ``specs`` (KeyError if none): one declaration reused, e.g. by a
+    command."""
     found = [spec for spec in specs if spec.name == name]
     if not found:
         raise KeyError(f'no parameter {name!r} among {", ".join(spec.name for spec in specs)}')
@@ -76,7 +87,8 @@ class ParameterError(ValueError):
 
 
 def check_all(specs: tuple[ParamSpec, ...], values: dict[str, object]) -> dict[str, object]:
-    """Validated values by name (ints promoted to float where the spec is float); raises ParameterError."""
+    """Validated values by name (ints promoted to float where the spec is float); raises
+    ParameterError."""
     out = {}
     for spec in specs:
         value = values.get(spec.name, spec.default)
@@ -129,7 +141,7 @@ class Settings(Mapping):
         try:
             return self.__dict__['_values'][name]
         except KeyError:
-            raise AttributeError(f'no parameter {name!r} among the node\'s settings') from None
+            raise AttributeError(f"no parameter {name!r} among the node's settings") from None
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._values)
@@ -142,8 +154,9 @@ class FieldRefused(ValueError):
     """A goal or request field whose value the matching parameter's spec refuses."""
 
 
-def field_value(spec: ParamSpec, value: object, field: str, current: object,
-                unset: object = 0) -> object:
+def field_value(
+    spec: ParamSpec, value: object, field: str, current: object, unset: object = 0
+) -> object:
     """The value a goal's or request's ``field`` asks for, checked against ``spec``, the parameter
     it stands in for: ``current`` (the node's setting) when the field is left ``unset``.
     FieldRefused says the field, the value and the spec's allowed values (e.g. 'speed_m_s = 0.5:

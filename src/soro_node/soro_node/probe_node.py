@@ -1,6 +1,7 @@
-"""A listening node for tests and scenarios that watch a running stack from outside: it keeps every message of the
-topics it is given, spinning on its own thread. (The rooms of a test harness that every robot's node tests had
-typed out again.)"""
+"""A listening node for tests and scenarios that watch a running stack from outside: it keeps every
+message of the topics it is given, spinning on its own thread. (The rooms of a test harness that
+every robot's node tests had typed out again.)"""
+
 from __future__ import annotations
 
 import contextlib
@@ -39,13 +40,14 @@ class Probe:
         return received[-1] if received else None
 
     def wait(self, topic: str, done, timeout_s: float) -> bool:
-        """True once the last message on ``topic`` satisfies ``done``, False after ``timeout_s``."""
+        """True once the last message on ``topic`` satisfies ``done``, False after
+        ``timeout_s``."""
         return poll(lambda: self.latest(topic) is not None and done(self.latest(topic)), timeout_s)
 
     @contextlib.contextmanager
     def best_effort_stream(self, topic: str, message, period_s: float = 0.02):
-        """``message`` published on ``topic`` every ``period_s`` while the context lasts, best effort, as the
-        motion-capture drivers packaged for Jazzy (vrpn_mocap, mocap4r2) publish."""
+        """``message`` published on ``topic`` every ``period_s`` while the context lasts, best
+        effort, as the motion-capture drivers packaged for Jazzy (vrpn_mocap, mocap4r2) publish."""
         publisher = self.node.create_publisher(type(message), topic, qos_profile_sensor_data)
         timer = self.node.create_timer(period_s, lambda: publisher.publish(message))
         try:
@@ -55,8 +57,8 @@ class Probe:
             self.node.destroy_publisher(publisher)
 
     def change_state(self, node: str, transition: int, timeout_s: float = 5.0) -> bool:
-        """Asks lifecycle node ``node`` (its name) for ``transition`` (lifecycle_msgs/Transition id), as
-        ``ros2 lifecycle set`` does; whether it succeeded."""
+        """Asks lifecycle node ``node`` (its name) for ``transition`` (lifecycle_msgs/Transition
+        id), as ``ros2 lifecycle set`` does; whether it succeeded."""
         client = self.node.create_client(ChangeState, f'/{node}/change_state')
         try:
             if not client.wait_for_service(timeout_sec=timeout_s):

@@ -1,5 +1,7 @@
-"""Blocking waits for node code that runs on an executor worker thread (action bodies, script clients) and for tests.
-No rclpy: any future with ``add_done_callback`` and ``result`` will do (rclpy's do)."""
+"""Blocking waits for node code that runs on an executor worker thread (action bodies, script
+clients) and for tests. No rclpy: any future with ``add_done_callback`` and ``result`` will do
+(rclpy's do)."""
+
 from __future__ import annotations
 
 import threading
@@ -8,6 +10,7 @@ import time
 
 class WaitTimeout(TimeoutError):
     """``wait_for``'s future gave no result within its timeout."""
+
     pass
 
 
@@ -17,7 +20,8 @@ def poll(done, timeout_s: float, poll_s: float = 0.05) -> bool:
 
 
 def time_until(done, timeout_s: float, poll_s: float = 0.002) -> float | None:
-    """Seconds until ``done()`` held (checked every ``poll_s``), or None if it did not within ``timeout_s``."""
+    """Seconds until ``done()`` held (checked every ``poll_s``), or None if it did not within
+    ``timeout_s``."""
     start = time.monotonic()
     while True:
         if done():
@@ -27,9 +31,11 @@ def time_until(done, timeout_s: float, poll_s: float = 0.002) -> float | None:
         time.sleep(poll_s)
 
 
-def wait_for(future, timeout_s: float = float('inf'), cancel=None, on_cancel=None, poll_s: float = 0.05):
-    """``future.result()`` once done; calls ``on_cancel()`` once when ``cancel()`` turns true meanwhile; raises
-    WaitTimeout after ``timeout_s``."""
+def wait_for(
+    future, timeout_s: float = float('inf'), cancel=None, on_cancel=None, poll_s: float = 0.05
+):
+    """``future.result()`` once done; calls ``on_cancel()`` once when ``cancel()`` turns true
+    meanwhile; raises WaitTimeout after ``timeout_s``."""
     done = threading.Event()
     future.add_done_callback(lambda _f: done.set())
     deadline, asked = time.monotonic() + timeout_s, False

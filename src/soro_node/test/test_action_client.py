@@ -1,6 +1,8 @@
-"""soro_node.base_node.ActionClient with the window of ros2/rclpy#1123 held open: each request pauses after it is
-sent and before rclpy files its future, while an executor on another thread takes the reply (as in every commander).
-rclpy's own client loses that reply and its future never completes; ours completes, goal and result alike."""
+"""soro_node.base_node.ActionClient with the window of ros2/rclpy#1123 held open: each request
+pauses after it is sent and before rclpy files its future, while an executor on another thread
+takes the reply (as in every commander). rclpy's own client loses that reply and its future never
+completes; ours completes, goal and result alike."""
+
 import threading
 import time
 
@@ -14,7 +16,7 @@ from soro_node.base_node import ActionClient
 from soro_node.waiting import poll
 
 pytestmark = pytest.mark.ros
-PAUSE_S = 0.3          # far longer than a loopback reply takes
+PAUSE_S = 0.3  # far longer than a loopback reply takes
 ANSWER_S = 3.0
 
 
@@ -47,7 +49,8 @@ class PausedAfterSending:
 
 @pytest.fixture
 def walk_server():
-    """A server that accepts every walk and finishes it at once, spun with the client's node on one thread."""
+    """A server that accepts every walk and finishes it at once, spun with the client's node on one
+    thread."""
     context = rclpy.Context()
     rclpy.init(context=context)
     server_node = rclpy.create_node('walk_server', context=context)
@@ -88,8 +91,8 @@ def test_a_reply_taken_before_the_future_is_filed_still_completes_it(walk_server
 
 
 def test_rclpys_own_client_loses_that_reply(walk_server):
-    """The reference: the window is real, so the test above tests something. When rclpy files before it sends,
-    this fails, and soro_node's ActionClient can go."""
+    """The reference: the window is real, so the test above tests something. When rclpy files
+    before it sends, this fails, and soro_node's ActionClient can go."""
     client = _paused_client(rclpy.action.ActionClient, walk_server)
     sent = client.send_goal_async(ExecuteWalk.Goal(vertices=[1, 5, 7]))
     assert not poll(sent.done, ANSWER_S)

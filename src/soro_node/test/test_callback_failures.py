@@ -1,6 +1,8 @@
-"""One bad message or request must not end a node: a callback that raises is logged and the node's main()
-(``base_node.run_node``) spins on, and a service built with ``answering_service`` whose handler raises answers
-failure with the reason instead of leaving its client waiting, and keeps serving."""
+"""One bad message or request must not end a node: a callback that raises is logged and the node's
+main() (``base_node.run_node``) spins on, and a service built with ``answering_service`` whose
+handler raises answers failure with the reason instead of leaving its client waiting, and keeps
+serving."""
+
 import threading
 import time
 
@@ -19,7 +21,8 @@ ANSWER_S = 5.0
 
 
 class Fragile(Node):
-    """A node whose timer raises on its first tick (a malformed message, say) and whose service always raises."""
+    """A node whose timer raises on its first tick (a malformed message, say) and whose service
+    always raises."""
 
     def __init__(self):
         super().__init__('fragile')
@@ -37,7 +40,8 @@ class Fragile(Node):
 
 
 def _call_repeatedly(answers: list, finished: threading.Event) -> None:
-    """From a context of its own: CALLS calls to /fragile/poke, each answer (or None when none came) in ``answers``."""
+    """From a context of its own: CALLS calls to /fragile/poke, each answer (or None when none
+    came) in ``answers``."""
     context = rclpy.Context()
     rclpy.init(context=context)
     node = rclpy.create_node('poker', context=context)
@@ -70,13 +74,23 @@ def test_a_raising_callback_is_logged_and_a_raising_service_answers_failure(capf
         nodes.append(Fragile())
         return nodes[0]
 
-    deadline = time.monotonic() + 3 * ANSWER_S       # the timer's second tick may lag the calls on a busy machine
-    code = run_node(make, 'fragile', until=lambda node: finished.is_set() and (node.ticks > 1
-                                                                                or time.monotonic() > deadline))
+    # the timer's second tick may lag the calls on a busy machine
+    deadline = time.monotonic() + 3 * ANSWER_S
+    code = run_node(
+        make,
+        'fragile',
+        until=lambda node: finished.is_set() and (node.ticks > 1 or time.monotonic() > deadline),
+    )
     caller.join(timeout=ANSWER_S)
-    assert code == 0 and nodes[0].ticks > 1                       # the timer went on after it raised
+    # the timer went on after it raised
+    assert code == 0 and nodes[0].ticks > 1
     assert len(answers) == CALLS and None not in answers, 'a call was left unanswered'
-    assert all(not a.success and a.message == "failed: KeyError: 'no such thing' (in Fragile._poke)" for a in answers)
+    assert all(
+        not a.success and a.message == "failed: KeyError: 'no such thing' (in Fragile._poke)"
+        for a in answers
+    )
     log = capfd.readouterr().err
-    assert 'callback failed, node goes on: ZeroDivisionError: a malformed message (in Fragile._tick)' in log
+    assert (
+        'callback failed, node goes on: ZeroDivisionError: a malformed message (in Fragile._tick)'
+    ) in log
     assert "~/poke: request failed: KeyError: 'no such thing'" in log

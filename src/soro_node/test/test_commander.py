@@ -1,5 +1,6 @@
-"""soro_node.commander: every call ends within its timeout, and a goal whose caller stopped waiting does not go on
-running on the robot: it is cancelled."""
+"""soro_node.commander: every call ends within its timeout, and a goal whose caller stopped waiting
+does not go on running on the robot: it is cancelled."""
+
 import threading
 
 import pytest
@@ -19,7 +20,8 @@ pytestmark = pytest.mark.ros
 
 @pytest.fixture
 def endless_walk():
-    """A server, in a context of its own, whose walks go on until cancelled; the list of how each ended."""
+    """A server, in a context of its own, whose walks go on until cancelled; the list of how each
+    ended."""
     context = rclpy.Context()
     rclpy.init(context=context)
     node = rclpy.create_node('endless_walker', context=context)
@@ -36,8 +38,14 @@ def endless_walk():
             ended.append('cancelled')
         return ExecuteWalk.Result()
 
-    rclpy.action.ActionServer(node, ExecuteWalk, '/endless/walk', walk, callback_group=ReentrantCallbackGroup(),
-                              cancel_callback=lambda _goal: CancelResponse.ACCEPT)
+    rclpy.action.ActionServer(
+        node,
+        ExecuteWalk,
+        '/endless/walk',
+        walk,
+        callback_group=ReentrantCallbackGroup(),
+        cancel_callback=lambda _goal: CancelResponse.ACCEPT,
+    )
     executor = MultiThreadedExecutor(num_threads=2, context=context)
     executor.add_node(node)
     thread = threading.Thread(target=executor.spin, daemon=True)
@@ -56,7 +64,9 @@ def test_a_goal_that_outlives_its_timeout_is_cancelled(endless_walk):
         client = ActionClient(commander, ExecuteWalk, '/endless/walk')
         with pytest.raises(CommanderError, match='no answer within 0.5 s'):
             commander.run_action(client, ExecuteWalk.Goal(), timeout_s=0.5)
-        assert poll(lambda: endless_walk == ['cancelled'], 5.0), 'the goal went on after the caller gave up'
+        assert poll(lambda: endless_walk == ['cancelled'], 5.0), (
+            'the goal went on after the caller gave up'
+        )
     finally:
         commander.close()
         rclpy.try_shutdown()

@@ -1,6 +1,7 @@
-"""The tf broadcasters on a real rclpy node: the pairs a tracked robot sends are REP-105's (world -> odom static,
-odom -> base tracked, whatever frame the pose comes in), named by the node's frame parameters; and the frames a
-message asks tf for, nested headers included."""
+"""The tf broadcasters on a real rclpy node: the pairs a tracked robot sends are REP-105's (world
+-> odom static, odom -> base tracked, whatever frame the pose comes in), named by the node's frame
+parameters; and the frames a message asks tf for, nested headers included."""
+
 import pytest
 import rclpy
 from geometry_msgs.msg import PoseStamped
@@ -19,8 +20,11 @@ pytestmark = pytest.mark.ros
 def node():
     context = rclpy.Context()
     rclpy.init(context=context)
-    node = rclpy.create_node('frames_test', context=context,
-                             parameter_overrides=[rclpy.parameter.Parameter('base_frame', value='hub')])
+    node = rclpy.create_node(
+        'frames_test',
+        context=context,
+        parameter_overrides=[rclpy.parameter.Parameter('base_frame', value='hub')],
+    )
     frames = (ParamSpec('frame_id', 'map', 'world frame'), ODOM_FRAME, BASE_FRAME)
     node.settings = declare_parameters(node, frames)
     yield node
@@ -33,11 +37,15 @@ def test_a_tracked_base_sends_odom_to_base_from_a_map_pose_and_map_to_odom_stati
     tf.send(PoseStamped(header=Header(frame_id='map')))
     assert tf.static.pairs == (('map', 'odom'),)
     assert tf.odometry.sent == {('odom', 'hub')}
-    assert tf.pairs == tracked_base_of({'frame_id': 'map', 'odom_frame': 'odom', 'base_frame': 'hub'})
+    assert tf.pairs == tracked_base_of(
+        {'frame_id': 'map', 'odom_frame': 'odom', 'base_frame': 'hub'}
+    )
 
 
 def test_stamped_frames_finds_nested_headers_and_skips_empty_ones():
-    markers = MarkerArray(markers=[Marker(header=Header(frame_id='segment0a')), Marker(header=Header())])
+    markers = MarkerArray(
+        markers=[Marker(header=Header(frame_id='segment0a')), Marker(header=Header())]
+    )
     path = Path(header=Header(frame_id='map'), poses=[PoseStamped(header=Header(frame_id='odom'))])
     assert stamped_frames(markers) == {'segment0a'}
     assert stamped_frames(path) == {'map', 'odom'}

@@ -1,6 +1,7 @@
 """soro_node's one parameter path: a node's ``Settings`` built from its ParamSpecs (typed,
 validated, kept current on a real rclpy node, a read-only one refused on change), and goal fields
 checked against the same specs."""
+
 import math
 
 import pytest
@@ -17,7 +18,7 @@ SPECS = (SPEED, TAU, PLANNER)
 
 
 def test_settings_are_read_by_name_or_attribute_with_the_specs_types():
-    settings = Settings(SPECS, {'tau_s': 1})           # `-p tau_s:=1` arrives as an int
+    settings = Settings(SPECS, {'tau_s': 1})  # `-p tau_s:=1` arrives as an int
     assert settings.tau_s == settings['tau_s'] == 1.0 and isinstance(settings.tau_s, float)
     assert settings.speed_m_s == 0.08
     assert dict(settings) == {'speed_m_s': 0.08, 'tau_s': 1.0, 'planner': 'chomp'}
@@ -31,11 +32,14 @@ def test_settings_checked_refuses_a_bad_start_up_value_naming_it():
         Settings(SPECS, {'speed_m_s': 0.5}).checked()
 
 
-@pytest.mark.parametrize('value, reason', [
-    (0.004, r'speed_m_s = 0.004: allowed range is \[0.005, 0.3\] \(as parameter speed_m_s\)'),
-    (0.31, r'speed_m_s = 0.31: allowed range is \[0.005, 0.3\]'),
-    (math.nan, 'speed_m_s = nan: must be finite'),
-])
+@pytest.mark.parametrize(
+    'value, reason',
+    [
+        (0.004, r'speed_m_s = 0.004: allowed range is \[0.005, 0.3\] \(as parameter speed_m_s\)'),
+        (0.31, r'speed_m_s = 0.31: allowed range is \[0.005, 0.3\]'),
+        (math.nan, 'speed_m_s = nan: must be finite'),
+    ],
+)
 def test_a_goal_field_is_refused_with_its_parameters_range(value, reason):
     with pytest.raises(FieldRefused, match=reason):
         field_value(SPEED, value, 'speed_m_s', 0.08)
@@ -54,8 +58,9 @@ def test_a_goal_field_left_unset_takes_the_setting_and_a_good_one_its_own_value(
 def node():
     context = rclpy.Context()
     rclpy.init(context=context)
-    node = rclpy.create_node('params_test', context=context,
-                             parameter_overrides=[Parameter('speed_m_s', value=0.1)])
+    node = rclpy.create_node(
+        'params_test', context=context, parameter_overrides=[Parameter('speed_m_s', value=0.1)]
+    )
     yield node
     node.destroy_node()
     rclpy.try_shutdown(context=context)
@@ -64,7 +69,7 @@ def node():
 @pytest.mark.ros
 def test_a_nodes_settings_follow_an_accepted_change_and_keep_a_refused_one_out(node):
     settings = declare_parameters(node, SPECS)
-    assert settings.speed_m_s == 0.1                    # the start-up override
+    assert settings.speed_m_s == 0.1  # the start-up override
     assert node.set_parameters([Parameter('speed_m_s', value=0.2)])[0].successful
     assert settings.speed_m_s == 0.2
     refused = node.set_parameters([Parameter('speed_m_s', value=0.5)])[0]

@@ -1,4 +1,6 @@
-"""The timed-sequence player against its schedule: on a virtual clock (exact), and on the real one (order only)."""
+"""The timed-sequence player against its schedule: on a virtual clock (exact), and on the real one
+(order only)."""
+
 import time
 
 import pytest
@@ -23,7 +25,8 @@ class VirtualClock:
 
 
 def play(steps, period_s=0.5, work_s=lambda step: 0.0, stall=None, stop_at=None, **kwargs):
-    """Play ``steps`` on a virtual clock; returns (report, [(step, instant acted)], clock at return)."""
+    """Play ``steps`` on a virtual clock; returns (report, [(step, instant acted)], clock at
+    return)."""
     clock, acted = VirtualClock(), []
     stall = stall or {}
 
@@ -32,7 +35,7 @@ def play(steps, period_s=0.5, work_s=lambda step: 0.0, stall=None, stop_at=None,
         clock.now += work_s(step)
 
     def stop():
-        clock.now += stall.pop(len(acted), 0.0)     # the machine stalls before this step's command
+        clock.now += stall.pop(len(acted), 0.0)  # the machine stalls before this step's command
         return stop_at is not None and len(acted) == stop_at
 
     player = SequencePlayer(period_s, clock=clock, sleep=clock.sleep, **kwargs)
@@ -43,7 +46,7 @@ def play(steps, period_s=0.5, work_s=lambda step: 0.0, stall=None, stop_at=None,
 def test_steps_start_on_the_beat_and_work_does_not_delay_the_next():
     report, acted, end = play(range(5), period_s=0.5, work_s=lambda step: 0.3)
     assert [t - 100.0 for _, t in acted] == pytest.approx([0.0, 0.5, 1.0, 1.5, 2.0], abs=1e-12)
-    assert end == pytest.approx(102.5)                   # returns at the end of the last slot
+    assert end == pytest.approx(102.5)  # returns at the end of the last slot
     assert report.played == 5 and not report.stopped and report.late_s == pytest.approx([0.0] * 5)
 
 
@@ -54,7 +57,8 @@ def test_small_delays_do_not_accumulate():
 
 
 def test_a_long_stall_reanchors_so_later_steps_keep_their_whole_period():
-    report, acted, end = play(range(4), period_s=0.5, stall={2: 0.4})     # 0.4 > max_late_s = 0.125
+    # 0.4 > max_late_s = 0.125
+    report, acted, end = play(range(4), period_s=0.5, stall={2: 0.4})
     assert [t - 100.0 for _, t in acted] == pytest.approx([0.0, 0.5, 1.4, 1.9])
     assert report.reanchored == 1 and end == pytest.approx(102.4)
 
@@ -69,7 +73,8 @@ def test_work_longer_than_a_period_pushes_the_next_step_rather_than_overlapping(
 def test_stop_is_asked_before_each_step_and_ends_at_the_slot_boundary():
     report, acted, end = play(iter(range(10)), period_s=0.5, stop_at=3)
     assert [s for s, _ in acted] == [0, 1, 2] and report.stopped and report.played == 3
-    assert end == pytest.approx(101.5)                   # the end of step 2's slot, where step 3 was due
+    # the end of step 2's slot, where step 3 was due
+    assert end == pytest.approx(101.5)
 
 
 def test_sub_steps_inside_a_slot():
@@ -82,7 +87,11 @@ def test_sub_steps_inside_a_slot():
 
     SequencePlayer(0.45, clock=clock, sleep=clock.sleep).play([1, 2], act)
     assert [(k, s, round(t - 100.0, 9)) for k, s, t in marks] == [
-        ('pulse', 1, 0.0), ('hold', 1, 0.1), ('pulse', 2, 0.45), ('hold', 2, 0.55)]
+        ('pulse', 1, 0.0),
+        ('hold', 1, 0.1),
+        ('pulse', 2, 0.45),
+        ('hold', 2, 0.55),
+    ]
 
 
 def test_steps_are_taken_lazily():
@@ -91,6 +100,7 @@ def test_steps_are_taken_lazily():
         while True:
             yield k
             k += 1
+
     report, acted, _ = play(endless(), stop_at=4)
     assert report.played == 4 and [s for s, _ in acted] == [0, 1, 2, 3]
 
@@ -108,6 +118,8 @@ def test_a_period_that_is_not_positive_is_refused(period):
 
 def test_on_the_real_clock_steps_come_in_order_and_never_early():
     starts = []
-    SequencePlayer(0.02).play(range(5), lambda slot, step: starts.append((time.monotonic(), slot.due_s)))
+    SequencePlayer(0.02).play(
+        range(5), lambda slot, step: starts.append((time.monotonic(), slot.due_s))
+    )
     assert all(t >= due for t, due in starts)
     assert all(b[1] - a[1] >= 0.02 - 1e-9 for a, b in zip(starts, starts[1:]))

@@ -1,5 +1,6 @@
-"""soro_node.base_node.shut_down: a shutdown that loses the race to rclpy's own SIGINT handler (both saw the context
-up) ends quietly, and any other failure still raises."""
+"""soro_node.base_node.shut_down: a shutdown that loses the race to rclpy's own SIGINT handler
+(both saw the context up) ends quietly, and any other failure still raises."""
+
 import pytest
 import rclpy
 from rclpy._rclpy_pybind11 import RCLError
@@ -15,7 +16,7 @@ def _lost_the_race():
 
 def test_a_context_someone_else_shut_down_is_down(monkeypatch):
     rclpy.init()
-    rclpy.shutdown()                                   # the handler won
+    rclpy.shutdown()  # the handler won
     monkeypatch.setattr(rclpy, 'try_shutdown', _lost_the_race)
     shut_down()
     assert not rclpy.ok()

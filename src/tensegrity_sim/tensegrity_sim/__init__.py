@@ -1,1 +1,2 @@
-"""Tensegrity simulator of Savin, Vorochaeva, Kurenkov (2020): rigid rods, elastic cables, Newton-Euler dynamics."""
+"""Tensegrity simulator of Savin, Vorochaeva, Kurenkov (2020): rigid rods, elastic cables,
+Newton-Euler dynamics."""

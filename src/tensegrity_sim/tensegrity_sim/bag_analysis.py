@@ -1,6 +1,7 @@
-"""A recorded tensegrity run analysed (soro-analyze --robot tensegrity): the strain of each cable triple against
-simulated time (the paper's Fig. 3 style), the final state, and optionally the largest difference from the
-offline core integrating the same preset from the same ψ."""
+"""A recorded tensegrity run analysed (soro-analyze --robot tensegrity): the strain of each cable
+triple against simulated time (the paper's Fig. 3 style), the final state, and optionally the
+largest difference from the offline core integrating the same preset from the same ψ."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -16,17 +17,29 @@ from tensegrity_sim.integrate import simulate
 from tensegrity_sim.presets import PRESETS, preset
 
 STATE = '/tensegrity_sim/state'
-OPTIONS = (ParamSpec('preset', '', 'compare with the offline core on this preset (empty: no comparison)',
-                     choices=('',) + tuple(PRESETS)),)
+OPTIONS = (
+    ParamSpec(
+        'preset',
+        '',
+        'compare with the offline core on this preset (empty: no comparison)',
+        choices=('',) + tuple(PRESETS),
+    ),
+)
 
 
-def core_difference(preset_name: str, psi_deg: float, sim_time_s: np.ndarray, strains: np.ndarray) -> float:
-    """Largest |ε_live - ε_core| (fraction) at the recorded simulated times, the core at the preset's step."""
+def core_difference(
+    preset_name: str, psi_deg: float, sim_time_s: np.ndarray, strains: np.ndarray
+) -> float:
+    """Largest |ε_live - ε_core| (fraction) at the recorded simulated times, the core at the
+    preset's step."""
     p = preset(preset_name)
     dynamics = Dynamics(p.structure)
     duration = p.dt_s * np.ceil(sim_time_s.max() / p.dt_s + 1)
-    core = dynamics.strains(simulate(dynamics, p.initial_state(psi_deg), duration, dt_s=p.dt_s,
-                                     sample_period_s=p.dt_s).states)
+    core = dynamics.strains(
+        simulate(
+            dynamics, p.initial_state(psi_deg), duration, dt_s=p.dt_s, sample_period_s=p.dt_s
+        ).states
+    )
     index = np.clip(np.round(sim_time_s / p.dt_s).astype(int), 0, len(core) - 1)
     return float(np.max(np.abs(core[index] - strains)))
 
@@ -36,34 +49,62 @@ def analyze(recording: Recording, out: Path, options: dict) -> Report:
     simulated time (strains.png), the last ψ, the final strains, normal mode and energy, and the
     publishing rate (Hz); with ``options['preset']`` also the largest strain difference from the
     offline core."""
-    state = recording.series(STATE, sim_time_s=lambda m: m.sim_time_s, psi_rad=lambda m: m.psi_rad,
-                             energy=lambda m: m.energy, normal=lambda m: m.normal_mode,
-                             strains=lambda m: np.asarray(m.cable_strains))
+    state = recording.series(
+        STATE,
+        sim_time_s=lambda m: m.sim_time_s,
+        psi_rad=lambda m: m.psi_rad,
+        energy=lambda m: m.energy,
+        normal=lambda m: m.normal_mode,
+        strains=lambda m: np.asarray(m.cable_strains),
+    )
     t, strains = state['sim_time_s'], state['strains']
-    triples = {name: 100 * strains[:, list(cables)].mean(axis=1) for name, cables in prism.TRIPLES.items()}
+    triples = {
+        name: 100 * strains[:, list(cables)].mean(axis=1) for name, cables in prism.TRIPLES.items()
+    }
     psi = float(np.degrees(state['psi_rad'][-1]))
     moving = t > 0
     rate = (moving.sum() - 1) / np.ptp(state.receive_s[moving]) if moving.sum() > 1 else 0.0
     final = {name: float(values[-1]) for name, values in triples.items()}
     report = Report(f'Tensegrity run: {recording.path}')
-    report.numbers = {'psi_deg': psi, 'messages': len(state), 'rate_hz': rate, 'sim_time_s': float(t.max()),
-                      'final_strain_pct': final, 'final_normal_mode': bool(state['normal'][-1]),
-                      'final_energy_j': float(state['energy'][-1])}
+    report.numbers = {
+        'psi_deg': psi,
+        'messages': len(state),
+        'rate_hz': rate,
+        'sim_time_s': float(t.max()),
+        'final_strain_pct': final,
+        'final_normal_mode': bool(state['normal'][-1]),
+        'final_energy_j': float(state['energy'][-1]),
+    }
     plots.triples_vs_time(t, strains, out / 'strains.png', f'recorded run at ψ = {psi:g}°')
-    report.figures['strains.png'] = {'sim_time_s': t, **{f'{name}_pct': v for name, v in triples.items()}}
-    report.lines += [f'## Run at ψ = {psi:g}°: {len(state)} states over {t.max():.2f} s simulated ({rate:.1f} Hz)',
-                     f'- final strains upper/lower/side: {final["upper"]:.1f} / {final["lower"]:.1f} / '
-                     f'{final["side"]:.1f} %; normal mode: {"yes" if state["normal"][-1] else "no"}; '
-                     f'energy {state["energy"][-1]:.4g} J',
-                     '- strains.png: each triple\'s strain against simulated time (Fig. 3 style)']
+    report.figures['strains.png'] = {
+        'sim_time_s': t,
+        **{f'{name}_pct': v for name, v in triples.items()},
+    }
+    report.lines += [
+        f'## Run at ψ = {psi:g}°: {len(state)} states over {t.max():.2f} s simulated '
+        f'({rate:.1f} Hz)',
+        f'- final strains upper/lower/side: {final["upper"]:.1f} / '
+        f'{final["lower"]:.1f} / '
+        f'{final["side"]:.1f} %; normal mode: '
+        f'{"yes" if state["normal"][-1] else "no"}; '
+        f'energy {state["energy"][-1]:.4g} J',
+        "- strains.png: each triple's strain against simulated time (Fig. 3 style)",
+    ]
     if options['preset']:
         difference = core_difference(options['preset'], psi, t, strains)
         report.numbers['max_difference_to_core'] = difference
-        report.lines.append(f'- largest difference from the offline core ({options["preset"]}, same ψ, same '
-                            f'simulated times): {difference:.1e} (strain)')
+        report.lines.append(
+            f'- largest difference from the offline core ({options["preset"]}, same ψ, same '
+            f'simulated times): {difference:.1e} (strain)'
+        )
     report.lines.append('')
     return report
 
 
-ANALYSIS = Analysis('tensegrity', 'a recorded tensegrity run: strains of the cable triples, final state',
-                    (STATE,), analyze, OPTIONS)
+ANALYSIS = Analysis(
+    'tensegrity',
+    'a recorded tensegrity run: strains of the cable triples, final state',
+    (STATE,),
+    analyze,
+    OPTIONS,
+)

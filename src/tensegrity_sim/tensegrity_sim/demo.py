@@ -1,9 +1,10 @@
-"""``tensegrity-demo``: the paper's ψ sweep and one live run of the node recorded to a rosbag2 (MCAP) file, with
-plots and a summary; the live run's part is what ``soro-analyze`` says about its bag. ``make demo`` runs it inside a
-loopback-only network namespace.
+"""``tensegrity-demo``: the paper's ψ sweep and one live run of the node recorded to a rosbag2
+(MCAP) file, with plots and a summary; the live run's part is what ``soro-analyze`` says about its
+bag. ``make demo`` runs it inside a loopback-only network namespace.
 
     tensegrity-demo --out runs/demo/tensegrity          # the node as launch/tensegrity.launch.py starts it
 """
+
 from __future__ import annotations
 
 import json
@@ -19,20 +20,32 @@ from tensegrity_sim import cli
 PRESET = 'savin2020_reproduce'
 LIVE_PSI_DEG = 50.0
 LIVE_SECONDS = 5.0
-STATE, MARKERS, POSES = '/tensegrity_sim/state', '/tensegrity_sim/markers', '/tensegrity_sim/rod_poses'
+STATE, MARKERS, POSES = (
+    '/tensegrity_sim/state',
+    '/tensegrity_sim/markers',
+    '/tensegrity_sim/rod_poses',
+)
 
 
 def live_run(out: Path) -> Path:
-    """The node as tensegrity.launch.py starts it, released at LIVE_PSI_DEG in real time with its three topics
-    recorded; returns the bag directory."""
+    """The node as tensegrity.launch.py starts it, released at LIVE_PSI_DEG in real time with its
+    three topics recorded; returns the bag directory."""
     bag, logs = out / 'live_bag', out / 'logs'
     logs.mkdir(parents=True, exist_ok=True)
-    live = logs / 'live.yaml'      # the clock starts once the recorder listens; the node exits after the run
-    live.write_text(f'tensegrity_sim:\n  ros__parameters: {{hold_for_subscribers: 1, duration_s: {LIVE_SECONDS}}}\n')
+    # the clock starts once the recorder listens; the node exits after the run
+    live = logs / 'live.yaml'
+    live.write_text(
+        f'tensegrity_sim:\n  ros__parameters: {{hold_for_subscribers: 1, duration_s: '
+        f'{LIVE_SECONDS}}}\n'
+    )
     recorder = runner.start_recorder(bag, [STATE, MARKERS, POSES], logs)
     try:
-        [node] = runner.start('tensegrity.launch.py', logs, {'preset': PRESET, 'psi': repr(math.radians(LIVE_PSI_DEG))},
-                              extra_params=[live])
+        [node] = runner.start(
+            'tensegrity.launch.py',
+            logs,
+            {'preset': PRESET, 'psi': repr(math.radians(LIVE_PSI_DEG))},
+            extra_params=[live],
+        )
     except runner.ScenarioError:
         recorder.stop()
         raise
@@ -45,15 +58,21 @@ def _deg(value: float | None) -> str:
 
 
 def summarize(out: Path, sweep: dict, live: str) -> str:
-    """The sweep's section, then what soro-analyze says about the live run's bag (``live``: its summary)."""
+    """The sweep's section, then what soro-analyze says about the live run's bag (``live``: its
+    summary)."""
     lines = [
-        f'# Tensegrity 3-prism ({PRESET})', '',
+        f'# Tensegrity 3-prism ({PRESET})',
+        '',
         '## ψ sweep, 30-75° at 1° (paper section 3)',
-        f'- ψ_min = {_deg(sweep["psi_min_deg"])} and ψ_max = {_deg(sweep["psi_max_deg"])} (paper: 36° and 68°)',
-        f'- ψ* = {_deg(sweep["psi_star_deg"])} and ψ** = {_deg(sweep["psi_2star_deg"])} (paper: about 45° and 57°)',
-        '- plots: fig3_strain_vs_time.png, fig4_psi_ranges.png; numbers: sweep.json', '',
+        f'- ψ_min = {_deg(sweep["psi_min_deg"])} and ψ_max = '
+        f'{_deg(sweep["psi_max_deg"])} (paper: 36° and 68°)',
+        f'- ψ* = {_deg(sweep["psi_star_deg"])} and ψ** = {_deg(sweep["psi_2star_deg"])} '
+        '(paper: about 45° and 57°)',
+        '- plots: fig3_strain_vs_time.png, fig4_psi_ranges.png; numbers: sweep.json',
+        '',
         f'## Live run at ψ = {LIVE_PSI_DEG:g}°, recorded to live_bag/; soro-analyze wrote live/',
-        *live.splitlines()[2:]]
+        *live.splitlines()[2:],
+    ]
     text = '\n'.join(lines)
     (out / 'summary.md').write_text(text)
     return text
@@ -61,19 +80,40 @@ def summarize(out: Path, sweep: dict, live: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = CommandParser(prog='tensegrity-demo', description=__doc__.splitlines()[0])
-    parser.add_argument('--out', type=output_dir, required=True, help='folder for the results (created)')
+    parser.add_argument(
+        '--out', type=output_dir, required=True, help='folder for the results (created)'
+    )
     args = parser.parse_args(argv)
-    if cli.main(['--preset', PRESET, '--psi', '30:75:1', '--json', str(args.out / 'sweep.json'),
-                 '--plots', str(args.out)]) != 0:
+    if (
+        cli.main(
+            [
+                '--preset',
+                PRESET,
+                '--psi',
+                '30:75:1',
+                '--json',
+                str(args.out / 'sweep.json'),
+                '--plots',
+                str(args.out),
+            ]
+        )
+        != 0
+    ):
         return 1
     try:
         bag = live_run(args.out)
     except runner.ScenarioError as error:
         print(f'tensegrity-demo: {error}', file=sys.stderr)
         return 1
-    analyze(bag, args.out / 'live', 'tensegrity', [f'preset:={PRESET}'])     # as on any recorded run
-    print(summarize(args.out, json.loads((args.out / 'sweep.json').read_text()),
-                    (args.out / 'live' / 'summary.md').read_text()))
+    # as on any recorded run
+    analyze(bag, args.out / 'live', 'tensegrity', [f'preset:={PRESET}'])
+    print(
+        summarize(
+            args.out,
+            json.loads((args.out / 'sweep.json').read_text()),
+            (args.out / 'live' / 'summary.md').read_text(),
+        )
+    )
     return 0
 
 

@@ -1,4 +1,6 @@
-"""Figures in the style of the paper's Fig. 3 (strain against time per triple) and Fig. 4 (the ψ ranges)."""
+"""Figures in the style of the paper's Fig. 3 (strain against time per triple) and Fig. 4 (the ψ
+ranges)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -10,8 +12,11 @@ from tensegrity_sim import prism
 from tensegrity_sim.sweep import PsiSweepResult
 
 PAPER_FIG3_PSI = (36.0, 40.0, 50.0, 60.0, 68.0)
-TRIPLE_TITLES = {'upper': 'a) upper triple (0, 3, 6)', 'lower': 'b) lower triple (1, 4, 7)',
-                 'side': 'c) side triple (2, 5, 8)'}
+TRIPLE_TITLES = {
+    'upper': 'a) upper triple (0, 3, 6)',
+    'lower': 'b) lower triple (1, 4, 7)',
+    'side': 'c) side triple (2, 5, 8)',
+}
 
 
 def fig3_psi(psi_deg: np.ndarray) -> list[float]:
@@ -23,13 +28,18 @@ def fig3_psi(psi_deg: np.ndarray) -> list[float]:
 
 
 def strain_vs_time(result: PsiSweepResult, path: Path, title: str) -> Path:
-    """Fig. 3: ε(t) in % of each triple (mean of its three cables, which are equal) for several ψ."""
+    """Fig. 3: ε(t) in % of each triple (mean of its three cables, which are equal) for several
+    ψ."""
     fig, axes = figure(1, 3, size=(4.3, 4), sharex=True)
     axes = axes[0]
     for psi in fig3_psi(result.psi_deg):
         index = int(np.argmin(np.abs(result.psi_deg - psi)))
         for ax, (name, cables) in zip(axes, prism.TRIPLES.items()):
-            ax.plot(result.t, 100 * result.strain[index][:, list(cables)].mean(axis=1), label=f'ψ = {psi:g}°')
+            ax.plot(
+                result.t,
+                100 * result.strain[index][:, list(cables)].mean(axis=1),
+                label=f'ψ = {psi:g}°',
+            )
     for ax, name in zip(axes, prism.TRIPLES):
         ax.set_title(TRIPLE_TITLES[name])
         ax.set_xlabel('t, s')
@@ -40,8 +50,8 @@ def strain_vs_time(result: PsiSweepResult, path: Path, title: str) -> Path:
 
 
 def psi_ranges(result: PsiSweepResult, path: Path, title: str) -> Path:
-    """Fig. 4: min, max and final strain of each triple against ψ, with the 0 % and 100 % limits and the
-    normal-mode range [ψ_min, ψ_max] shaded."""
+    """Fig. 4: min, max and final strain of each triple against ψ, with the 0 % and 100 % limits
+    and the normal-mode range [ψ_min, ψ_max] shaded."""
     fig, axes = figure(size=(9, 5))
     ax = axes[0, 0]
     for (name, _), colour in zip(prism.TRIPLES.items(), ('tab:blue', 'tab:orange', 'tab:green')):
@@ -55,9 +65,18 @@ def psi_ranges(result: PsiSweepResult, path: Path, title: str) -> Path:
     lo, hi = result.thresholds['psi_min_deg'], result.thresholds['psi_max_deg']
     if lo is not None or hi is not None:
         resolved = lo is not None and hi is not None
-        label = f'ψ_min = {lo:g}° to ψ_max = {hi:g}°' if resolved else 'range reaching the edge of the grid'
-        ax.axvspan(lo if lo is not None else result.psi_deg[0], hi if hi is not None else result.psi_deg[-1],
-                   color='grey', alpha=0.12, label=f'no slack upper, no lower above 100 %: {label}')
+        label = (
+            f'ψ_min = {lo:g}° to ψ_max = {hi:g}°'
+            if resolved
+            else 'range reaching the edge of the grid'
+        )
+        ax.axvspan(
+            lo if lo is not None else result.psi_deg[0],
+            hi if hi is not None else result.psi_deg[-1],
+            color='grey',
+            alpha=0.12,
+            label=f'no slack upper, no lower above 100 %: {label}',
+        )
     ax.set_xlabel('ψ, deg')
     ax.set_ylabel('ε, %')
     ax.set_title(title)
@@ -66,7 +85,8 @@ def psi_ranges(result: PsiSweepResult, path: Path, title: str) -> Path:
 
 
 def triples_vs_time(t: np.ndarray, strain: np.ndarray, path: Path, title: str) -> Path:
-    """One run: the mean strain (%) of each triple against time; t (k,) s, strain (k, 9) fractions."""
+    """One run: the mean strain (%) of each triple against time; t (k,) s, strain (k, 9)
+    fractions."""
     fig, axes = figure(size=(8, 4))
     ax = axes[0, 0]
     for name, cables in prism.TRIPLES.items():

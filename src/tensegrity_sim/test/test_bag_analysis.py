@@ -1,5 +1,7 @@
-"""The tensegrity analysis of a recorded run (soro-analyze --robot tensegrity) on a run integrated by the core
-itself, written in every bag format rosbag2 has: ours, `ros2 bag record`'s MCAP and sqlite3, single files."""
+"""The tensegrity analysis of a recorded run (soro-analyze --robot tensegrity) on a run integrated
+by the core itself, written in every bag format rosbag2 has: ours, `ros2 bag record`'s MCAP and
+sqlite3, single files."""
+
 import json
 
 import numpy as np
@@ -10,8 +12,8 @@ from soro_interfaces.msg import TensegrityState
 
 from soro_analysis import cli
 from soro_analysis.analyses import AnalysisError, analyze, options
-from soro_analysis.testing import FORMATS, write_every_format
 from soro_analysis.bag import workspace_typestore
+from soro_analysis.testing import FORMATS, write_every_format
 from tensegrity_sim import prism
 from tensegrity_sim.bag_analysis import ANALYSIS
 from tensegrity_sim.dynamics import Dynamics
@@ -33,25 +35,40 @@ def core_run():
 
 
 def state_messages():
-    """(receive ns, CDR) of TensegrityState as the node publishes them at 100 Hz for the core's run."""
+    """(receive ns, CDR) of TensegrityState as the node publishes them at 100 Hz for the core's
+    run."""
     t, strains = core_run()
     out = []
     for k, (time_s, strain) in enumerate(zip(t, strains)):
-        msg = TensegrityState(sim_time_s=float(time_s), psi_rad=float(np.radians(PSI)), energy=1.0 - 0.1 * time_s,
-                              rod_poses=[Pose()] * 3, rod_twists=[Twist()] * 3, cable_strains=strain.tolist(),
-                              cable_lengths=(0.2 * (1 + strain)).tolist(), cable_rest_lengths=[0.2] * 9,
-                              cable_tensions=(2.0 * np.maximum(strain, 0)).tolist(), cable_status=[1] * 9,
-                              normal_mode=bool(np.all((strain >= 0) & (strain <= 1))))
+        msg = TensegrityState(
+            sim_time_s=float(time_s),
+            psi_rad=float(np.radians(PSI)),
+            energy=1.0 - 0.1 * time_s,
+            rod_poses=[Pose()] * 3,
+            rod_twists=[Twist()] * 3,
+            cable_strains=strain.tolist(),
+            cable_lengths=(0.2 * (1 + strain)).tolist(),
+            cable_rest_lengths=[0.2] * 9,
+            cable_tensions=(2.0 * np.maximum(strain, 0)).tolist(),
+            cable_status=[1] * 9,
+            normal_mode=bool(np.all((strain >= 0) & (strain <= 1))),
+        )
         stamp = T0_NS + k * 10_000_000
         msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(stamp, 1_000_000_000)
-        out.append((stamp + 2_000_000, serialize_message(msg)))          # received 2 ms after its stamp
+        # received 2 ms after its stamp
+        out.append((stamp + 2_000_000, serialize_message(msg)))
     return out
 
 
 @pytest.fixture(scope='module')
 def bags(tmp_path_factory):
-    return write_every_format(tmp_path_factory.mktemp('bags'), STATE, 'soro_interfaces/msg/TensegrityState',
-                              state_messages(), STORE)
+    return write_every_format(
+        tmp_path_factory.mktemp('bags'),
+        STATE,
+        'soro_interfaces/msg/TensegrityState',
+        state_messages(),
+        STORE,
+    )
 
 
 @pytest.mark.parametrize('kind', FORMATS)
@@ -59,10 +76,13 @@ def test_every_rosbag2_format_is_analysed_alike(bags, tmp_path, kind):
     report, warnings = analyze(bags[kind], tmp_path, 'auto', ['preset:=savin2020_reproduce'])
     t, strains = core_run()
     assert warnings == [] and report.numbers['messages'] == len(t) == 101
-    assert report.numbers['psi_deg'] == pytest.approx(PSI) and report.numbers['sim_time_s'] == pytest.approx(SECONDS)
+    assert report.numbers['psi_deg'] == pytest.approx(PSI) and report.numbers[
+        'sim_time_s'
+    ] == pytest.approx(SECONDS)
     final = {name: 100 * strains[-1, list(c)].mean() for name, c in prism.TRIPLES.items()}
     assert report.numbers['final_strain_pct'] == pytest.approx(final, abs=1e-12)
-    assert report.numbers['max_difference_to_core'] < 1e-12        # the same run, read back exactly
+    # the same run, read back exactly
+    assert report.numbers['max_difference_to_core'] < 1e-12
     assert report.numbers['rate_hz'] == pytest.approx(100.0)
     figures = json.loads((tmp_path / 'figures.json').read_text())['figures']['strains.png']
     assert figures['side_pct'] == pytest.approx(100 * strains[:, [2, 5, 8]].mean(axis=1))
@@ -71,14 +91,28 @@ def test_every_rosbag2_format_is_analysed_alike(bags, tmp_path, kind):
 
 
 def test_the_command_writes_summary_figures_and_json(bags, tmp_path, capsys):
-    assert cli.main([str(bags['sqlite3']), '--out', str(tmp_path), '--json', '-p', 'preset:=savin2020_reproduce']) == 0
+    assert (
+        cli.main(
+            [
+                str(bags['sqlite3']),
+                '--out',
+                str(tmp_path),
+                '--json',
+                '-p',
+                'preset:=savin2020_reproduce',
+            ]
+        )
+        == 0
+    )
     out, err = capsys.readouterr()
     assert json.loads(out)['numbers']['messages'] == 101
     assert f'{tmp_path / "summary.md"}' in err and '1 figure(s)' in err
 
 
 def test_options_are_checked_against_the_analysis():
-    with pytest.raises(AnalysisError, match=r"option 'psi:=3': expected name:=value with a name of tensegrity's"):
+    with pytest.raises(
+        AnalysisError, match=r"option 'psi:=3': expected name:=value with a name of tensegrity's"
+    ):
         options(ANALYSIS, ['psi:=3'])
     with pytest.raises(AnalysisError, match='allowed values are'):
         options(ANALYSIS, ['preset:=nonsense'])
@@ -89,4 +123,7 @@ def test_a_bag_without_the_needed_topics_is_one_line(bags, tmp_path, capsys):
     assert cli.main([str(bags['ours']), '--robot', 'terresoro', '--out', str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.count('\n') == 1
-    assert f'{bags["ours"]}: no /terresoro_executor/executed_edge in this bag (it has /tensegrity_sim/state)' in err
+    assert (
+        f'{bags["ours"]}: no /terresoro_executor/executed_edge in this bag (it has '
+        '/tensegrity_sim/state)'
+    ) in err

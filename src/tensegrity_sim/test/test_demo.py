@@ -1,13 +1,15 @@
-"""``make demo``'s scenario and the installed node: sweep, a live run recorded to MCAP and read back, bad start-up."""
+"""``make demo``'s scenario and the installed node: sweep, a live run recorded to MCAP and read
+back, bad start-up."""
+
 import json
 import subprocess
 
 import numpy as np
 import pytest
 
-from soro_analysis.bag import read_messages
 from softbots_bringup.runner import executable
 from softbots_bringup.share import installed
+from soro_analysis.bag import read_messages
 from tensegrity_sim import demo
 
 pytestmark = pytest.mark.ros
@@ -21,7 +23,8 @@ def test_demo_records_a_live_run_that_matches_the_core(tmp_path, capsys):
         assert (tmp_path / png).read_bytes()[:8] == b'\x89PNG\r\n\x1a\n'
     states = [m for _, _, m in read_messages(tmp_path / 'live_bag', [demo.STATE])]
     times = np.array([m.sim_time_s for m in states])
-    assert times[0] == 0.0 and times[-1] >= demo.LIVE_SECONDS     # from the release to the end of the transient
+    # from the release to the end of the transient
+    assert times[0] == 0.0 and times[-1] >= demo.LIVE_SECONDS
     assert np.all(np.diff(times) >= 0)
     strains = np.array([m.cable_strains for m in states])
     assert np.all(np.isfinite(strains))
@@ -31,17 +34,27 @@ def test_demo_records_a_live_run_that_matches_the_core(tmp_path, capsys):
     assert len(markers) >= 0.9 * len(states) and len(markers[-1].markers) == 4
     summary = (tmp_path / 'summary.md').read_text()
     assert 'ψ_min = 36° and ψ_max = 68°' in summary
-    assert 'largest difference from the offline core (savin2020_reproduce, same ψ, same simulated times)' in summary
+    assert (
+        'largest difference from the offline core (savin2020_reproduce, same ψ, same '
+        'simulated times)'
+    ) in summary
     assert float(summary.split('same simulated times): ')[1].split(' ')[0]) < 1e-9
     live = json.loads((tmp_path / 'live' / 'figures.json').read_text())
-    assert live['numbers']['psi_deg'] == pytest.approx(50.0) and live['numbers']['max_difference_to_core'] < 1e-9
+    assert (
+        live['numbers']['psi_deg'] == pytest.approx(50.0)
+        and live['numbers']['max_difference_to_core'] < 1e-9
+    )
 
 
 def test_node_refuses_a_bad_start_up_parameter_with_its_range():
     node = executable('tensegrity_sim', 'tensegrity_live')
     config = installed('config/tensegrity.yaml')
-    done = subprocess.run([node, '--ros-args', '--params-file', str(config), '-p', 'psi:=1.66'],
-                          capture_output=True, text=True, timeout=30)
+    done = subprocess.run(
+        [node, '--ros-args', '--params-file', str(config), '-p', 'psi:=1.66'],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert done.returncode == 2
     assert 'parameter psi = 1.66: allowed range is (0.0, 1.5707963267948966)' in done.stderr
 
@@ -52,4 +65,6 @@ def test_an_output_folder_that_cannot_be_made_is_one_line(tmp_path, capsys):
         demo.main(['--out', str(tmp_path / 'blocker' / 'run')])
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and err.count('\n') == 1
-    assert err.startswith('tensegrity-demo: argument --out: cannot write into ') and 'blocker' in err
+    assert (
+        err.startswith('tensegrity-demo: argument --out: cannot write into ') and 'blocker' in err
+    )

@@ -1,4 +1,5 @@
 """Physical invariants of equations (2)-(5) and the order of each integrator."""
+
 from dataclasses import replace
 
 import numpy as np
@@ -13,7 +14,8 @@ G = 9.81
 
 
 def base_normals(dynamics, states):
-    """Unit normals of the triangle of first rod ends (upper base) and of second rod ends (lower base)."""
+    """Unit normals of the triangle of first rod ends (upper base) and of second rod ends (lower
+    base)."""
     ends = dynamics.kinematics(states).ends
     n_r = dynamics.structure.n_rods
     normals = []
@@ -24,8 +26,11 @@ def base_normals(dynamics, states):
 
 
 def errors(dynamics, y0, integrator, dt, duration=2.0):
-    """Deviations from the initial energy, linear and angular momentum over a run: (k,), (k, 3), (k, 3)."""
-    trajectory = simulate(dynamics, y0, duration, integrator=integrator, dt_s=dt, sample_period_s=0.04)
+    """Deviations from the initial energy, linear and angular momentum over a run: (k,), (k, 3),
+    (k, 3)."""
+    trajectory = simulate(
+        dynamics, y0, duration, integrator=integrator, dt_s=dt, sample_period_s=0.04
+    )
     p0, l0 = dynamics.momentum(y0)
     p, angular = dynamics.momentum(trajectory.states)
     return dynamics.energy(trajectory.states) - dynamics.energy(y0), p - p0, angular - l0
@@ -36,6 +41,7 @@ def rms(x):
 
 
 # --- symmetry invariants of the paper's experiment (savin2020_reproduce, Fig. 3 angles, 5 s) ---
+
 
 @pytest.mark.parametrize('integrator', ['rk4', 'adaptive', 'semi_implicit'])
 def test_strains_equal_within_each_triple(fig3_run, integrator):
@@ -48,7 +54,8 @@ def test_strains_equal_within_each_triple(fig3_run, integrator):
 
 @pytest.mark.parametrize('integrator', ['rk4', 'adaptive', 'semi_implicit'])
 def test_centre_of_mass_stays_fixed(fig3_run, integrator):
-    """Paper Fig. 6: in zero gravity the centre of mass does not move (≤ 1e-12 m; simultaneous updates)."""
+    """Paper Fig. 6: in zero gravity the centre of mass does not move (≤ 1e-12 m; simultaneous
+    updates)."""
     dynamics, trajectory = fig3_run(integrator)
     com = dynamics.centre_of_mass(trajectory.states)
     assert np.abs(com - com[:, :1]).max() <= 1e-12
@@ -66,7 +73,8 @@ def test_authors_sequential_scheme_breaks_the_symmetry_slightly(fig3_run):
 
 @pytest.mark.parametrize('integrator', ['rk4', 'adaptive'])
 def test_bases_stay_parallel(fig3_run, integrator):
-    """Paper Fig. 5: upper and lower bases stay parallel (both normals along z within 1e-9) at every sample."""
+    """Paper Fig. 5: upper and lower bases stay parallel (both normals along z within 1e-9) at
+    every sample."""
     dynamics, trajectory = fig3_run(integrator)
     for normal in base_normals(dynamics, trajectory.states):
         assert np.abs(normal[..., :2]).max() <= 1e-9
@@ -81,21 +89,23 @@ def test_quaternions_stay_unit(fig3_run, integrator):
 
 # --- conservation without dissipation ---
 
+
 def test_rk4_conserves_momentum_and_converges_at_fourth_order(free_prism):
-    """No damping: RK4 keeps linear momentum to round-off; halving dt divides the angular-momentum error by ~16
-    (order 4) and the energy error by 16..32 (order 4, with a dt⁵ term that still dominates at these steps)."""
+    """No damping: RK4 keeps linear momentum to round-off; halving dt divides the angular-momentum
+    error by ~16 (order 4) and the energy error by 16..32 (order 4, with a dt⁵ term that still
+    dominates at these steps)."""
     dynamics, y0 = Dynamics(free_prism[0]), free_prism[1]
     runs = [errors(dynamics, y0, 'rk4', dt) for dt in (0.01, 0.005, 0.0025)]
     assert max(np.abs(r[1]).max() for r in runs) <= 1e-12
     for coarse, fine in zip(runs, runs[1:]):
-        assert rms(fine[0]) > 1e-12 and rms(fine[2]) > 1e-13       # well above round-off
+        assert rms(fine[0]) > 1e-12 and rms(fine[2]) > 1e-13  # well above round-off
         assert 10 <= rms(coarse[2]) / rms(fine[2]) <= 24
         assert 12 <= rms(coarse[0]) / rms(fine[0]) <= 36
 
 
 def test_semi_implicit_conserves_momenta_and_has_first_order_energy_error(free_prism):
-    """No damping: semi-implicit Euler keeps linear and angular momentum to round-off (the kick is central, the drift
-    exact) and its energy error is first order: halving dt halves it."""
+    """No damping: semi-implicit Euler keeps linear and angular momentum to round-off (the kick is
+    central, the drift exact) and its energy error is first order: halving dt halves it."""
     dynamics, y0 = Dynamics(free_prism[0]), free_prism[1]
     runs = [errors(dynamics, y0, 'semi_implicit', dt) for dt in (0.01, 0.005, 0.0025)]
     assert max(max(np.abs(r[1]).max(), np.abs(r[2]).max()) for r in runs) <= 1e-12
@@ -104,11 +114,13 @@ def test_semi_implicit_conserves_momenta_and_has_first_order_energy_error(free_p
 
 
 def test_semi_implicit_energy_error_does_not_drift(free_prism):
-    """Semi-implicit Euler is a splitting of exact flows (kick; free drift, exact for isotropic inertia), hence
-    symplectic: over 40 s its energy error oscillates about a constant offset, the mean of each 10 s within 20 % of
-    the first 10 s (no secular drift)."""
+    """Semi-implicit Euler is a splitting of exact flows (kick; free drift, exact for isotropic
+    inertia), hence symplectic: over 40 s its energy error oscillates about a constant offset, the
+    mean of each 10 s within 20 % of the first 10 s (no secular drift)."""
     dynamics, y0 = Dynamics(free_prism[0]), free_prism[1]
-    trajectory = simulate(dynamics, y0, 40.0, integrator='semi_implicit', dt_s=0.01, sample_period_s=0.05)
+    trajectory = simulate(
+        dynamics, y0, 40.0, integrator='semi_implicit', dt_s=0.01, sample_period_s=0.05
+    )
     error = dynamics.energy(trajectory.states[1:]) - dynamics.energy(y0)
     means = error.reshape(4, -1).mean(axis=1)
     np.testing.assert_allclose(means, means[0], rtol=0.2)
@@ -116,25 +128,38 @@ def test_semi_implicit_energy_error_does_not_drift(free_prism):
 
 # --- dissipation ---
 
+
 def damped(structure, mode):
-    return replace(structure, rod_drag_linear_n_s_per_m=0.0, rod_drag_angular_n_m_s=0.0,
-                   cable_damping_n_s_per_m=1.0, damping_mode=mode)
+    return replace(
+        structure,
+        rod_drag_linear_n_s_per_m=0.0,
+        rod_drag_angular_n_m_s=0.0,
+        cable_damping_n_s_per_m=1.0,
+        damping_mode=mode,
+    )
 
 
 @pytest.mark.parametrize('integrator', ['rk4', 'adaptive'])
 @pytest.mark.parametrize('mode', ['relative_full', 'relative_axial'])
 def test_energy_never_increases_with_cable_damping(reproduce, integrator, mode):
-    """Eq. (3) damping (γ = 1 N·s/m) only dissipates: E(t) never rises between 10 ms samples (1e-12 relative)."""
+    """Eq. (3) damping (γ = 1 N·s/m) only dissipates: E(t) never rises between 10 ms samples (1e-12
+    relative)."""
     dynamics = Dynamics(damped(reproduce.structure, mode))
-    trajectory = simulate(dynamics, reproduce.initial_state(np.array([36.0, 50.0, 68.0])), 5.0,
-                          integrator=integrator, sample_period_s=0.01)
+    trajectory = simulate(
+        dynamics,
+        reproduce.initial_state(np.array([36.0, 50.0, 68.0])),
+        5.0,
+        integrator=integrator,
+        sample_period_s=0.01,
+    )
     energy = dynamics.energy(trajectory.states)
     assert np.all(np.diff(energy, axis=-1) <= 1e-12 * energy[..., :-1])
 
 
 @pytest.mark.parametrize('integrator', ['rk4', 'adaptive'])
 def test_energy_never_increases_with_rod_drag(fig3_run, integrator):
-    """The authors' rod drag (20 N·s/m, 20 N·m·s) only dissipates: E(t) never rises (1e-12 relative)."""
+    """The authors' rod drag (20 N·s/m, 20 N·m·s) only dissipates: E(t) never rises (1e-12
+    relative)."""
     dynamics, trajectory = fig3_run(integrator)
     energy = dynamics.energy(trajectory.states)
     assert np.all(np.diff(energy, axis=-1) <= 1e-12 * energy[..., :-1])
@@ -142,14 +167,22 @@ def test_energy_never_increases_with_rod_drag(fig3_run, integrator):
 
 # --- gravity, ground and friction ---
 
+
 def test_prism_dropped_on_the_ground_comes_to_rest(reproduce):
-    """Gravity + floor: the ψ = 50° prism (cables 1e3 N/m, the paper's S example) dropped from 0.1 m settles, its
-    three bottom ends each carrying one rod's weight: depth m g / k_ground; the CoM stops (1e-8 m over the last 0.5 s)
-    and stays above the centre."""
-    # slip velocity 5 cm/s: the default 1 mm/s makes stick a 5e3 N·s/m damper that RK4 at dt = 2 ms cannot hold
+    """Gravity + floor: the ψ = 50° prism (cables 1e3 N/m, the paper's S example) dropped from 0.1
+    m settles, its three bottom ends each carrying one rod's weight: depth m g / k_ground; the CoM
+    stops (1e-8 m over the last 0.5 s) and stays above the centre."""
+    # slip velocity 5 cm/s: the default 1 mm/s makes stick a 5e3 N·s/m damper that RK4 at dt = 2 ms
+    # cannot hold
     ground = Ground(friction=0.5, slip_velocity_m_s=0.05)
-    dynamics = Dynamics(replace(reproduce.structure, cable_stiffness_n_per_m=1e3, gravity_m_s2=(0, 0, -G),
-                                ground=ground))
+    dynamics = Dynamics(
+        replace(
+            reproduce.structure,
+            cable_stiffness_n_per_m=1e3,
+            gravity_m_s2=(0, 0, -G),
+            ground=ground,
+        )
+    )
     y0 = reproduce.initial_state(50.0).copy()
     y0[:, 2] += 0.1 - dynamics.kinematics(y0).ends[:, 2].min()
     trajectory = simulate(dynamics, y0, 2.0, dt_s=0.002, sample_period_s=0.01)
@@ -162,26 +195,41 @@ def test_prism_dropped_on_the_ground_comes_to_rest(reproduce):
 
 
 def test_friction_decelerates_a_sliding_rod_at_mu_g():
-    """Coulomb friction: a rod sliding on the floor at 2 m/s (along or across its axis) slows at μ g (1 %) and stops
-    after v0² / (2 μ g)."""
+    """Coulomb friction: a rod sliding on the floor at 2 m/s (along or across its axis) slows at μ
+    g (1 %) and stops after v0² / (2 μ g)."""
     ground = Ground(friction=0.5)
-    rod = Structure(rods=np.array([[0, 1]]), cables=np.zeros((0, 2), dtype=int), rod_length_m=0.4,
-                    gravity_m_s2=(0, 0, -G), ground=ground)
-    rest_z = -G / (2 * ground.stiffness_n_per_m)   # each end carries half the weight
-    y0 = make_state([[[0, 0, rest_z]]] * 2, [[[2.0, 0, 0]], [[0, 2.0, 0]]], [[[1, 0, 0, 0]]] * 2, np.zeros((2, 1, 3)))
+    rod = Structure(
+        rods=np.array([[0, 1]]),
+        cables=np.zeros((0, 2), dtype=int),
+        rod_length_m=0.4,
+        gravity_m_s2=(0, 0, -G),
+        ground=ground,
+    )
+    rest_z = -G / (2 * ground.stiffness_n_per_m)  # each end carries half the weight
+    y0 = make_state(
+        [[[0, 0, rest_z]]] * 2,
+        [[[2.0, 0, 0]], [[0, 2.0, 0]]],
+        [[[1, 0, 0, 0]]] * 2,
+        np.zeros((2, 1, 3)),
+    )
     trajectory = simulate(Dynamics(rod), y0, 0.6, integrator='adaptive', sample_period_s=0.01)
     speed = np.linalg.norm(trajectory.states[:, :, 0, 3:6], axis=-1)
     np.testing.assert_allclose((speed[:, 10] - speed[:, 30]) / 0.2, ground.friction * G, rtol=0.01)
-    np.testing.assert_allclose(np.linalg.norm(trajectory.states[:, -1, 0, :2], axis=-1),
-                               2.0 ** 2 / (2 * ground.friction * G), rtol=0.01)
+    np.testing.assert_allclose(
+        np.linalg.norm(trajectory.states[:, -1, 0, :2], axis=-1),
+        2.0**2 / (2 * ground.friction * G),
+        rtol=0.01,
+    )
     assert speed[:, -1].max() < 1e-6
 
 
 # --- actuation ---
 
+
 def test_shortening_the_side_cables_raises_the_prestress(reproduce):
-    """Actuation: ramping the side rest lengths 0.2 -> 0.18 m raises every equilibrium tension (one self-stress mode),
-    shortens the side cables and lengthens the bases; the last commanded rest lengths are in force."""
+    """Actuation: ramping the side rest lengths 0.2 -> 0.18 m raises every equilibrium tension (one
+    self-stress mode), shortens the side cables and lengthens the bases; the last commanded rest
+    lengths are in force."""
     structure = replace(damped(reproduce.structure, 'relative_full'), inertia='thin_rod')
     side = list(prism.TRIPLES['side'])
 
@@ -193,11 +241,19 @@ def test_shortening_the_side_cables_raises_the_prestress(reproduce):
     finals = []
     for actuation in (None, rest_lengths):
         dynamics = Dynamics(structure)
-        trajectory = simulate(dynamics, reproduce.initial_state(50.0), 10.0, integrator='adaptive',
-                              sample_period_s=1.0, actuation=actuation)
+        trajectory = simulate(
+            dynamics,
+            reproduce.initial_state(50.0),
+            10.0,
+            integrator='adaptive',
+            sample_period_s=1.0,
+            actuation=actuation,
+        )
         lengths = dynamics.cable_lengths(trajectory.states[-1])
         finals.append((lengths, dynamics.tensions(lengths)))
     (length0, tension0), (length1, tension1) = finals
     np.testing.assert_allclose(dynamics.rest_length, rest_lengths(10.0))
     assert np.all(tension1 > tension0 * 1.05)
-    assert np.all(length1[side] < length0[side]) and np.all(np.delete(length1, side) > np.delete(length0, side))
+    assert np.all(length1[side] < length0[side]) and np.all(
+        np.delete(length1, side) > np.delete(length0, side)
+    )

@@ -1,4 +1,6 @@
-"""tensegrity_live through real rclpy: topics, services, the sweep action, bad requests and divergence."""
+"""tensegrity_live through real rclpy: topics, services, the sweep action, bad requests and
+divergence."""
+
 import math
 import threading
 import time
@@ -13,12 +15,12 @@ from rclpy.parameter import Parameter
 from soro_interfaces.action import PsiSweep
 from soro_interfaces.msg import TensegrityState
 from soro_interfaces.srv import ResetTensegrity, SetRestLengths
+from visualization_msgs.msg import Marker, MarkerArray
+
 from soro_node.base_node import ActionClient
 from soro_node.commander import Commander
 from soro_node.probe_node import Probe
 from soro_node.waiting import poll
-from visualization_msgs.msg import Marker, MarkerArray
-
 from tensegrity_sim import presets
 from tensegrity_sim.dynamics import Dynamics
 from tensegrity_sim.integrate import simulate
@@ -29,7 +31,7 @@ UPPER, LOWER, SIDE = [0, 3, 6], [1, 4, 7], [2, 5, 8]
 STATE, POSES = '/tensegrity_sim/state', '/tensegrity_sim/rod_poses'
 MARKERS = '/tensegrity_sim/markers'
 DRAWN = {POSES: PoseArray, MARKERS: MarkerArray}
-Ended = namedtuple('Ended', 'status result')          # a goal's end as the sweep tests read it
+Ended = namedtuple('Ended', 'status result')  # a goal's end as the sweep tests read it
 
 
 class Simulation:
@@ -38,7 +40,9 @@ class Simulation:
     a Commander."""
 
     def __init__(self, watch_markers=False, **params):
-        self.sim = TensegritySimNode(parameter_overrides=[Parameter(k, value=v) for k, v in params.items()])
+        self.sim = TensegritySimNode(
+            parameter_overrides=[Parameter(k, value=v) for k, v in params.items()]
+        )
         self.executor = MultiThreadedExecutor(num_threads=2)
         self.executor.add_node(self.sim)
         self.thread = threading.Thread(target=self.executor.spin, daemon=True)
@@ -46,8 +50,9 @@ class Simulation:
         self.probe = Probe('probe', {STATE: TensegrityState, **(DRAWN if watch_markers else {})})
         self.client = Commander('tensegrity_client')
         self.reset_client = self.client.service_client(ResetTensegrity, '/tensegrity_sim/reset')
-        self.rest_client = self.client.service_client(SetRestLengths,
-                                                      '/tensegrity_sim/set_rest_lengths')
+        self.rest_client = self.client.service_client(
+            SetRestLengths, '/tensegrity_sim/set_rest_lengths'
+        )
         self.sweep_client = ActionClient(self.client, PsiSweep, '/tensegrity_sim/sweep')
 
     states = property(lambda self: self.probe.messages[STATE])
@@ -57,7 +62,7 @@ class Simulation:
     def wait_states(self, count, timeout_s=5.0):
         start = len(self.states)
         poll(lambda: len(self.states) >= start + count, timeout_s, poll_s=0.01)
-        return self.states[start:start + count]
+        return self.states[start : start + count]
 
     def call(self, client, request, timeout_s=5.0):
         return self.client.answer(client, request, timeout_s, client.srv_name)
@@ -83,6 +88,7 @@ def probe():
     def make(**params):
         made.append(Simulation(**params))
         return made[-1]
+
     yield make
     for p in made:
         p.close()
@@ -95,7 +101,8 @@ def test_state_streams_in_real_time_and_matches_the_paper_at_release(probe):
     assert len(states) == 40
     stamps = np.array([s.header.stamp.sec + 1e-9 * s.header.stamp.nanosec for s in states])
     sim_times = np.array([s.sim_time_s for s in states])
-    # 100 Hz timer (the rate itself under load is measured by bench/tensegrity.py); simulated time follows the clock
+    # 100 Hz timer (the rate itself under load is measured by bench/tensegrity.py); simulated time
+    # follows the clock
     assert 0.008 < np.median(np.diff(stamps)) < 0.03
     assert (sim_times[-1] - sim_times[0]) / (stamps[-1] - stamps[0]) == pytest.approx(1.0, abs=0.1)
     first = p.states[0]
@@ -103,8 +110,13 @@ def test_state_streams_in_real_time_and_matches_the_paper_at_release(probe):
     # the stream is the core's trajectory: savin2020_reproduce from ψ = 36°, RK4 at dt = 10 ms
     preset = presets.preset('savin2020_reproduce')
     steps = round(first.sim_time_s / preset.dt_s)
-    core = simulate(Dynamics(preset.structure), preset.initial_state(36.0), max(steps, 1) * preset.dt_s,
-                    dt_s=preset.dt_s, sample_period_s=preset.dt_s)
+    core = simulate(
+        Dynamics(preset.structure),
+        preset.initial_state(36.0),
+        max(steps, 1) * preset.dt_s,
+        dt_s=preset.dt_s,
+        sample_period_s=preset.dt_s,
+    )
     dynamics = Dynamics(preset.structure)
     expected = dynamics.cable_lengths(core.states[steps]) / 0.2 - 1
     assert np.array(first.cable_strains) == pytest.approx(expected, abs=1e-12)
@@ -115,14 +127,19 @@ def test_state_streams_in_real_time_and_matches_the_paper_at_release(probe):
 def test_poses_and_markers_describe_the_same_rods(probe):
     p = probe(watch_markers=True)
     p.wait_states(20)
-    # the two topics arrive on their own schedules: compare the pair published in the same tick (same stamp)
-    stamp = lambda header: (header.stamp.sec, header.stamp.nanosec)   # noqa: E731
+    # the two topics arrive on their own schedules: compare the pair published in the same tick
+    # (same stamp)
+    stamp = lambda header: (header.stamp.sec, header.stamp.nanosec)  # noqa: E731
     poses_at = {stamp(poses.header): poses for poses in list(p.poses)}
-    marker_array = next(m for m in reversed(list(p.markers)) if stamp(m.markers[0].header) in poses_at)
+    marker_array = next(
+        m for m in reversed(list(p.markers)) if stamp(m.markers[0].header) in poses_at
+    )
     poses = poses_at[stamp(marker_array.markers[0].header)]
     rods = [m for m in marker_array.markers if m.ns == 'rods']
     cables = [m for m in marker_array.markers if m.ns == 'cables']
-    assert len(rods) == 3 and all(m.type == Marker.CYLINDER and m.scale.z == pytest.approx(0.45) for m in rods)
+    assert len(rods) == 3 and all(
+        m.type == Marker.CYLINDER and m.scale.z == pytest.approx(0.45) for m in rods
+    )
     assert len(cables) == 1 and cables[0].type == Marker.LINE_LIST
     assert len(cables[0].points) == len(cables[0].colors) == 18
     assert len(poses.poses) == 3 and poses.header.frame_id == 'world'
@@ -132,13 +149,15 @@ def test_poses_and_markers_describe_the_same_rods(probe):
 
 
 def test_reset_to_a_slack_psi_colours_the_upper_triple_slack(probe):
-    p = probe(watch_markers=True, real_time_factor=0.05)   # stay near the release, where the upper triple is slack at ψ = 30°
+    # stay near the release, where the upper triple is slack at ψ = 30°
+    p = probe(watch_markers=True, real_time_factor=0.05)
     p.wait_states(2)
     assert p.call(p.reset_client, ResetTensegrity.Request(psi=math.radians(30.0))).success
     state = next(s for s in p.wait_states(20) if math.degrees(s.psi_rad) == pytest.approx(30.0))
     assert [state.cable_status[i] for i in UPPER] == [TensegrityState.SLACK] * 3
     assert not state.normal_mode and all(state.cable_tensions[i] == 0.0 for i in UPPER)
-    cables = next(m for m in p.markers[-1].markers if m.ns == 'cables')   # markers of the same ψ = 30° run
+    # markers of the same ψ = 30° run
+    cables = next(m for m in p.markers[-1].markers if m.ns == 'cables')
     slack_colour, normal_colour = cables.colors[0], cables.colors[2]
     assert (slack_colour.r, slack_colour.g) != (normal_colour.r, normal_colour.g)
 
@@ -147,17 +166,29 @@ def test_bad_requests_are_refused_with_the_reason(probe):
     p = probe()
     for psi in (0.0, math.pi / 2, math.radians(-5.0), math.nan):
         response = p.call(p.reset_client, ResetTensegrity.Request(psi=psi))
-        assert not response.success and f'psi = {psi!r} rad' in response.message and '(0°, 90°)' in response.message
+        assert (
+            not response.success
+            and f'psi = {psi!r} rad' in response.message
+            and '(0°, 90°)' in response.message
+        )
     two_poses = ResetTensegrity.Request(rod_poses=[Pose(), Pose()])
     response = p.call(p.reset_client, two_poses)
     assert not response.success and 'expected 3 poses' in response.message
-    for rest, words in (([0.2] * 8, 'expected 9 values'), ([0.2] * 8 + [-0.1], 'cable_rest_length_m[8]'),
-                        ([0.2] * 8 + [math.nan], 'must be finite')):
+    for rest, words in (
+        ([0.2] * 8, 'expected 9 values'),
+        ([0.2] * 8 + [-0.1], 'cable_rest_length_m[8]'),
+        ([0.2] * 8 + [math.nan], 'must be finite'),
+    ):
         response = p.call(p.rest_client, SetRestLengths.Request(rest_lengths=rest))
         assert not response.success and words in response.message
-    refused = p.sim.set_parameters([Parameter('psi', value=math.pi / 2), Parameter('real_time_factor', value=0.0)])
+    refused = p.sim.set_parameters(
+        [Parameter('psi', value=math.pi / 2), Parameter('real_time_factor', value=0.0)]
+    )
     assert [r.successful for r in refused] == [False, False]
-    assert refused[0].reason == f'parameter psi = {math.pi / 2}: allowed range is (0.0, {math.pi / 2})'
+    assert (
+        refused[0].reason
+        == f'parameter psi = {math.pi / 2}: allowed range is (0.0, {math.pi / 2})'
+    )
     assert p.wait_states(5), 'the node keeps running after refusing requests'
 
 
@@ -179,7 +210,7 @@ def test_reset_to_given_poses_keeps_them(probe):
     poses = [Pose() for _ in range(3)]
     for k, pose in enumerate(poses):
         pose.position.x, pose.position.z = 0.5 * k, 1.0
-        pose.orientation.w, pose.orientation.z = 1.0, 1.0   # normalised by the node: 90° about z
+        pose.orientation.w, pose.orientation.z = 1.0, 1.0  # normalised by the node: 90° about z
     assert p.call(p.reset_client, ResetTensegrity.Request(rod_poses=poses)).success
     state = next(s for s in p.wait_states(30) if math.isnan(s.psi_rad) and s.sim_time_s == 0.0)
     assert [r.position.x for r in state.rod_poses] == [0.0, 0.5, 1.0]
@@ -188,11 +219,19 @@ def test_reset_to_given_poses_keeps_them(probe):
 
 def test_sweep_action_reports_progress_and_the_paper_thresholds(probe):
     p = probe()
-    result, feedback = p.sweep(PsiSweep.Goal(psi_start=math.radians(30.0), psi_stop=math.radians(75.0),
-                                             psi_step=math.radians(1.0)))      # the paper's grid, in rad
+    result, feedback = p.sweep(
+        PsiSweep.Goal(
+            psi_start=math.radians(30.0),
+            psi_stop=math.radians(75.0),
+            # the paper's grid, in rad
+            psi_step=math.radians(1.0),
+        )
+    )
     assert result.status == 4  # SUCCEEDED
     r = result.result
-    assert (r.psi_min, r.psi_max, r.psi_star, r.psi_2star) == pytest.approx(np.radians([36.0, 68.0, 42.0, 57.0]))
+    assert (r.psi_min, r.psi_max, r.psi_star, r.psi_2star) == pytest.approx(
+        np.radians([36.0, 68.0, 42.0, 57.0])
+    )
     assert list(r.psi) == pytest.approx(np.radians(np.arange(30.0, 76.0)))
     assert r.normal_mode[6] and not r.normal_mode[5] and not r.normal_mode[39]
     assert feedback[-1].last_psi == pytest.approx(math.radians(75.0))
@@ -202,7 +241,9 @@ def test_sweep_action_reports_progress_and_the_paper_thresholds(probe):
 
 def test_sweep_with_a_bad_grid_is_aborted_with_the_reason(probe):
     p = probe()
-    result, _ = p.sweep(PsiSweep.Goal(psi_start=0.0, psi_stop=math.radians(20.0), psi_step=math.radians(1.0)))
+    result, _ = p.sweep(
+        PsiSweep.Goal(psi_start=0.0, psi_stop=math.radians(20.0), psi_step=math.radians(1.0))
+    )
     assert result.status == 6  # ABORTED
     assert 'psi_deg = 0.0' in result.result.message and math.isnan(result.result.psi_min)
 
@@ -218,6 +259,8 @@ def test_a_diverging_run_stops_publishing_and_never_sends_nan(probe):
         assert np.all(np.isfinite(state.cable_strains)) and math.isfinite(state.energy)
     for markers in p.markers:
         assert all(math.isfinite(pt.x) for m in markers.markers for pt in m.points)
-    p.sim.set_parameters([Parameter('cable_stiffness_n_per_m', value=10.0), Parameter('dt_s', value=0.01)])
+    p.sim.set_parameters(
+        [Parameter('cable_stiffness_n_per_m', value=10.0), Parameter('dt_s', value=0.01)]
+    )
     assert p.call(p.reset_client, ResetTensegrity.Request(psi=math.radians(40.0))).success
     assert p.wait_states(5), 'a reset revives the simulation'

@@ -1,4 +1,6 @@
-"""``tensegrity-sweep`` in-process: the paper's thresholds in the JSON report, the figures, progress and bad input."""
+"""``tensegrity-sweep`` in-process: the paper's thresholds in the JSON report, the figures,
+progress and bad input."""
+
 import json
 import re
 import time
@@ -13,25 +15,47 @@ TRIPLE_KEYS = {'min_pct', 'max_pct', 'final_pct', 'spread_pct', 'slack', 'over_s
 
 @pytest.fixture(scope='module')
 def full_sweep(tmp_path_factory):
-    """The issue's run: savin2020_reproduce over 30..75° step 1, JSON and plots, quiet: (exit code, report, dir)."""
+    """The issue's run: savin2020_reproduce over 30..75° step 1, JSON and plots, quiet: (exit code,
+    report, dir)."""
     out = tmp_path_factory.mktemp('sweep')
-    code = cli.main(['--preset', 'savin2020_reproduce', '--psi', '30:75:1', '--json', str(out / 'out.json'),
-                     '--plots', str(out / 'plots'), '--quiet'])
+    code = cli.main(
+        [
+            '--preset',
+            'savin2020_reproduce',
+            '--psi',
+            '30:75:1',
+            '--json',
+            str(out / 'out.json'),
+            '--plots',
+            str(out / 'plots'),
+            '--quiet',
+        ]
+    )
     return code, json.loads((out / 'out.json').read_text()), out / 'plots'
 
 
 def test_full_sweep_reports_the_paper_thresholds(full_sweep):
-    """Exit 0; ψ_min = 36°, ψ_max = 68° (paper), ψ* = 42°, ψ** = 57° (spec B7) at the top of the report."""
+    """Exit 0; ψ_min = 36°, ψ_max = 68° (paper), ψ* = 42°, ψ** = 57° (spec B7) at the top of the
+    report."""
     code, report, _ = full_sweep
     assert code == 0
-    assert (report['psi_min_deg'], report['psi_max_deg'], report['psi_star_deg'], report['psi_2star_deg']) == \
-        (36, 68, 42, 57)
-    assert (report['preset'], report['integrator'], report['dt_s'], report['duration_s']) == \
-        ('savin2020_reproduce', 'rk4', 0.01, 5.0)
+    assert (
+        report['psi_min_deg'],
+        report['psi_max_deg'],
+        report['psi_star_deg'],
+        report['psi_2star_deg'],
+    ) == (36, 68, 42, 57)
+    assert (report['preset'], report['integrator'], report['dt_s'], report['duration_s']) == (
+        'savin2020_reproduce',
+        'rk4',
+        0.01,
+        5.0,
+    )
 
 
 def test_full_sweep_has_one_entry_per_psi(full_sweep):
-    """46 entries (30..75°), each with the three triple summaries and the normal-mode flag, normal exactly 36..68°."""
+    """46 entries (30..75°), each with the three triple summaries and the normal-mode flag, normal
+    exactly 36..68°."""
     entries = full_sweep[1]['psi']
     assert [e['psi_deg'] for e in entries] == list(range(30, 76))
     for entry in entries:
@@ -50,7 +74,8 @@ def test_full_sweep_writes_the_figures(full_sweep, name):
 
 
 def test_progress_goes_to_stderr_and_json_to_stdout(capsys):
-    """Without --quiet: a progress bar ending at 3/3 and the summary on stderr; '--json -' puts only JSON on stdout."""
+    """Without --quiet: a progress bar ending at 3/3 and the summary on stderr; '--json -' puts
+    only JSON on stdout."""
     assert cli.main(['--psi', '36:38:1', '--duration', '0.2', '--json', '-']) == 0
     out, err = capsys.readouterr()
     assert [e['psi_deg'] for e in json.loads(out)['psi']] == [36, 37, 38]
@@ -63,11 +88,16 @@ def test_quiet_suppresses_the_progress(capsys):
     assert 'sweep [' not in err and err.count('\n') == 1
 
 
-@pytest.mark.parametrize('psi, problem', [
-    ('0:20:1', r"--psi '0:20:1': psi_deg = 0\.0: allowed range is \(0°, 90°\)"),
-    ('abc', "--psi 'abc': expected START:STOP:STEP"),
-    ('50:40:1', "--psi '50:40:1': expected finite START:STOP:STEP with STOP >= START"),
-    ('40:50:0', 'STEP > 0'), ('80:95:5', r'psi_deg = 90\.0')])
+@pytest.mark.parametrize(
+    'psi, problem',
+    [
+        ('0:20:1', r"--psi '0:20:1': psi_deg = 0\.0: allowed range is \(0°, 90°\)"),
+        ('abc', "--psi 'abc': expected START:STOP:STEP"),
+        ('50:40:1', "--psi '50:40:1': expected finite START:STOP:STEP with STOP >= START"),
+        ('40:50:0', 'STEP > 0'),
+        ('80:95:5', r'psi_deg = 90\.0'),
+    ],
+)
 def test_bad_psi_grid_exits_2_with_one_line(capsys, psi, problem):
     """A bad --psi: exit code 2 and one line on stderr naming the problem, nothing on stdout."""
     assert cli.main(['--psi', psi, '--quiet']) == 2
@@ -77,45 +107,81 @@ def test_bad_psi_grid_exits_2_with_one_line(capsys, psi, problem):
 
 
 def test_step_not_dividing_the_duration_exits_2(capsys):
-    """dt = 3 ms: samples every 9 ms, which do not divide 5 s; the message names the --duration value."""
+    """dt = 3 ms: samples every 9 ms, which do not divide 5 s; the message names the --duration
+    value."""
     assert cli.main(['--psi', '40', '--dt', '0.003', '--quiet']) == 2
-    assert 'duration_s = 5.0: must be a whole multiple of sample_period_s' in capsys.readouterr().err
+    assert (
+        'duration_s = 5.0: must be a whole multiple of sample_period_s' in capsys.readouterr().err
+    )
 
 
 @pytest.mark.filterwarnings('ignore:(overflow|invalid value):RuntimeWarning')
 def test_diverging_run_exits_2_with_the_time(capsys):
-    """The semi-implicit step at dt = 0.1 s (the largest allowed) against 20 N·s/m drag on 1 kg is unstable: the
-    state passes 1e6 before 5 s and is reported: exit 2, 'diverged ... at t = ...' on stderr."""
-    assert cli.main(['--psi', '40', '--dt', '0.1', '--integrator', 'semi_implicit', '--quiet']) == 2
+    """The semi-implicit step at dt = 0.1 s (the largest allowed) against 20 N·s/m drag on 1 kg is
+    unstable: the state passes 1e6 before 5 s and is reported: exit 2, 'diverged ... at t = ...' on
+    stderr."""
+    assert (
+        cli.main(['--psi', '40', '--dt', '0.1', '--integrator', 'semi_implicit', '--quiet']) == 2
+    )
     err = capsys.readouterr().err
-    assert err.count('\n') == 1 and 'simulation diverged (state non-finite or beyond 1e+06) at t = ' in err
+    assert (
+        err.count('\n') == 1
+        and 'simulation diverged (state non-finite or beyond 1e+06) at t = ' in err
+    )
 
 
-@pytest.mark.parametrize('option, target, reason', [
-    ('--json', 'blocker/x.json', 'cannot write {0}: File exists: {1}'),            # a file where a folder must be
-    ('--plots', 'blocker/figs', 'cannot write into {0}: Not a directory'),
-    ('--json', '/proc/x.json', 'cannot write {}: No such file or directory')])
-def test_an_output_path_that_cannot_be_written_is_refused_before_the_work(tmp_path, capsys, option, target, reason):
+@pytest.mark.parametrize(
+    'option, target, reason',
+    [
+        # a file where a folder must be
+        ('--json', 'blocker/x.json', 'cannot write {0}: File exists: {1}'),
+        ('--plots', 'blocker/figs', 'cannot write into {0}: Not a directory'),
+        ('--json', '/proc/x.json', 'cannot write {}: No such file or directory'),
+    ],
+)
+def test_an_output_path_that_cannot_be_written_is_refused_before_the_work(
+    tmp_path, capsys, option, target, reason
+):
     (tmp_path / 'blocker').write_text('a file where a folder would have to be')
     target = str(tmp_path / target)
     started = time.monotonic()
-    with pytest.raises(SystemExit) as exit_:     # a whole default sweep would take seconds
+    with pytest.raises(SystemExit) as exit_:  # a whole default sweep would take seconds
         cli.main(['--quiet', option, target])
     out, err = capsys.readouterr()
-    assert exit_.value.code == 2 and time.monotonic() - started < 1.0 and out == '' and err.count('\n') == 1
-    assert err.startswith(f'tensegrity-sweep: argument {option}: {reason.format(target, tmp_path / "blocker")}'), err
+    assert (
+        exit_.value.code == 2
+        and time.monotonic() - started < 1.0
+        and out == ''
+        and err.count('\n') == 1
+    )
+    assert err.startswith(
+        f'tensegrity-sweep: argument {option}: {reason.format(target, tmp_path / "blocker")}'
+    ), err
 
 
-@pytest.mark.parametrize('arguments, refusal', [
-    (['--dt', '0'], 'argument --dt: 0: allowed range is [1e-05, 0.1]'),          # was: the preset's dt, silently
-    (['--duration', '0'], 'argument --duration: 0: allowed range is [0.01, 600.0]'),
-    (['--duration', '1e9'], 'argument --duration: 1e9: allowed range is [0.01, 600.0]'),   # was: 56.8 TiB asked
-    (['--dt', 'nan'], 'argument --dt: nan: must be finite'),
-    (['--dt', '1e-9'], 'argument --dt: 1e-9: allowed range is [1e-05, 0.1]'),
-    (['--psi', 'nan:75:1'], "--psi 'nan:75:1': expected finite START:STOP:STEP"),
-    (['--psi', '30:75:1e-7'], 'ψ grid 30:75:1e-07: 450000001 runs, more than one sweep may do (MAX_RUNS = 10000)'),
-    (['--dt', '1e-5'], '46 runs × 500000 steps (duration_s = 5, dt_s = 1e-05) = 23000000 run-steps, more than one '
-                       'sweep may do (MAX_RUN_STEPS = 2000000)')])
+@pytest.mark.parametrize(
+    'arguments, refusal',
+    [
+        # was: the preset's dt, silently
+        (['--dt', '0'], 'argument --dt: 0: allowed range is [1e-05, 0.1]'),
+        (['--duration', '0'], 'argument --duration: 0: allowed range is [0.01, 600.0]'),
+        # was: 56.8 TiB asked
+        (['--duration', '1e9'], 'argument --duration: 1e9: allowed range is [0.01, 600.0]'),
+        (['--dt', 'nan'], 'argument --dt: nan: must be finite'),
+        (['--dt', '1e-9'], 'argument --dt: 1e-9: allowed range is [1e-05, 0.1]'),
+        (['--psi', 'nan:75:1'], "--psi 'nan:75:1': expected finite START:STOP:STEP"),
+        (
+            ['--psi', '30:75:1e-7'],
+            'ψ grid 30:75:1e-07: 450000001 runs, more than one sweep may do (MAX_RUNS = 10000)',
+        ),
+        (
+            ['--dt', '1e-5'],
+            '46 runs × 500000 steps (duration_s = 5, dt_s = 1e-05) = 23000000 run-steps, more '
+            'than one '
+            'sweep may do (MAX_RUN_STEPS = 2000000)',
+        ),
+    ],
+)
 def test_values_that_would_mislead_or_never_finish_are_refused_at_once(capsys, arguments, refusal):
     started = time.monotonic()
     try:

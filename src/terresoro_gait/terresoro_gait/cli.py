@@ -1,24 +1,39 @@
-"""Command-line entry points for offline work: ``terresoro-synthesize``, ``terresoro-sweep``, ``terresoro-explore``.
+"""Command-line entry points for offline work: ``terresoro-synthesize``, ``terresoro-sweep``,
+``terresoro-explore``.
 
-Units as in the weights file and the paper: mm, degrees; α, β, γ and ε in those units. Every refusal is one line on
-stderr and exit code 2.
+Units as in the weights file and the paper: mm, degrees; α, β, γ and ε in those units. Every
+refusal is one line on stderr and exit code 2.
 """
+
 from __future__ import annotations
 
 import argparse
 import json
 import sys
 
-from soro_node.arguments import CommandParser, add_option, checked, cores, interruptible, worker_count
+from soro_node.arguments import (
+    CommandParser,
+    add_option,
+    checked,
+    cores,
+    interruptible,
+    worker_count,
+)
 from soro_node.params import ParamSpec, named
-
 from terresoro_gait.digraph import GaitError, LimbDigraph
 from terresoro_gait.explore import eulerian_rounds
 from terresoro_gait.kinematics import cycle_motion, predicted_speeds
 from terresoro_gait.parameters import PAPER_TAU_S, ROBOT
 from terresoro_gait.sweep import LHS_SAMPLES, MAX_SAMPLES, lhs_sweep
-from terresoro_gait.synthesis import (AUTO_CPSAT_STATES, BACKENDS, MAX_ITERATIONS, MAX_K_BEST, GaitProblem, Objective,
-                                      SynthesisInfeasible)
+from terresoro_gait.synthesis import (
+    AUTO_CPSAT_STATES,
+    BACKENDS,
+    MAX_ITERATIONS,
+    MAX_K_BEST,
+    GaitProblem,
+    Objective,
+    SynthesisInfeasible,
+)
 from terresoro_gait.weights import EdgeWeights, WeightsError, read_csv
 
 
@@ -26,14 +41,18 @@ def _numbers(text: str) -> tuple[float, ...]:
     try:
         return tuple(float(x) for x in text.split(','))
     except ValueError:
-        raise argparse.ArgumentTypeError(f'{text!r} is not a comma-separated list of numbers') from None
+        raise argparse.ArgumentTypeError(
+            f'{text!r} is not a comma-separated list of numbers'
+        ) from None
 
 
 def _limbs(text: str) -> tuple[int, ...]:
     try:
         return tuple(int(x) for x in text.split(',') if x.strip())
     except ValueError:
-        raise argparse.ArgumentTypeError(f'{text!r} is not a comma-separated list of limb numbers') from None
+        raise argparse.ArgumentTypeError(
+            f'{text!r} is not a comma-separated list of limb numbers'
+        ) from None
 
 
 # What each command accepts, refused in one line before any work (soro_node.arguments)
@@ -50,29 +69,40 @@ TAU = named(ROBOT, 'tau_s')
 
 
 def _problem_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument('--weights', required=True, help='weights CSV (from,to,px_mm,py_mm,theta_deg,sp_mm2,...)')
+    parser.add_argument(
+        '--weights', required=True, help='weights CSV (from,to,px_mm,py_mm,theta_deg,sp_mm2,...)'
+    )
     parser.add_argument('--goal', required=True, choices=('translation', 'rotation'))
     add_option(parser, '--beta', BETA)
     add_option(parser, '--gamma', GAMMA)
     add_option(parser, '--eps', EPS, required=True, default=None)
-    parser.add_argument('--lost-limbs', type=_limbs, default=(), help='failed limbs, e.g. 1,4 (stay uncurled)')
+    parser.add_argument(
+        '--lost-limbs', type=_limbs, default=(), help='failed limbs, e.g. 1,4 (stay uncurled)'
+    )
 
 
 def gait_record(weights: EdgeWeights, cycle: tuple[int, ...], cost: float) -> dict:
-    """A gait as the commands print it: its net motion composed in SE(2) from its first (smallest) vertex."""
+    """A gait as the commands print it: its net motion composed in SE(2) from its first (smallest)
+    vertex."""
     p, theta = cycle_motion(weights, cycle)
-    return {'vertices': list(cycle), 'cost': cost, 'px_mm': float(p[0]), 'py_mm': float(p[1]),
-            'theta_deg': float(theta)}
+    return {
+        'vertices': list(cycle),
+        'cost': cost,
+        'px_mm': float(p[0]),
+        'py_mm': float(p[1]),
+        'theta_deg': float(theta),
+    }
 
 
 def _run(main, argv, prog: str) -> int:
     if argv is None:
-        interruptible()                  # what CommandParser does for a command line; argv is read here instead
+        # what CommandParser does for a command line; argv is read here instead
+        interruptible()
     argv = list(sys.argv[1:] if argv is None else argv)
     # argparse takes '-1,0' for an option; '--alpha=-1,0' is what it understands
     for i, token in enumerate(argv[:-1]):
         if token == '--alpha' and argv[i + 1].startswith('-'):
-            argv[i:i + 2] = [f'--alpha={argv[i + 1]}']
+            argv[i : i + 2] = [f'--alpha={argv[i + 1]}']
             break
     try:
         return main(argv)
@@ -82,17 +112,31 @@ def _run(main, argv, prog: str) -> int:
 
 
 def _progress(found: int, k: int) -> None:
-    print(f'\rterresoro-synthesize: {found}/{k} gaits', end='\n' if found == k else '', file=sys.stderr, flush=True)
+    print(
+        f'\rterresoro-synthesize: {found}/{k} gaits',
+        end='\n' if found == k else '',
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def _synthesize(argv) -> int:
-    parser = CommandParser(prog='terresoro-synthesize', description='exact gait synthesis, BILP (28)/(29)')
+    parser = CommandParser(
+        prog='terresoro-synthesize', description='exact gait synthesis, BILP (28)/(29)'
+    )
     _problem_arguments(parser)
-    parser.add_argument('--alpha', type=_numbers, required=True, help='α: AX,AY for translation, A for rotation')
+    parser.add_argument(
+        '--alpha', type=_numbers, required=True, help='α: AX,AY for translation, A for rotation'
+    )
     add_option(parser, '--k', K)
-    parser.add_argument('--backend', choices=BACKENDS, default='auto',
-                        help=f'exact solver: HiGHS BILP with cuts, CP-SAT circuit, or auto (CP-SAT from '
-                             f'{AUTO_CPSAT_STATES} states up)')
+    parser.add_argument(
+        '--backend',
+        choices=BACKENDS,
+        default='auto',
+        help='exact solver: HiGHS BILP with cuts, CP-SAT circuit, or auto '
+        '(CP-SAT from '
+        f'{AUTO_CPSAT_STATES} states up)',
+    )
     parser.add_argument('--json', action='store_true', help='print JSON (the default output)')
     args = parser.parse_args(argv)
     weights = read_csv(args.weights)
@@ -105,33 +149,63 @@ def _synthesize(argv) -> int:
 
 
 def _sweep(argv) -> int:
-    parser = CommandParser(prog='terresoro-sweep', description='Latin-hypercube sweep of α (paper V-B)')
+    parser = CommandParser(
+        prog='terresoro-sweep', description='Latin-hypercube sweep of α (paper V-B)'
+    )
     _problem_arguments(parser)
     add_option(parser, '--samples', SAMPLES)
     add_option(parser, '--iterations', ITERATIONS)
     parser.add_argument('--seed', type=int, default=0)
     add_option(parser, '--workers', WORKERS)
-    parser.add_argument('--tau', type=checked(TAU), default=None, help='primitive duration τ (s) for speeds, '
-                        f'{TAU.allowed_range}; default the paper\'s: 0.55 s for 3 limbs, 0.45 s for 4')
+    parser.add_argument(
+        '--tau',
+        type=checked(TAU),
+        default=None,
+        help='primitive duration τ (s) for speeds, '
+        f"{TAU.allowed_range}; default the paper's: 0.55 s for 3 "
+        'limbs, 0.45 s for 4',
+    )
     args = parser.parse_args(argv)
     weights = read_csv(args.weights)
     tau = PAPER_TAU_S.get(weights.n_limbs, PAPER_TAU_S[3]) if args.tau is None else args.tau
     problem = GaitProblem(weights, LimbDigraph(weights.n_limbs, args.lost_limbs))
-    result = lhs_sweep(problem, args.goal, args.beta, args.gamma, args.eps, args.samples, args.iterations, args.seed,
-                       worker_count(args.workers, parser.prog, '--workers'))
-    print(f'{"gait":<40} {"hits":>4} {"px_mm":>8} {"py_mm":>8} {"theta_deg":>9} {"mm/s":>7} {"deg/s":>7}')
+    result = lhs_sweep(
+        problem,
+        args.goal,
+        args.beta,
+        args.gamma,
+        args.eps,
+        args.samples,
+        args.iterations,
+        args.seed,
+        worker_count(args.workers, parser.prog, '--workers'),
+    )
+    print(
+        f'{"gait":<40} {"hits":>4} {"px_mm":>8} {"py_mm":>8} {"theta_deg":>9} {"mm/s":>7} '
+        f'{"deg/s":>7}'
+    )
     for gait, alphas in zip(result.gaits, result.alphas):
         g = gait_record(weights, gait.cycle, gait.cost)
-        speed, yaw_rate = predicted_speeds((g['px_mm'], g['py_mm']), g['theta_deg'], len(gait.cycle), tau)
-        print(f'{str(g["vertices"]):<40} {len(alphas):>4} {g["px_mm"]:>8.2f} {g["py_mm"]:>8.2f} '
-              f'{g["theta_deg"]:>9.2f} {speed:>7.2f} {yaw_rate:>7.2f}')
-    print(f'{len(result.gaits)} distinct gaits from {args.samples} α samples; {result.unresolved} without a single '
-          f'cycle within {args.iterations} iterations', file=sys.stderr)
+        speed, yaw_rate = predicted_speeds(
+            (g['px_mm'], g['py_mm']), g['theta_deg'], len(gait.cycle), tau
+        )
+        print(
+            f'{str(g["vertices"]):<40} {len(alphas):>4} {g["px_mm"]:>8.2f} {g["py_mm"]:>8.2f} '
+            f'{g["theta_deg"]:>9.2f} {speed:>7.2f} {yaw_rate:>7.2f}'
+        )
+    print(
+        f'{len(result.gaits)} distinct gaits from {args.samples} α samples; '
+        f'{result.unresolved} without a single '
+        f'cycle within {args.iterations} iterations',
+        file=sys.stderr,
+    )
     return 0
 
 
 def _explore(argv) -> int:
-    parser = CommandParser(prog='terresoro-explore', description='randomized Eulerian exploration (Alg. 1)')
+    parser = CommandParser(
+        prog='terresoro-explore', description='randomized Eulerian exploration (Alg. 1)'
+    )
     add_option(parser, '--limbs', LIMBS, required=True, default=None)
     add_option(parser, '--rounds', ROUNDS)
     parser.add_argument('--seed', type=int, default=None)

@@ -1,6 +1,7 @@
-"""``TerreSoroCommander``: blocking calls to the TerreSoRo nodes for scripts and the demo (in the manner of
-nav2_simple_commander): learn a substrate, synthesize gaits (for one α, or the paper's sweep of α), execute one.
-Each call returns the action result or service response, or raises CommanderError with the reason.
+"""``TerreSoroCommander``: blocking calls to the TerreSoRo nodes for scripts and the demo (in the
+manner of nav2_simple_commander): learn a substrate, synthesize gaits (for one α, or the paper's
+sweep of α), execute one. Each call returns the action result or service response, or raises
+CommanderError with the reason.
 
     from soro_node import commander
     commander.init()
@@ -9,6 +10,7 @@ Each call returns the action result or service response, or raises CommanderErro
     gait = robot.synthesize('translation', alpha=[-1.0, 0.0], eps=0.05).gaits[0]
     robot.execute_gait(gait.vertices, cycles=20)
 """
+
 from __future__ import annotations
 
 from soro_interfaces.action import ExecuteGait, ExecuteWalk, LearnEdges, SweepGaits
@@ -19,8 +21,13 @@ from soro_node.commander import Commander
 
 
 class TerreSoroCommander(Commander):
-    def __init__(self, executor: str = '/terresoro_executor', learner: str = '/terresoro_learner',
-                 synthesis: str = '/terresoro_synthesis', **kwargs):
+    def __init__(
+        self,
+        executor: str = '/terresoro_executor',
+        learner: str = '/terresoro_learner',
+        synthesis: str = '/terresoro_synthesis',
+        **kwargs,
+    ):
         super().__init__('terresoro_commander', **kwargs)
         self.learn_client = ActionClient(self, LearnEdges, f'{learner}/learn_edges')
         self.gait_client = ActionClient(self, ExecuteGait, f'{executor}/execute_gait')
@@ -28,23 +35,64 @@ class TerreSoroCommander(Commander):
         self.synthesis_client = self.service_client(SynthesizeGait, f'{synthesis}/synthesize')
         self.sweep_client = ActionClient(self, SweepGaits, f'{synthesis}/sweep')
 
-    def learn_edges(self, rounds: int = 5, seed: int = -1, weights_file: str = '', timeout_s: float = 3600.0,
-                    on_feedback=None) -> LearnEdges.Result:
+    def learn_edges(
+        self,
+        rounds: int = 5,
+        seed: int = -1,
+        weights_file: str = '',
+        timeout_s: float = 3600.0,
+        on_feedback=None,
+    ) -> LearnEdges.Result:
         goal = LearnEdges.Goal(rounds=rounds, seed=seed, weights_file=weights_file)
         return self.run_action(self.learn_client, goal, timeout_s, on_feedback)
 
-    def execute_gait(self, vertices, cycles: int, timeout_s: float = 3600.0, on_feedback=None) -> ExecuteGait.Result:
+    def execute_gait(
+        self, vertices, cycles: int, timeout_s: float = 3600.0, on_feedback=None
+    ) -> ExecuteGait.Result:
         goal = ExecuteGait.Goal(vertices=[int(v) for v in vertices], cycles=cycles)
         return self.run_action(self.gait_client, goal, timeout_s, on_feedback)
 
-    def synthesize(self, goal: str, alpha, beta: float = 0.0, gamma: float = 0.0, eps: float = 0.05,
-                   lost_limbs=(), k: int = 1, timeout_s: float = 60.0) -> SynthesizeGait.Response:
-        request = SynthesizeGait.Request(goal=goal, alpha=[float(a) for a in alpha], beta=float(beta),
-                                         gamma=float(gamma), eps=float(eps), lost_limbs=list(lost_limbs), k=k)
+    def synthesize(
+        self,
+        goal: str,
+        alpha,
+        beta: float = 0.0,
+        gamma: float = 0.0,
+        eps: float = 0.05,
+        lost_limbs=(),
+        k: int = 1,
+        timeout_s: float = 60.0,
+    ) -> SynthesizeGait.Response:
+        request = SynthesizeGait.Request(
+            goal=goal,
+            alpha=[float(a) for a in alpha],
+            beta=float(beta),
+            gamma=float(gamma),
+            eps=float(eps),
+            lost_limbs=list(lost_limbs),
+            k=k,
+        )
         return self.call_service(self.synthesis_client, request, timeout_s, 'synthesis')
 
-    def sweep_gaits(self, goal: str, beta: float = 0.0, gamma: float = 0.0, eps: float = 0.05, lost_limbs=(),
-                    samples: int = 0, seed: int = 0, timeout_s: float = 600.0, on_feedback=None) -> SweepGaits.Result:
-        request = SweepGaits.Goal(goal=goal, beta=float(beta), gamma=float(gamma), eps=float(eps),
-                                  lost_limbs=list(lost_limbs), samples=samples, seed=seed)
+    def sweep_gaits(
+        self,
+        goal: str,
+        beta: float = 0.0,
+        gamma: float = 0.0,
+        eps: float = 0.05,
+        lost_limbs=(),
+        samples: int = 0,
+        seed: int = 0,
+        timeout_s: float = 600.0,
+        on_feedback=None,
+    ) -> SweepGaits.Result:
+        request = SweepGaits.Goal(
+            goal=goal,
+            beta=float(beta),
+            gamma=float(gamma),
+            eps=float(eps),
+            lost_limbs=list(lost_limbs),
+            samples=samples,
+            seed=seed,
+        )
         return self.run_action(self.sweep_client, request, timeout_s, on_feedback)

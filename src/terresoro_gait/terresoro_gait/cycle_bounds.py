@@ -1,10 +1,12 @@
-"""Upper bounds on the optimum from simple cycles already known, and the reduced-cost fixing they allow: the
-speed of gait synthesis (terresoro_gait.synthesis), still exact. No ROS.
+"""Upper bounds on the optimum from simple cycles already known, and the reduced-cost fixing they
+allow: the speed of gait synthesis (terresoro_gait.synthesis), still exact. No ROS.
 
-Every 2- and 3-cycle, each BILP solution's components, patches of them and earlier optima of the same problem are
-known cycles; any of them meeting the tolerance bounds the optimum from above, and with the LP relaxation's bound
-per edge that removes, before a BILP runs, every edge no cycle under that bound can use.
+Every 2- and 3-cycle, each BILP solution's components, patches of them and earlier optima of the
+same problem are known cycles; any of them meeting the tolerance bounds the optimum from above, and
+with the LP relaxation's bound per edge that removes, before a BILP runs, every edge no cycle under
+that bound can use.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -14,8 +16,9 @@ from terresoro_gait.digraph import LimbDigraph, canonical
 
 
 class KnownCycles:
-    """Simple cycles of one graph with their cycle vectors (k, m): every 2- and 3-cycle from the start, then each
-    cycle a BILP solution is made of. Any of them meeting the tolerance bounds the optimum from above."""
+    """Simple cycles of one graph with their cycle vectors (k, m): every 2- and 3-cycle from the
+    start, then each cycle a BILP solution is made of. Any of them meeting the tolerance bounds the
+    optimum from above."""
 
     def __init__(self, graph: LimbDigraph):
         self.graph = graph
@@ -24,8 +27,10 @@ class KnownCycles:
         self._rows: list[np.ndarray] = []
         self._matrix = np.zeros((0, graph.m))
         vs = graph.vertices
-        self.add([(i, j) for i in vs for j in vs if i < j] +
-                 [(i, j, k) for i in vs for j in vs for k in vs if i < j and i < k and j != k])
+        self.add(
+            [(i, j) for i in vs for j in vs if i < j]
+            + [(i, j, k) for i in vs for j in vs for k in vs if i < j and i < k and j != k]
+        )
 
     def add(self, cycles) -> None:
         for cycle in cycles:
@@ -35,14 +40,18 @@ class KnownCycles:
                 self.cycles.append(cycle)
                 self._rows.append(self.graph.cycle_vector(cycle))
 
-    def best(self, c: np.ndarray, motion: np.ndarray, eps: float, excluded: set[tuple[int, ...]]) -> float:
-        """min c z over the known cycles with |motion z| ≤ eps componentwise (motion (r, m)), not in ``excluded``;
-        inf if none. Strictly inside the tolerance by 1e-9 so the cycle is certainly feasible for the BILP too."""
+    def best(
+        self, c: np.ndarray, motion: np.ndarray, eps: float, excluded: set[tuple[int, ...]]
+    ) -> float:
+        """min c z over the known cycles with |motion z| ≤ eps componentwise (motion (r, m)), not
+        in ``excluded``; inf if none. Strictly inside the tolerance by 1e-9 so the cycle is
+        certainly feasible for the BILP too."""
         cycle = self.best_cycle(c, motion, eps, excluded)
         return np.inf if cycle is None else float(self.graph.cycle_vector(cycle) @ c)
 
-    def best_cycle(self, c: np.ndarray, motion: np.ndarray, eps: float,
-                   excluded: set[tuple[int, ...]]) -> tuple[int, ...] | None:
+    def best_cycle(
+        self, c: np.ndarray, motion: np.ndarray, eps: float, excluded: set[tuple[int, ...]]
+    ) -> tuple[int, ...] | None:
         """The known cycle ``best`` costs (None if none)."""
         if len(self._rows) != len(self._matrix):
             self._matrix = np.array(self._rows, dtype=float)
@@ -56,18 +65,26 @@ class KnownCycles:
 
 
 def patched_cycles(first: tuple[int, ...], second: tuple[int, ...]) -> list[tuple[int, ...]]:
-    """Every single cycle made of two vertex-disjoint cycles by the classical patching step: drop a -> a' of the
-    first and b -> b' of the second, add a -> b' and b -> a'."""
-    return [first[:i + 1] + second[j + 1:] + second[:j + 1] + first[i + 1:]
-            for i in range(len(first)) for j in range(len(second))]
+    """Every single cycle made of two vertex-disjoint cycles by the classical patching step: drop a
+    -> a' of the first and b -> b' of the second, add a -> b' and b -> a'."""
+    return [
+        first[: i + 1] + second[j + 1 :] + second[: j + 1] + first[i + 1 :]
+        for i in range(len(first))
+        for j in range(len(second))
+    ]
 
 
-def merged_cycles(graph: LimbDigraph, cycles: list[tuple[int, ...]], c: np.ndarray, motion: np.ndarray,
-                  eps: float) -> list[tuple[int, ...]]:
-    """Simple cycles near a disjoint solution, for upper bounds only (any simple cycle is a valid one): the
-    components are patched together two at a time, each time the cheapest patch meeting the tolerance
-    |motion z| <= eps (or, if none does, the one closest to it), so the cost stays close to the solution's, a
-    lower bound."""
+def merged_cycles(
+    graph: LimbDigraph,
+    cycles: list[tuple[int, ...]],
+    c: np.ndarray,
+    motion: np.ndarray,
+    eps: float,
+) -> list[tuple[int, ...]]:
+    """Simple cycles near a disjoint solution, for upper bounds only (any simple cycle is a valid
+    one): the components are patched together two at a time, each time the cheapest patch meeting
+    the tolerance |motion z| <= eps (or, if none does, the one closest to it), so the cost stays
+    close to the solution's, a lower bound."""
     merged, pool = [], list(cycles)
     while len(pool) > 1:
         best = None
@@ -85,23 +102,32 @@ def merged_cycles(graph: LimbDigraph, cycles: list[tuple[int, ...]], c: np.ndarr
 
 
 def lp_edge_bounds(c: np.ndarray, constraints: list) -> np.ndarray | None:
-    """(m,) J_LP + r_e: no cycle using edge e costs less (with the LP relaxation's optimum J_LP and reduced cost
-    r_e ≥ 0 of an edge at its lower bound, by LP duality); None if the LP fails."""
+    """(m,) J_LP + r_e: no cycle using edge e costs less (with the LP relaxation's optimum J_LP and
+    reduced cost r_e ≥ 0 of an edge at its lower bound, by LP duality); None if the LP fails."""
     relaxation = linprog(c, bounds=(0, 1), method='highs', **_inequalities(constraints))
     return relaxation.fun + relaxation.lower.marginals if relaxation.status == 0 else None
 
 
 def edges_to_keep(bounds: np.ndarray, upper: float) -> np.ndarray:
     """Edges whose bound (J_LP + r_e) admits a cycle costing at most ``upper``."""
-    return bounds <= upper + 1e-6 * (1.0 + abs(upper))     # LP dual tolerances; keeping an edge is always safe
+    # LP dual tolerances; keeping an edge is always safe
+    return bounds <= upper + 1e-6 * (1.0 + abs(upper))
 
 
 def _inequalities(constraints: list[LinearConstraint]) -> dict:
     """linprog's A_ub, b_ub, A_eq, b_eq from LinearConstraints lb ≤ A z ≤ ub."""
     A = np.vstack([np.atleast_2d(k.A) for k in constraints]).astype(float)
-    lb = np.concatenate([np.broadcast_to(k.lb, (np.atleast_2d(k.A).shape[0],)) for k in constraints])
-    ub = np.concatenate([np.broadcast_to(k.ub, (np.atleast_2d(k.A).shape[0],)) for k in constraints])
+    lb = np.concatenate(
+        [np.broadcast_to(k.lb, (np.atleast_2d(k.A).shape[0],)) for k in constraints]
+    )
+    ub = np.concatenate(
+        [np.broadcast_to(k.ub, (np.atleast_2d(k.A).shape[0],)) for k in constraints]
+    )
     equal = lb == ub
     upper, lower = ~equal & np.isfinite(ub), ~equal & np.isfinite(lb)
-    return {'A_ub': np.vstack([A[upper], -A[lower]]), 'b_ub': np.concatenate([ub[upper], -lb[lower]]),
-            'A_eq': A[equal] if equal.any() else None, 'b_eq': lb[equal] if equal.any() else None}
+    return {
+        'A_ub': np.vstack([A[upper], -A[lower]]),
+        'b_ub': np.concatenate([ub[upper], -lb[lower]]),
+        'A_eq': A[equal] if equal.any() else None,
+        'b_eq': lb[equal] if equal.any() else None,
+    }

@@ -1,28 +1,33 @@
-"""The simulated TerreSoRo: its Arduino firmware's robot side behind soro_link, and the robot on a substrate.
+"""The simulated TerreSoRo: its Arduino firmware's robot side behind soro_link, and the robot on a
+substrate.
 
-``TerreSoroFirmware`` is a soro_link ``DeviceModel``: it takes ``set_limbs`` motor drives, moves each limb's curl
-the way a tendon motor does, and reports ``limbs`` telemetry at 50 Hz. A limb curls only under forward drive and
-uncurls only once a reversal pulse has slackened its tendon; with the motor off it keeps what it had. The firmware's
-safe state is every motor off and every tendon released, so the limbs relax to state 1.
+``TerreSoroFirmware`` is a soro_link ``DeviceModel``: it takes ``set_limbs`` motor drives, moves
+each limb's curl the way a tendon motor does, and reports ``limbs`` telemetry at 50 Hz. A limb
+curls only under forward drive and uncurls only once a reversal pulse has slackened its tendon;
+with the motor off it keeps what it had. The firmware's safe state is every motor off and every
+tendon released, so the limbs relax to state 1.
 
-Whenever the limbs head for a new state, the robot runs the primitive from its current state: it draws the motion
-from the substrate's edge weights, w ~ N(μ_e, Σ_e) with Σ_e = diag(S_p/2, S_p/2, S_θ) (eq. 14), and moves the hub
-along it over ``settle_s`` (quasi-static, spec 8). A new state commanded before the last primitive settled
-finishes that one at once. The hub pose (x_mm, y_mm, φ_deg) in the world is what an overhead tracker sees.
+Whenever the limbs head for a new state, the robot runs the primitive from its current state: it
+draws the motion from the substrate's edge weights, w ~ N(μ_e, Σ_e) with Σ_e = diag(S_p/2, S_p/2,
+S_θ) (eq. 14), and moves the hub along it over ``settle_s`` (quasi-static, spec 8). A new state
+commanded before the last primitive settled finishes that one at once. The hub pose (x_mm, y_mm,
+φ_deg) in the world is what an overhead tracker sees.
 
-The board's real firmware is ``firmware/terresoro_board.c`` (tested in qemu-system-avr); this stand-in stays for
-what the emulator cannot give: the robot and its substrate behind the motors, and the settled vertex.
+The board's real firmware is ``firmware/terresoro_board.c`` (tested in qemu-system-avr); this
+stand-in stays for what the emulator cannot give: the robot and its substrate behind the motors,
+and the settled vertex.
 """
+
 from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
 
 import numpy as np
-from soro_link.device import DeviceModel
-from soro_link.protocol import NackCode
 
 from soro_geometry import se2
+from soro_link.device import DeviceModel
+from soro_link.protocol import NackCode
 from terresoro_gait.digraph import LimbDigraph, vertex
 from terresoro_gait.limbs import MOTORS, OFF, SCHEMAS, curled_target
 from terresoro_gait.weights import EdgeWeights
@@ -33,28 +38,39 @@ class TerreSoroFirmware(DeviceModel):
     firmware_version = '1.0.0'
     schemas = SCHEMAS
 
-    def __init__(self, substrate: EdgeWeights, motor_of_limb: Sequence[int], seed: int | None = None,
-                 settle_s: float = 0.3, failed_limbs: Sequence[int] = (), telemetry_hz: float = 50.0):
+    def __init__(
+        self,
+        substrate: EdgeWeights,
+        motor_of_limb: Sequence[int],
+        seed: int | None = None,
+        settle_s: float = 0.3,
+        failed_limbs: Sequence[int] = (),
+        telemetry_hz: float = 50.0,
+    ):
         super().__init__()
         self.n_limbs, self.substrate = substrate.n_limbs, substrate
         self.motor_of_limb, self.failed_limbs = tuple(motor_of_limb), tuple(failed_limbs)
-        self._broken_motors = {self.motor_of_limb[k - 1] for k in self.failed_limbs}   # snapped tendons
+        # snapped tendons
+        self._broken_motors = {self.motor_of_limb[k - 1] for k in self.failed_limbs}
         self.settle_s, self._rng = settle_s, np.random.default_rng(seed)
         self._edge_index = LimbDigraph(self.n_limbs).edge_index
         self._lock = threading.Lock()
         self.drive = (OFF,) * MOTORS
-        self.curled = (False,) * MOTORS           # where each channel's limb is heading
-        self.curl = np.zeros(MOTORS)              # 0 flat .. 1 fully curled
-        self.vertex = 1                            # the state the robot settled in (or is leaving)
-        self._pose = np.zeros(3)                   # hub in the world: x mm, y mm, φ rad
-        self._primitive = None                     # (start pose, motion w, start time, terminal vertex)
+        self.curled = (False,) * MOTORS  # where each channel's limb is heading
+        self.curl = np.zeros(MOTORS)  # 0 flat .. 1 fully curled
+        self.vertex = 1  # the state the robot settled in (or is leaving)
+        self._pose = np.zeros(3)  # hub in the world: x mm, y mm, φ rad
+        # (start pose, motion w, start time, terminal vertex)
+        self._primitive = None
         self._period, self._next_telemetry = 1.0 / telemetry_hz, 0.0
 
-    # --- link side ---------------------------------------------------------------------------------------------
+    # --- link side -------------------------------------------------------------------------------
     def command(self, message, now):
         drive = tuple(int(d) for d in message['drive'])
         wired = set(self.motor_of_limb)
-        if any(d not in (-1, 0, 1) for d in drive) or any(d and m not in wired for m, d in enumerate(drive)):
+        if any(d not in (-1, 0, 1) for d in drive) or any(
+            d and m not in wired for m, d in enumerate(drive)
+        ):
             return NackCode.OUT_OF_RANGE
         with self._lock:
             self.drive, self.safe = drive, False
@@ -72,10 +88,19 @@ class TerreSoroFirmware(DeviceModel):
             if now < self._next_telemetry:
                 return []
             self._next_telemetry = now + self._period
-            return [('limbs', {'curl_pct': tuple(int(round(100 * c)) for c in self.curl), 'drive': self.drive,
-                               'vertex': self.vertex, 'safe': self.safe})]
+            return [
+                (
+                    'limbs',
+                    {
+                        'curl_pct': tuple(int(round(100 * c)) for c in self.curl),
+                        'drive': self.drive,
+                        'vertex': self.vertex,
+                        'safe': self.safe,
+                    },
+                )
+            ]
 
-    # --- the robot ---------------------------------------------------------------------------------------------
+    # --- the robot -------------------------------------------------------------------------------
     def pose(self) -> np.ndarray:
         """Hub pose in the world (3,): x mm, y mm, φ deg (not wrapped)."""
         with self._lock:
@@ -99,7 +124,8 @@ class TerreSoroFirmware(DeviceModel):
         if self._primitive:
             start, w, t0, _ = self._primitive
             s = min(1.0, (now - t0) / self.settle_s)
-            self._pose = se2.compose(start, w * (3 * s ** 2 - 2 * s ** 3))   # smooth start and stop
+            # smooth start and stop
+            self._pose = se2.compose(start, w * (3 * s**2 - 2 * s**3))
             if s >= 1.0:
                 self._finish_primitive()
 
@@ -107,7 +133,12 @@ class TerreSoroFirmware(DeviceModel):
         k, w = self._edge_index[(self.vertex, terminal)], self.substrate
         sd = np.sqrt([w.sp_mm2[k] / 2, w.sp_mm2[k] / 2, w.stheta_deg2[k]])
         motion = self._rng.normal([w.px_mm[k], w.py_mm[k], w.theta_deg[k]], sd)
-        self._primitive = (self._pose.copy(), np.append(motion[:2], np.radians(motion[2])), now, terminal)
+        self._primitive = (
+            self._pose.copy(),
+            np.append(motion[:2], np.radians(motion[2])),
+            now,
+            terminal,
+        )
 
     def _finish_primitive(self) -> None:
         if self._primitive:

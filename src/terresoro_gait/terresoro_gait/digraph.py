@@ -1,10 +1,12 @@
 """The limb-state digraph of the pMFC framework (paper section III; spec 1.3-1.5, 5.8).
 
-Vertices are robot states, numbered as in the paper (1-based): v = 1 + the limb states read as a binary number,
-limb 1 the leftmost (most significant) digit, 1 = curled. Edges are the motion primitives i -> j of the complete
-digraph, ordered lexicographically by (i, j) as in the paper's B for the 2-limb robot (spec 1.5). A graph pruned
-for failed limbs keeps the original vertex numbers (the paper's Table VIII uses 11 and 13 on a pruned graph).
+Vertices are robot states, numbered as in the paper (1-based): v = 1 + the limb states read as a
+binary number, limb 1 the leftmost (most significant) digit, 1 = curled. Edges are the motion
+primitives i -> j of the complete digraph, ordered lexicographically by (i, j) as in the paper's B
+for the 2-limb robot (spec 1.5). A graph pruned for failed limbs keeps the original vertex numbers
+(the paper's Table VIII uses 11 and 13 on a pruned graph).
 """
+
 from __future__ import annotations
 
 import collections
@@ -23,7 +25,7 @@ def _shown(vertices: Sequence[int], limit: int = 12) -> str:
     """A vertex list for a message, its middle elided when long (a goal may carry thousands)."""
     if len(vertices) <= limit:
         return str(list(vertices))
-    return f'{str(list(vertices[:limit - 2]))[:-1]}, ... ({len(vertices)} vertices)]'
+    return f'{str(list(vertices[: limit - 2]))[:-1]}, ... ({len(vertices)} vertices)]'
 
 
 def state_bits(v: int, n_limbs: int) -> tuple[int, ...]:
@@ -37,14 +39,17 @@ def vertex(bits: Sequence[int]) -> int:
 
 
 def canonical(cycle: Sequence[int]) -> tuple[int, ...]:
-    """A cycle written from its smallest vertex (the gait's identity, whatever vertex it is started from)."""
+    """A cycle written from its smallest vertex (the gait's identity, whatever vertex it is started
+    from)."""
     start = cycle.index(min(cycle))
     return tuple(cycle[start:]) + tuple(cycle[:start])
 
 
 @dataclass(frozen=True)
 class LimbDigraph:
-    """The complete digraph on the states where every lost limb is uncurled (all states without lost limbs)."""
+    """The complete digraph on the states where every lost limb is uncurled (all states without
+    lost limbs)."""
+
     n_limbs: int
     lost_limbs: tuple[int, ...] = ()
 
@@ -60,13 +65,18 @@ class LimbDigraph:
     @cached_property
     def vertices(self) -> tuple[int, ...]:
         """Vertex numbers (1-based, original numbering), ascending."""
-        return tuple(v for v in range(1, 2 ** self.n_limbs + 1)
-                     if not any(state_bits(v, self.n_limbs)[limb - 1] for limb in self.lost_limbs))
+        return tuple(
+            v
+            for v in range(1, 2**self.n_limbs + 1)
+            if not any(state_bits(v, self.n_limbs)[limb - 1] for limb in self.lost_limbs)
+        )
 
     @cached_property
     def edges(self) -> np.ndarray:
         """(m, 2) array of (initial, terminal) vertex numbers, lexicographic, no self-loops."""
-        return np.array([(i, j) for i in self.vertices for j in self.vertices if i != j], dtype=int).reshape(-1, 2)
+        return np.array(
+            [(i, j) for i in self.vertices for j in self.vertices if i != j], dtype=int
+        ).reshape(-1, 2)
 
     @cached_property
     def edge_index(self) -> dict[tuple[int, int], int]:
@@ -105,19 +115,26 @@ class LimbDigraph:
         return matrix
 
     def check_cycle(self, cycle: Sequence[int]) -> tuple[int, ...]:
-        """``cycle`` as a tuple if it is a simple cycle of this graph (at least 2 vertices, none repeated, each
-        consecutive pair and the closing pair an edge); raises GaitError naming the problem."""
+        """``cycle`` as a tuple if it is a simple cycle of this graph (at least 2 vertices, none
+        repeated, each consecutive pair and the closing pair an edge); raises GaitError naming the
+        problem."""
         cycle = tuple(int(v) for v in cycle)
         if len(cycle) < 2:
             raise GaitError(f'gait {_shown(cycle)}: a gait needs at least 2 vertices')
         for v in cycle:
             if v not in self.vertices:
-                lost = f' (it curls lost limb(s) {list(self.lost_limbs)})' if 1 <= v <= 2 ** self.n_limbs else ''
+                lost = (
+                    f' (it curls lost limb(s) {list(self.lost_limbs)})'
+                    if 1 <= v <= 2**self.n_limbs
+                    else ''
+                )
                 raise GaitError(f'gait {_shown(cycle)}: vertex {v} is not in the graph{lost}')
-        counts = collections.Counter(cycle)      # linear: a goal may carry thousands of vertices
+        counts = collections.Counter(cycle)  # linear: a goal may carry thousands of vertices
         repeated = min((v for v, count in counts.items() if count > 1), default=None)
         if repeated is not None:
-            raise GaitError(f'gait {_shown(cycle)}: vertex {repeated} repeats; a gait is a simple cycle')
+            raise GaitError(
+                f'gait {_shown(cycle)}: vertex {repeated} repeats; a gait is a simple cycle'
+            )
         return cycle
 
     def cycle_edges(self, cycle: Sequence[int]) -> list[int]:
@@ -132,9 +149,11 @@ class LimbDigraph:
         return z
 
     def cycles_of(self, z: Iterable[float]) -> list[tuple[int, ...]]:
-        """The vertex-disjoint simple cycles making up z (B z = 0, B^i z <= 1), each canonical, by following the
-        unique successor of every active edge (the paper's DFS detection step)."""
-        successor = {int(self.edges[k, 0]): int(self.edges[k, 1]) for k in np.flatnonzero(np.round(z) > 0)}
+        """The vertex-disjoint simple cycles making up z (B z = 0, B^i z <= 1), each canonical, by
+        following the unique successor of every active edge (the paper's DFS detection step)."""
+        successor = {
+            int(self.edges[k, 0]): int(self.edges[k, 1]) for k in np.flatnonzero(np.round(z) > 0)
+        }
         cycles, seen = [], set()
         for start in sorted(successor):
             if start in seen:
@@ -149,6 +168,8 @@ class LimbDigraph:
 
 
 def simple_cycle_count_formula(n: int) -> int:
-    """The paper's n_z = Σ_i C(n, n-i+1) (n-i)! (section V-A); counts n self-loops a loop-free digraph lacks."""
+    """The paper's n_z = Σ_i C(n, n-i+1) (n-i)! (section V-A); counts n self-loops a loop-free
+    digraph lacks."""
     from math import comb, factorial
+
     return sum(comb(n, n - i + 1) * factorial(n - i) for i in range(1, n + 1))

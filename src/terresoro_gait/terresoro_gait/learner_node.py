@@ -1,16 +1,19 @@
-"""``terresoro_learner``: learn a substrate's edge weights on the robot (paper III-C/D, VI-C2; spec 2.2-3.4).
+"""``terresoro_learner``: learn a substrate's edge weights on the robot (paper III-C/D, VI-C2; spec
+2.2-3.4).
 
-Action ``~/learn_edges`` (LearnEdges) runs ``rounds`` random Eulerian circuits of the complete digraph (Algorithm
-1), each begun and ended in state 1, through the executor's ``~/execute_walk``. For every executed primitive it takes
-the tracked pose (``tracked_pose``) averaged over ``pose_window_s`` before its command instant and before the next
-one, turns the pair into an edge sample in the frame of the initial state, and at the end estimates every edge's
-mean and covariance and writes the weights file (CSV, mm and degrees). Feedback reports the round and primitives.
+Action ``~/learn_edges`` (LearnEdges) runs ``rounds`` random Eulerian circuits of the complete
+digraph (Algorithm 1), each begun and ended in state 1, through the executor's ``~/execute_walk``.
+For every executed primitive it takes the tracked pose (``tracked_pose``) averaged over
+``pose_window_s`` before its command instant and before the next one, turns the pair into an edge
+sample in the frame of the initial state, and at the end estimates every edge's mean and covariance
+and writes the weights file (CSV, mm and degrees). Feedback reports the round and primitives.
 
-Motion capture drops out for a moment when a marker is occluded: a primitive whose start or end pose was not tracked
-gives no sample and is run again, from state 1, in up to ``RESAMPLE_WALKS`` extra walks after the rounds (the
-result says how many; a short extra walk may fall inside an occlusion whole). A round in which no primitive was
-tracked ends the run: the tracker is gone.
+Motion capture drops out for a moment when a marker is occluded: a primitive whose start or end
+pose was not tracked gives no sample and is run again, from state 1, in up to ``RESAMPLE_WALKS``
+extra walks after the rounds (the result says how many; a short extra walk may fall inside an
+occlusion whole). A round in which no primitive was tracked ends the run: the tracker is gone.
 """
+
 from __future__ import annotations
 
 import sys
@@ -24,8 +27,14 @@ from soro_interfaces.action import ExecuteWalk, LearnEdges
 
 from soro_geometry import pose_msgs
 from soro_geometry.history import PoseHistory, TrackingLost
-from soro_node.base_node import (ActionClient, OneGoal, action_server, declare_parameters, run_node,
-                                 sensor_data_qos)
+from soro_node.base_node import (
+    ActionClient,
+    OneGoal,
+    action_server,
+    declare_parameters,
+    run_node,
+    sensor_data_qos,
+)
 from soro_node.params import FieldRefused, field_value
 from soro_node.waiting import poll, wait_for
 from terresoro_gait import messages
@@ -37,8 +46,9 @@ from terresoro_gait.parameters import LEARNER
 from terresoro_gait.weights import WeightsError, write_csv
 
 WALK_SERVER_TIMEOUT_S = 5.0
-TRACKER_WAIT_S = 10.0         # DDS discovery of a tracker started alongside can take seconds
-RESAMPLE_WALKS = 3            # extra walks for primitives that tracking gaps spoiled, before giving up on them
+TRACKER_WAIT_S = 10.0  # DDS discovery of a tracker started alongside can take seconds
+# extra walks for primitives that tracking gaps spoiled, before giving up on them
+RESAMPLE_WALKS = 3
 
 
 class Failed(RuntimeError):
@@ -49,18 +59,31 @@ class TerreSoroLearner(Node):
     def __init__(self, **kwargs):
         super().__init__('terresoro_learner', **kwargs)
         self.settings = declare_parameters(self, LEARNER)
-        self.settings.checked()                 # a bad value refuses the start
+        self.settings.checked()  # a bad value refuses the start
         self.history = PoseHistory()
         group = ReentrantCallbackGroup()
-        self.create_subscription(PoseStamped, 'tracked_pose', self._on_tracked, sensor_data_qos(100),
-                                 callback_group=group)   # every pose of the averaging window (30-120 Hz)
+        self.create_subscription(
+            PoseStamped,
+            'tracked_pose',
+            self._on_tracked,
+            sensor_data_qos(100),
+            # every pose of the averaging window (30-120 Hz)
+            callback_group=group,
+        )
         self.walk_action = f'{self.settings["executor"]}/execute_walk'
         # one at a time, so the walk's feedback is relayed in the order it was sent
-        self.walk_client = ActionClient(self, ExecuteWalk, self.walk_action,
-                                        callback_group=MutuallyExclusiveCallbackGroup())
+        self.walk_client = ActionClient(
+            self, ExecuteWalk, self.walk_action, callback_group=MutuallyExclusiveCallbackGroup()
+        )
         # one learning run at a time: the robot walks one walk at a time
-        self.server = action_server(self, LearnEdges, '~/learn_edges', self._learn,
-                                    one_at_a_time=OneGoal(), callback_group=group)
+        self.server = action_server(
+            self,
+            LearnEdges,
+            '~/learn_edges',
+            self._learn,
+            one_at_a_time=OneGoal(),
+            callback_group=group,
+        )
 
     def _check_rounds(self, rounds: int) -> None:
         """Refuse ``rounds`` outside the rounds parameter's range (a covariance needs two)."""
@@ -89,17 +112,25 @@ class TerreSoroLearner(Node):
             return result
         result.success, result.weights_file, result.resampled = True, str(path), resampled
         result.samples = sum(len(s) for s in samples.values())
-        result.message = (f'{result.samples} edge samples over {goal.rounds} rounds written to {path}'
-                          + (f'; {resampled} primitives spoiled by tracking gaps were run again' if resampled else ''))
+        result.message = (
+            f'{result.samples} edge samples over {goal.rounds} rounds written to {path}'
+            + (
+                f'; {resampled} primitives spoiled by tracking gaps were run again'
+                if resampled
+                else ''
+            )
+        )
         self.get_logger().info(result.message)
         goal_handle.succeed()
         return result
 
     def _explore(self, goal_handle, goal) -> tuple[dict, int]:
-        """Samples by edge from ``goal.rounds`` Eulerian rounds, and the number of primitives run again because a
-        tracking gap spoiled them."""
+        """Samples by edge from ``goal.rounds`` Eulerian rounds, and the number of primitives run
+        again because a tracking gap spoiled them."""
         if not poll(lambda: len(self.history) > 0, TRACKER_WAIT_S):
-            raise Failed(f'refused: no tracked_pose within {TRACKER_WAIT_S:g} s; is the tracker running?')
+            raise Failed(
+                f'refused: no tracked_pose within {TRACKER_WAIT_S:g} s; is the tracker running?'
+            )
         graph = LimbDigraph(self.settings['n_limbs'])
         rng = np.random.default_rng(None if goal.seed < 0 else goal.seed)
         samples, lost = {}, []
@@ -108,27 +139,44 @@ class TerreSoroLearner(Node):
                 raise Failed(f'cancelled in round {round_}; nothing written')
             walk = stochastic_hierholzer(graph.vertices, rng)
             at = walk.index(REST_VERTEX)
-            spoilt, run = self._sample_walk(goal_handle, walk[at:] + walk[:at], samples, round_, goal.rounds)
+            spoilt, run = self._sample_walk(
+                goal_handle, walk[at:] + walk[:at], samples, round_, goal.rounds
+            )
             lost += spoilt
-            if len(spoilt) == run:              # a whole round untracked: the tracker is gone, not hidden
-                raise TrackingLost(f'no tracked pose during round {round_}: is the tracker running and the robot '
-                                   'in view?')
+            # a whole round untracked: the tracker is gone, not hidden
+            if len(spoilt) == run:
+                raise TrackingLost(
+                    f'no tracked pose during round {round_}: is the tracker running and the '
+                    'robot '
+                    'in view?'
+                )
         resampled = 0
         for extra in range(1, RESAMPLE_WALKS + 1):
             if not lost or goal_handle.is_cancel_requested:
                 break
-            self.get_logger().warning(f'tracking gaps spoiled {len(lost)} primitive(s); running them again')
+            self.get_logger().warning(
+                f'tracking gaps spoiled {len(lost)} primitive(s); running them again'
+            )
             resampled += len(lost)
-            lost, _run = self._sample_walk(goal_handle, resampling_walk(lost, REST_VERTEX), samples,
-                                           goal.rounds + extra, goal.rounds + extra)   # extra walks extend the run
+            lost, _run = self._sample_walk(
+                goal_handle,
+                resampling_walk(lost, REST_VERTEX),
+                samples,
+                # extra walks extend the run
+                goal.rounds + extra,
+                goal.rounds + extra,
+            )
         if lost:
-            self.get_logger().warning(f'{len(lost)} primitive(s) still spoiled after {RESAMPLE_WALKS} extra walks')
+            self.get_logger().warning(
+                f'{len(lost)} primitive(s) still spoiled after {RESAMPLE_WALKS} extra walks'
+            )
         return samples, resampled
 
-    def _sample_walk(self, goal_handle, walk: list[int], samples: dict, round_: int,
-                     rounds: int) -> tuple[list, int]:
-        """Run ``walk``, add its tracked primitives to ``samples``; the primitives a tracking gap spoiled, and how
-        many primitives ran."""
+    def _sample_walk(
+        self, goal_handle, walk: list[int], samples: dict, round_: int, rounds: int
+    ) -> tuple[list, int]:
+        """Run ``walk``, add its tracked primitives to ``samples``; the primitives a tracking gap
+        spoiled, and how many primitives ran."""
         edges = self._run_walk(goal_handle, walk, round_, rounds)
         pairs = [(e.initial_vertex, e.terminal_vertex) for e in edges]
         poses = self._boundary_poses(edges)
@@ -136,36 +184,56 @@ class TerreSoroLearner(Node):
         return spoiled(pairs, poses), len(pairs)
 
     def _boundary_poses(self, edges) -> np.ndarray:
-        """Tracked pose at each primitive's command instant and at the end of the last one, (K + 1, 3) in the
-        paper's units (x mm, y mm, φ deg)."""
+        """Tracked pose at each primitive's command instant and at the end of the last one, (K + 1,
+        3) in the paper's units (x mm, y mm, φ deg)."""
         instants = [messages.seconds(e.start) for e in edges] + [messages.seconds(edges[-1].end)]
         window, max_age = self.settings['pose_window_s'], self.settings['tracking_timeout_s']
-        # camera frames arrive with latency: wait for the first one past the last instant (or for max_age)
+        # camera frames arrive with latency: wait for the first one past the last instant (or for
+        # max_age)
         poll(lambda: self.history.latest()[0] >= instants[-1], max_age)
         return boundary_poses(instants, self.history, window, max_age)
 
     def _run_walk(self, goal_handle, walk: list[int], round_: int, rounds: int) -> list:
         if not self.walk_client.wait_for_server(timeout_sec=WALK_SERVER_TIMEOUT_S):
-            raise Failed(f'no executor action {self.walk_action} within {WALK_SERVER_TIMEOUT_S:g} s')
+            raise Failed(
+                f'no executor action {self.walk_action} within {WALK_SERVER_TIMEOUT_S:g} s'
+            )
 
         def progress(feedback):
             f = feedback.feedback
-            goal_handle.publish_feedback(LearnEdges.Feedback(round=round_, rounds=rounds,
-                                                             primitives_done=f.primitives_done,
-                                                             primitives_total=f.primitives_total))
-        accepted = wait_for(self.walk_client.send_goal_async(ExecuteWalk.Goal(vertices=walk),
-                                                          feedback_callback=progress))
+            goal_handle.publish_feedback(
+                LearnEdges.Feedback(
+                    round=round_,
+                    rounds=rounds,
+                    primitives_done=f.primitives_done,
+                    primitives_total=f.primitives_total,
+                )
+            )
+
+        accepted = wait_for(
+            self.walk_client.send_goal_async(
+                ExecuteWalk.Goal(vertices=walk), feedback_callback=progress
+            )
+        )
         if not accepted.accepted:
             raise Failed(f'round {round_}: the executor rejected the walk')
-        answer = wait_for(accepted.get_result_async(), cancel=lambda: goal_handle.is_cancel_requested,
-                       on_cancel=accepted.cancel_goal_async).result
+        answer = wait_for(
+            accepted.get_result_async(),
+            cancel=lambda: goal_handle.is_cancel_requested,
+            on_cancel=accepted.cancel_goal_async,
+        ).result
         if not answer.success:
             raise Failed(f'round {round_}: {answer.message}')
         return list(answer.edges)
 
 
 def main(args=None) -> int:
-    return run_node(TerreSoroLearner, 'terresoro_learner', lambda: MultiThreadedExecutor(num_threads=3), args=args)
+    return run_node(
+        TerreSoroLearner,
+        'terresoro_learner',
+        lambda: MultiThreadedExecutor(num_threads=3),
+        args=args,
+    )
 
 
 if __name__ == '__main__':

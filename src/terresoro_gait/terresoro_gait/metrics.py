@@ -1,4 +1,6 @@
-"""Gait performance as the paper reports it (section VII, Table IX): speeds in mm/s, BL/s and deg/s, improvements."""
+"""Gait performance as the paper reports it (section VII, Table IX): speeds in mm/s, BL/s and
+deg/s, improvements."""
+
 from __future__ import annotations
 
 # BL: the largest dimension of the robot, flat and unactuated (Table IX note)

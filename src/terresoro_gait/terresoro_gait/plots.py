@@ -1,6 +1,7 @@
-"""Figures of a TerreSoRo experiment (soro_analysis's style): learned against true edge weights, gait
-trajectories with their open-loop predictions (paper Figs. 8-11 style), and predicted against measured speeds
-(Fig. 18 style, ±1 SD)."""
+"""Figures of a TerreSoRo experiment (soro_analysis's style): learned against true edge weights,
+gait trajectories with their open-loop predictions (paper Figs. 8-11 style), and predicted against
+measured speeds (Fig. 18 style, ±1 SD)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -25,13 +26,18 @@ def learned_vs_true(learned: EdgeWeights, truth: EdgeWeights, path: Path) -> Pat
 
 
 def trajectories(runs: list[dict], path: Path) -> Path:
-    """runs: {'label', 'truth' (N, 3) mm/deg, 'predicted' (K, 3) mm/deg}; each shifted to start at the origin."""
+    """runs: {'label', 'truth' (N, 3) mm/deg, 'predicted' (K, 3) mm/deg}; each shifted to start at
+    the origin."""
     fig, axes = figure(1, len(runs), size=(6, 5))
     for ax, run in zip(axes[0], runs):
         origin = run['truth'][0, :2]
         ax.plot(*(run['truth'][:, :2] - origin).T, label='measured (tracked pose)')
         if len(run['predicted']):
-            ax.plot(*(run['predicted'][:, :2] - origin).T, '--', label='open-loop prediction (learned weights)')
+            ax.plot(
+                *(run['predicted'][:, :2] - origin).T,
+                '--',
+                label='open-loop prediction (learned weights)',
+            )
         ax.plot(0, 0, 'ko', ms=4)
         ax.set_title(run['label'])
         ax.set_xlabel('x, mm')
@@ -48,10 +54,25 @@ def speeds(rows: list[dict], path: Path) -> Path:
     for k, row in enumerate(rows):
         colour = f'C{k}'
         v, sv, w, sw = row['measured']
-        ax.errorbar(v, abs(w), xerr=sv, yerr=sw, fmt='o', color=colour, capsize=3,
-                    label=f'{row["label"]}: measured (mean ± SD of cycles)')
-        ax.plot(row['predicted'][0], abs(row['predicted'][1]), 'x', color=colour, ms=10, mew=2,
-                label=f'{row["label"]}: predicted')
+        ax.errorbar(
+            v,
+            abs(w),
+            xerr=sv,
+            yerr=sw,
+            fmt='o',
+            color=colour,
+            capsize=3,
+            label=f'{row["label"]}: measured (mean ± SD of cycles)',
+        )
+        ax.plot(
+            row['predicted'][0],
+            abs(row['predicted'][1]),
+            'x',
+            color=colour,
+            ms=10,
+            mew=2,
+            label=f'{row["label"]}: predicted',
+        )
     ax.set_xlabel('translation speed ‖ν‖, mm/s')
     ax.set_ylabel('rotation speed |ω|, deg/s')
     ax.legend()

@@ -1,12 +1,14 @@
-"""``terresoro_sim``: the simulated TerreSoRo world for ``sim:=true``: the robot and its Arduino behind a
-pseudo-terminal, on a ground-truth substrate, seen by an overhead camera tracker.
+"""``terresoro_sim``: the simulated TerreSoRo world for ``sim:=true``: the robot and its Arduino
+behind a pseudo-terminal, on a ground-truth substrate, seen by an overhead camera tracker.
 
-The firmware (``device.TerreSoroFirmware``) answers on ``port`` exactly as the real board would, so the executor
-runs its real bridge code. The tracker publishes ``tracked_pose`` (geometry_msgs/PoseStamped in ``frame_id``) at
-``tracker_rate_hz`` with Gaussian noise, as the paper's marker tracking would (VI-B), and sends nothing while the
-marker is occluded (``occlusion_s`` in every ``occlusion_period_s``); ``~/ground_truth`` is the same pose without
+The firmware (``device.TerreSoroFirmware``) answers on ``port`` exactly as the real board would, so
+the executor runs its real bridge code. The tracker publishes ``tracked_pose``
+(geometry_msgs/PoseStamped in ``frame_id``) at ``tracker_rate_hz`` with Gaussian noise, as the
+paper's marker tracking would (VI-B), and sends nothing while the marker is occluded
+(``occlusion_s`` in every ``occlusion_period_s``); ``~/ground_truth`` is the same pose without
 noise, for evaluation only.
 """
+
 from __future__ import annotations
 
 import sys
@@ -17,14 +19,14 @@ from geometry_msgs.msg import PoseStamped
 from rclpy.node import Node
 from std_msgs.msg import Header
 
-from soro_node.base_node import declare_parameters, run_node
 from soro_link.device import SimulatedDevice
+from soro_node.base_node import declare_parameters, run_node
 from terresoro_gait import messages
 from terresoro_gait.device import TerreSoroFirmware
 from terresoro_gait.limbs import check_motor_map
 from terresoro_gait.parameters import SIMULATOR
 from terresoro_gait.substrate import substrate_weights
-from terresoro_gait.units import MM_PER_M, DEG_PER_RAD
+from terresoro_gait.units import DEG_PER_RAD, MM_PER_M
 from terresoro_gait.weights import write_csv
 
 
@@ -36,11 +38,17 @@ class TerreSoroSimNode(Node):
         truth = substrate_weights(p['substrate'], p['n_limbs'], p['seed'])
         if p['truth_file']:
             write_csv(truth, p['truth_file'])
-        self.firmware = TerreSoroFirmware(truth, check_motor_map(p['motor_of_limb'], p['n_limbs']), p['seed'] + 1,
-                                          p['settle_s'], tuple(p['failed_limbs']))
+        self.firmware = TerreSoroFirmware(
+            truth,
+            check_motor_map(p['motor_of_limb'], p['n_limbs']),
+            p['seed'] + 1,
+            p['settle_s'],
+            tuple(p['failed_limbs']),
+        )
         Path(p['port']).parent.mkdir(parents=True, exist_ok=True)
-        self.device = SimulatedDevice(self.firmware, p['port'], p['watchdog_ms'],
-                                      boot_delay_s=p['boot_delay_s']).start()
+        self.device = SimulatedDevice(
+            self.firmware, p['port'], p['watchdog_ms'], boot_delay_s=p['boot_delay_s']
+        ).start()
         self._rng = np.random.default_rng(p['seed'] + 2)
         self._frame = p['frame_id']
         self.tracked_pub = self.create_publisher(PoseStamped, 'tracked_pose', 10)

@@ -1,5 +1,7 @@
-"""SI at the ROS edge, the paper's units inside (DESIGN: SI on every topic; the weights file and the synthesis
-hyperparameters are in mm and degrees, issue 5). Poses: (x m, y m, yaw rad) <-> (x mm, y mm, φ deg)."""
+"""SI at the ROS edge, the paper's units inside (DESIGN: SI on every topic; the weights file and
+the synthesis hyperparameters are in mm and degrees, issue 5). Poses: (x m, y m, yaw rad) <-> (x
+mm, y mm, φ deg)."""
+
 from __future__ import annotations
 
 import math
@@ -29,13 +31,15 @@ def covariance_to_si(cov) -> np.ndarray:
 
 
 def cost_scale(goal: str) -> float:
-    """Paper-units cost per SI cost: mm per m (translation goals), degrees per radian (rotation goals)."""
+    """Paper-units cost per SI cost: mm per m (translation goals), degrees per radian (rotation
+    goals)."""
     return MM_PER_M if goal == 'translation' else DEG_PER_RAD
 
 
 def objective_from_si(goal: str, alpha, beta: float, gamma: float, eps: float) -> Objective:
-    """The Objective in paper units whose cost is cost_scale(goal) times the SI one, J = α·(Pz) + β Sz + γ 1ᵀz:
-    motion and γ scale by k, variances by k², so β by 1/k; ε is ε_θ (rad -> deg) or ε_t (m -> mm)."""
+    """The Objective in paper units whose cost is cost_scale(goal) times the SI one, J = α·(Pz) + β
+    Sz + γ 1ᵀz: motion and γ scale by k, variances by k², so β by 1/k; ε is ε_θ (rad -> deg) or ε_t
+    (m -> mm)."""
     k = cost_scale(goal)
     eps_paper = eps * (DEG_PER_RAD if goal == 'translation' else MM_PER_M)
     return Objective(goal, tuple(float(a) for a in alpha), beta / k, gamma * k, eps_paper)

@@ -1,10 +1,12 @@
-"""Edge weights W(E) = {P, Θ, S_p, S_θ} of a substrate (paper section III-A, eq. 14; spec 1.7) and the weights file.
+"""Edge weights W(E) = {P, Θ, S_p, S_θ} of a substrate (paper section III-A, eq. 14; spec 1.7) and
+the weights file.
 
-Weights are kept in the paper's units, millimetres and degrees, because the synthesis hyperparameters (ε_t, ε_θ,
-β, γ) are stated in them; ROS messages carry SI and convert at the node. The file is a CSV with the header
-``from,to,px_mm,py_mm,theta_deg,sp_mm2,stheta_deg2`` and one row per edge of the complete digraph (1-based
-vertices), in any order.
+Weights are kept in the paper's units, millimetres and degrees, because the synthesis
+hyperparameters (ε_t, ε_θ, β, γ) are stated in them; ROS messages carry SI and convert at the node.
+The file is a CSV with the header ``from,to,px_mm,py_mm,theta_deg,sp_mm2,stheta_deg2`` and one row
+per edge of the complete digraph (1-based vertices), in any order.
 """
+
 from __future__ import annotations
 
 import csv
@@ -25,11 +27,13 @@ class WeightsError(ValueError):
 
 @dataclass(frozen=True)
 class EdgeWeights:
-    """Mean motion and noise of every primitive of the complete digraph on ``n_limbs`` limbs, in its edge order.
+    """Mean motion and noise of every primitive of the complete digraph on ``n_limbs`` limbs, in
+    its edge order.
 
-    px_mm, py_mm: mean translation p_i in the frame of the initial state (mm); theta_deg: mean rotation θ_i (deg);
-    sp_mm2: S_p = tr Σ_pp (mm²); stheta_deg2: S_θ = Σ_θθ (deg²). Each (m,).
+    px_mm, py_mm: mean translation p_i in the frame of the initial state (mm); theta_deg: mean
+    rotation θ_i (deg); sp_mm2: S_p = tr Σ_pp (mm²); stheta_deg2: S_θ = Σ_θθ (deg²). Each (m,).
     """
+
     n_limbs: int
     px_mm: np.ndarray
     py_mm: np.ndarray
@@ -42,12 +46,16 @@ class EdgeWeights:
         for name in HEADER[2:]:
             values = np.asarray(getattr(self, name), dtype=float)
             if values.shape != (m,):
-                raise WeightsError(f'{name}: expected {m} values (one per edge), got {values.size}')
+                raise WeightsError(
+                    f'{name}: expected {m} values (one per edge), got {values.size}'
+                )
             if not np.all(np.isfinite(values)):
                 bad = self._edge_name(np.argmin(np.isfinite(values)))
                 raise WeightsError(f'{name}: non-finite value at edge {bad}')
             if name.startswith('s') and np.any(values < 0):
-                raise WeightsError(f'{name}: negative variance at edge {self._edge_name(np.argmax(values < 0))}')
+                raise WeightsError(
+                    f'{name}: negative variance at edge {self._edge_name(np.argmax(values < 0))}'
+                )
             object.__setattr__(self, name, values)
 
     def _edge_name(self, k: int) -> str:
@@ -55,13 +63,20 @@ class EdgeWeights:
         return f'{i}->{j}'
 
     def on(self, graph: LimbDigraph) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(P (2, m'), Θ (m',), S_p (m',), S_θ (m',)) for the edges of ``graph`` (the full graph or a pruned one)."""
+        """(P (2, m'), Θ (m',), S_p (m',), S_θ (m',)) for the edges of ``graph`` (the full graph or
+        a pruned one)."""
         full = LimbDigraph(self.n_limbs)
         if graph.n_limbs != self.n_limbs:
-            raise WeightsError(f'weights are for {self.n_limbs} limbs, the graph has {graph.n_limbs}')
+            raise WeightsError(
+                f'weights are for {self.n_limbs} limbs, the graph has {graph.n_limbs}'
+            )
         cols = [full.edge_index[(int(i), int(j))] for i, j in graph.edges]
-        return (np.vstack([self.px_mm[cols], self.py_mm[cols]]), self.theta_deg[cols], self.sp_mm2[cols],
-                self.stheta_deg2[cols])
+        return (
+            np.vstack([self.px_mm[cols], self.py_mm[cols]]),
+            self.theta_deg[cols],
+            self.sp_mm2[cols],
+            self.stheta_deg2[cols],
+        )
 
 
 def n_limbs_for_vertices(largest_vertex: int) -> int:
@@ -73,15 +88,20 @@ def n_limbs_for_vertices(largest_vertex: int) -> int:
 
 
 def read_csv(path: str | Path) -> EdgeWeights:
-    """Read and check a weights file; every problem is a one-line WeightsError naming the file, line and field."""
-    path = Path(path).expanduser()     # the launch's default is ~/.ros/softbots/..., expanded where it is used
+    """Read and check a weights file; every problem is a one-line WeightsError naming the file,
+    line and field."""
+    # the launch's default is ~/.ros/softbots/..., expanded where it is used
+    path = Path(path).expanduser()
     try:
         with path.open(newline='') as f:
             rows = list(csv.reader(f))
     except OSError as error:
         raise WeightsError(f'{path}: {error.strerror}') from None
     if not rows or tuple(h.strip() for h in rows[0]) != HEADER:
-        raise WeightsError(f'{path}: header must be {",".join(HEADER)}, got {",".join(rows[0]) if rows else "nothing"}')
+        raise WeightsError(
+            f'{path}: header must be {",".join(HEADER)}, got '
+            f'{",".join(rows[0]) if rows else "nothing"}'
+        )
     records = {}
     for line, row in enumerate(rows[1:], start=2):
         if not row or not ''.join(row).strip():
@@ -95,7 +115,9 @@ def read_csv(path: str | Path) -> EdgeWeights:
     graph = LimbDigraph(n_limbs_for_vertices(max(max(edge) for edge in records)))
     missing = [f'{i}->{j}' for i, j in graph.edges if (int(i), int(j)) not in records]
     if missing:
-        raise WeightsError(f'{path}: {len(missing)} edge(s) missing for {graph.n_limbs} limbs, e.g. {missing[0]}')
+        raise WeightsError(
+            f'{path}: {len(missing)} edge(s) missing for {graph.n_limbs} limbs, e.g. {missing[0]}'
+        )
     table = np.array([records[(int(i), int(j))] for i, j in graph.edges])
     try:
         return EdgeWeights(graph.n_limbs, *table.T)
@@ -112,7 +134,9 @@ def _parse_row(path: Path, line: int, row: list[str]) -> tuple[tuple[int, int], 
     except ValueError:
         raise WeightsError(f'{path}:{line}: not a number in {",".join(row)}') from None
     if edge[0] == edge[1] or min(edge) < 1:
-        raise WeightsError(f'{path}:{line}: {edge[0]}->{edge[1]} is not an edge (vertices are 1-based, no loops)')
+        raise WeightsError(
+            f'{path}:{line}: {edge[0]}->{edge[1]} is not an edge (vertices are 1-based, no loops)'
+        )
     for name, value in zip(HEADER[2:], values):
         if not math.isfinite(value):
             raise WeightsError(f'{path}:{line}: {name} = {value} is not finite')
@@ -122,7 +146,8 @@ def _parse_row(path: Path, line: int, row: list[str]) -> tuple[tuple[int, int], 
 
 
 def write_csv(weights: EdgeWeights, path: str | Path) -> Path:
-    """Write ``weights`` to ``path`` (~ expanded), making its folder (the launch's ~/.ros/softbots/ at first)."""
+    """Write ``weights`` to ``path`` (~ expanded), making its folder (the launch's ~/.ros/softbots/
+    at first)."""
     path = Path(path).expanduser()
     path.parent.mkdir(parents=True, exist_ok=True)
     graph = LimbDigraph(weights.n_limbs)
@@ -130,15 +155,19 @@ def write_csv(weights: EdgeWeights, path: str | Path) -> Path:
         writer = csv.writer(f)
         writer.writerow(HEADER)
         for k, (i, j) in enumerate(graph.edges):
-            writer.writerow([int(i), int(j)] + [repr(float(getattr(weights, name)[k])) for name in HEADER[2:]])
+            writer.writerow(
+                [int(i), int(j)] + [repr(float(getattr(weights, name)[k])) for name in HEADER[2:]]
+            )
     return path
 
 
 def read_for_robot(path, n_limbs: int) -> EdgeWeights:
-    """``read_csv(path)`` for a robot of ``n_limbs`` limbs; WeightsError when the file is missing, bad or another
-    robot's."""
+    """``read_csv(path)`` for a robot of ``n_limbs`` limbs; WeightsError when the file is missing,
+    bad or another robot's."""
     if not path:
-        raise WeightsError('no weights_file: learn the substrate first (terresoro_learner ~/learn_edges)')
+        raise WeightsError(
+            'no weights_file: learn the substrate first (terresoro_learner ~/learn_edges)'
+        )
     weights = read_csv(path)
     if weights.n_limbs != n_limbs:
         raise WeightsError(f'{path} is for {weights.n_limbs} limbs, the robot has {n_limbs}')

@@ -1,4 +1,6 @@
-"""The offline commands: JSON of the k best gaits, the LHS table, the exploration sequence, and one-line refusals."""
+"""The offline commands: JSON of the k best gaits, the LHS table, the exploration sequence, and
+one-line refusals."""
+
 import json
 import time
 
@@ -16,39 +18,108 @@ def test_a_csv(tmp_path, test_a):
 
 
 def test_synthesize_prints_the_k_best_gaits_with_their_composed_motion(test_a_csv, capsys):
-    """Spec Test A, T1 (α_t = (-1, 0), ε_θ = 3): (1,2,4,3) J = -27, then (1,2,3) J = -24; motion composed in SE(2)
-    from the smallest vertex, as in the spec 4.4 table."""
-    assert cli.synthesize_main(['--weights', test_a_csv, '--goal', 'translation', '--alpha', '-1,0', '--eps', '3',
-                                '--k', '2', '--json']) == 0
+    """Spec Test A, T1 (α_t = (-1, 0), ε_θ = 3): (1,2,4,3) J = -27, then (1,2,3) J = -24; motion
+    composed in SE(2) from the smallest vertex, as in the spec 4.4 table."""
+    assert (
+        cli.synthesize_main(
+            [
+                '--weights',
+                test_a_csv,
+                '--goal',
+                'translation',
+                '--alpha',
+                '-1,0',
+                '--eps',
+                '3',
+                '--k',
+                '2',
+                '--json',
+            ]
+        )
+        == 0
+    )
     gaits = json.loads(capsys.readouterr().out)['gaits']
     assert [g['vertices'] for g in gaits] == [[1, 2, 4, 3], [1, 2, 3]]
     assert [g['cost'] for g in gaits] == pytest.approx([-27, -24])
-    assert (gaits[0]['px_mm'], gaits[0]['py_mm'], gaits[0]['theta_deg']) == pytest.approx((26.981733, -0.476880, -1),
-                                                                                          abs=1e-6)
+    assert (gaits[0]['px_mm'], gaits[0]['py_mm'], gaits[0]['theta_deg']) == pytest.approx(
+        (26.981733, -0.476880, -1), abs=1e-6
+    )
     assert (gaits[1]['px_mm'], gaits[1]['py_mm']) == pytest.approx((23.977679, 0.348559), abs=1e-6)
 
 
 @pytest.mark.parametrize('backend', ['highs', 'cpsat'])
 def test_synthesize_backend_option_picks_the_solver_and_both_agree(test_a_csv, capsys, backend):
-    assert cli.synthesize_main(['--weights', test_a_csv, '--goal', 'translation', '--alpha', '-1,0', '--eps', '3',
-                                '--k', '2', '--backend', backend]) == 0
+    assert (
+        cli.synthesize_main(
+            [
+                '--weights',
+                test_a_csv,
+                '--goal',
+                'translation',
+                '--alpha',
+                '-1,0',
+                '--eps',
+                '3',
+                '--k',
+                '2',
+                '--backend',
+                backend,
+            ]
+        )
+        == 0
+    )
     gaits = json.loads(capsys.readouterr().out)['gaits']
-    assert [(g['vertices'], g['solver']) for g in gaits] == [([1, 2, 4, 3], backend), ([1, 2, 3], backend)]
+    assert [(g['vertices'], g['solver']) for g in gaits] == [
+        ([1, 2, 4, 3], backend),
+        ([1, 2, 3], backend),
+    ]
     assert [g['cost'] for g in gaits] == pytest.approx([-27, -24], abs=1e-9)
 
 
 def test_synthesize_with_a_lost_limb_stays_on_the_pruned_graph(tmp_path, random_weights, capsys):
     path = str(write_csv(random_weights(4, 5), tmp_path / 'iv.csv'))
-    assert cli.synthesize_main(['--weights', path, '--goal', 'rotation', '--alpha', '-1', '--eps', '5',
-                                '--lost-limbs', '1', '--k', '3']) == 0
+    assert (
+        cli.synthesize_main(
+            [
+                '--weights',
+                path,
+                '--goal',
+                'rotation',
+                '--alpha',
+                '-1',
+                '--eps',
+                '5',
+                '--lost-limbs',
+                '1',
+                '--k',
+                '3',
+            ]
+        )
+        == 0
+    )
     gaits = json.loads(capsys.readouterr().out)['gaits']
     assert len(gaits) == 3 and all(max(g['vertices']) <= 8 for g in gaits)
     assert all(g['vertices'][0] == min(g['vertices']) for g in gaits)
 
 
 def test_sweep_prints_one_row_per_distinct_gait(test_a_csv, capsys):
-    assert cli.sweep_main(['--weights', test_a_csv, '--goal', 'rotation', '--eps', '8', '--samples', '20',
-                           '--tau', '0.5']) == 0
+    assert (
+        cli.sweep_main(
+            [
+                '--weights',
+                test_a_csv,
+                '--goal',
+                'rotation',
+                '--eps',
+                '8',
+                '--samples',
+                '20',
+                '--tau',
+                '0.5',
+            ]
+        )
+        == 0
+    )
     out, err = capsys.readouterr()
     rows = out.splitlines()[1:]
     hits = [int(r.split(']')[1].split()[0]) for r in rows]
@@ -57,44 +128,89 @@ def test_sweep_prints_one_row_per_distinct_gait(test_a_csv, capsys):
 
 def test_sweep_runs_at_most_one_worker_per_core(test_a_csv, capsys):
     from soro_node.arguments import cores
-    assert cli.sweep_main(['--weights', test_a_csv, '--goal', 'rotation', '--eps', '8', '--samples', '20',
-                           '--workers', '256']) == 0
-    assert f'terresoro-sweep: --workers 256: capped at the {cores()} cores available' in capsys.readouterr().err
+
+    assert (
+        cli.sweep_main(
+            [
+                '--weights',
+                test_a_csv,
+                '--goal',
+                'rotation',
+                '--eps',
+                '8',
+                '--samples',
+                '20',
+                '--workers',
+                '256',
+            ]
+        )
+        == 0
+    )
+    assert (
+        f'terresoro-sweep: --workers 256: capped at the {cores()} cores available'
+        in capsys.readouterr().err
+    )
 
 
 def refusal(main, arguments, capsys) -> str:
-    """The one line a command refuses ``arguments`` with, at once (before any solve); exit code 2."""
+    """The one line a command refuses ``arguments`` with, at once (before any solve); exit code
+    2."""
     started = time.monotonic()
     try:
         code = main(arguments)
     except SystemExit as exit_:
         code = exit_.code
     out, err = capsys.readouterr()
-    assert code == 2 and out == '' and err.count('\n') == 1 and time.monotonic() - started < 1.0, (code, out, err)
+    assert code == 2 and out == '' and err.count('\n') == 1 and time.monotonic() - started < 1.0, (
+        code,
+        out,
+        err,
+    )
     return err
 
 
-@pytest.mark.parametrize('option, value, reason', [
-    ('--workers', '0', '0: allowed range is [1, 256]'), ('--samples', '0', '0: allowed range is [1, 10000]'),
-    ('--iterations', '0', '0: allowed range is [1, 1000]'), ('--samples', '2.5', "'2.5' is not a whole number"),
-    ('--tau', '0', '0: allowed range is [0.01, 10.0]'),        # was: the paper's τ, silently
-    ('--tau', '-1', '-1: allowed range is [0.01, 10.0]'),      # was: negative speeds
-    ('--tau', 'nan', 'nan: must be finite'),                   # was: NaN speeds, exit 0
-    ('--beta=-1e9', None, '-1e9: allowed range is >= 0.0'),    # a variance penalty that rewards variance
-    ('--gamma=-1', None, '-1: allowed range is >= 0.0')])
-def test_sweep_refuses_values_outside_their_range_in_one_line(test_a_csv, capsys, option, value, reason):
-    arguments = ['--weights', test_a_csv, '--goal', 'rotation', '--eps', '8', option] + ([value] if value else [])
+@pytest.mark.parametrize(
+    'option, value, reason',
+    [
+        ('--workers', '0', '0: allowed range is [1, 256]'),
+        ('--samples', '0', '0: allowed range is [1, 10000]'),
+        ('--iterations', '0', '0: allowed range is [1, 1000]'),
+        ('--samples', '2.5', "'2.5' is not a whole number"),
+        ('--tau', '0', '0: allowed range is [0.01, 10.0]'),  # was: the paper's τ, silently
+        ('--tau', '-1', '-1: allowed range is [0.01, 10.0]'),  # was: negative speeds
+        ('--tau', 'nan', 'nan: must be finite'),  # was: NaN speeds, exit 0
+        # a variance penalty that rewards variance
+        ('--beta=-1e9', None, '-1e9: allowed range is >= 0.0'),
+        ('--gamma=-1', None, '-1: allowed range is >= 0.0'),
+    ],
+)
+def test_sweep_refuses_values_outside_their_range_in_one_line(
+    test_a_csv, capsys, option, value, reason
+):
+    arguments = ['--weights', test_a_csv, '--goal', 'rotation', '--eps', '8', option] + (
+        [value] if value else []
+    )
     err = refusal(cli.sweep_main, arguments, capsys)
     assert err.startswith(f'terresoro-sweep: argument {option.split("=")[0]}: {reason}'), err
 
 
-@pytest.mark.parametrize('arguments, reason', [
-    (['--k', '200'], 'argument --k: 200: allowed range is [1, 50]'),      # was: minutes without output
-    (['--beta=-1e9'], 'argument --beta: -1e9: allowed range is >= 0.0'),
-    (['--eps', 'inf'], 'argument --eps: inf: must be finite')])
-def test_synthesize_refuses_values_outside_their_range_in_one_line(test_a_csv, capsys, arguments, reason):
-    err = refusal(cli.synthesize_main, ['--weights', test_a_csv, '--goal', 'rotation', '--alpha', '-1', '--eps', '8']
-                  + arguments, capsys)
+@pytest.mark.parametrize(
+    'arguments, reason',
+    [
+        # was: minutes without output
+        (['--k', '200'], 'argument --k: 200: allowed range is [1, 50]'),
+        (['--beta=-1e9'], 'argument --beta: -1e9: allowed range is >= 0.0'),
+        (['--eps', 'inf'], 'argument --eps: inf: must be finite'),
+    ],
+)
+def test_synthesize_refuses_values_outside_their_range_in_one_line(
+    test_a_csv, capsys, arguments, reason
+):
+    err = refusal(
+        cli.synthesize_main,
+        ['--weights', test_a_csv, '--goal', 'rotation', '--alpha', '-1', '--eps', '8'] + arguments,
+        capsys,
+    )
     assert err.startswith(f'terresoro-synthesize: {reason}'), err
 
 
@@ -106,39 +222,74 @@ def test_the_core_refuses_what_the_commands_refuse(test_a):
 
 
 def test_explore_prints_five_eulerian_rounds(capsys):
-    """5 rounds on TerreSoRo-III: 280 primitives (5 m), every one of the 56 edges exactly 5 times, a closed walk."""
+    """5 rounds on TerreSoRo-III: 280 primitives (5 m), every one of the 56 edges exactly 5 times,
+    a closed walk."""
     assert cli.explore_main(['--limbs', '3', '--rounds', '5', '--seed', '7']) == 0
     states = [int(v) for v in capsys.readouterr().out.split()]
     edges = list(zip(states, states[1:]))
     assert len(edges) == 280 and states[0] == states[-1]
-    assert {e: edges.count(e) for e in edges} == {tuple(map(int, e)): 5 for e in LimbDigraph(3).edges}
+    assert {e: edges.count(e) for e in edges} == {
+        tuple(map(int, e)): 5 for e in LimbDigraph(3).edges
+    }
 
 
-@pytest.mark.parametrize('damage, message', [
-    (lambda rows: rows[:-1], '1 edge(s) missing for 2 limbs, e.g. 4->3'),
-    (lambda rows: rows + [rows[1]], 'edge 1->2 appears twice'),
-    (lambda rows: [rows[0]] + [rows[1].replace(',10.0,', ',nan,', 1)] + rows[2:], 'px_mm = nan is not finite'),
-    (lambda rows: [rows[0]] + [rows[1][:rows[1].rindex(',')] + ',-0.1'] + rows[2:], 'stheta_deg2 = -0.1 is a negative'),
-    (lambda rows: ['from,to,px,py,theta,sp,st'] + rows[1:], 'header must be ' + ','.join(HEADER)),
-])
-def test_a_bad_weights_file_is_one_line_naming_the_problem(test_a_csv, tmp_path, capsys, damage, message):
+@pytest.mark.parametrize(
+    'damage, message',
+    [
+        (lambda rows: rows[:-1], '1 edge(s) missing for 2 limbs, e.g. 4->3'),
+        (lambda rows: rows + [rows[1]], 'edge 1->2 appears twice'),
+        (
+            lambda rows: [rows[0]] + [rows[1].replace(',10.0,', ',nan,', 1)] + rows[2:],
+            'px_mm = nan is not finite',
+        ),
+        (
+            lambda rows: [rows[0]] + [rows[1][: rows[1].rindex(',')] + ',-0.1'] + rows[2:],
+            'stheta_deg2 = -0.1 is a negative',
+        ),
+        (
+            lambda rows: ['from,to,px,py,theta,sp,st'] + rows[1:],
+            'header must be ' + ','.join(HEADER),
+        ),
+    ],
+)
+def test_a_bad_weights_file_is_one_line_naming_the_problem(
+    test_a_csv, tmp_path, capsys, damage, message
+):
     rows = open(test_a_csv).read().splitlines()
     bad = tmp_path / 'bad.csv'
     bad.write_text('\n'.join(damage(rows)) + '\n')
-    assert cli.synthesize_main(['--weights', str(bad), '--goal', 'rotation', '--alpha', '-1', '--eps', '8']) == 2
+    assert (
+        cli.synthesize_main(
+            ['--weights', str(bad), '--goal', 'rotation', '--alpha', '-1', '--eps', '8']
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert err.count('\n') == 1 and err.startswith('terresoro-synthesize: ') and message in err
 
 
 def test_an_infeasible_tolerance_is_one_line(test_a_csv, capsys):
     """|Pz| ≤ 0: no cycle of Test A returns exactly to its start."""
-    assert cli.synthesize_main(['--weights', test_a_csv, '--goal', 'rotation', '--alpha', '1', '--eps', '0']) == 2
-    assert 'no simple cycle meets the translation |Pz| ≤ ε_t with eps = 0' in capsys.readouterr().err
+    assert (
+        cli.synthesize_main(
+            ['--weights', test_a_csv, '--goal', 'rotation', '--alpha', '1', '--eps', '0']
+        )
+        == 2
+    )
+    assert (
+        'no simple cycle meets the translation |Pz| ≤ ε_t with eps = 0' in capsys.readouterr().err
+    )
 
 
-@pytest.mark.parametrize('gait, message', [([1, 2, 1], 'vertex 1 repeats'), ([3], 'at least 2 vertices'),
-                                           ([2, 9], 'vertex 9 is not in the graph'),
-                                           ([9, 1], 'vertex 9 is not in the graph (it curls lost limb(s) [1])')])
+@pytest.mark.parametrize(
+    'gait, message',
+    [
+        ([1, 2, 1], 'vertex 1 repeats'),
+        ([3], 'at least 2 vertices'),
+        ([2, 9], 'vertex 9 is not in the graph'),
+        ([9, 1], 'vertex 9 is not in the graph (it curls lost limb(s) [1])'),
+    ],
+)
 def test_a_gait_that_is_not_a_simple_cycle_is_refused(gait, message):
     graph = LimbDigraph(4, (1,)) if 9 in gait else LimbDigraph(2)
     with pytest.raises(GaitError) as caught:
@@ -148,16 +299,24 @@ def test_a_gait_that_is_not_a_simple_cycle_is_refused(gait, message):
 
 def test_a_demo_output_folder_that_cannot_be_made_is_one_line(tmp_path, capsys):
     from terresoro_gait import demo
+
     (tmp_path / 'blocker').write_text('a file where the folder would go')
     err = refusal(demo.main, ['--out', str(tmp_path / 'blocker' / 'run')], capsys)
-    assert err.startswith('terresoro-demo: argument --out: cannot write into ') and 'blocker' in err
+    assert (
+        err.startswith('terresoro-demo: argument --out: cannot write into ') and 'blocker' in err
+    )
 
 
 @pytest.mark.parametrize('robot, limbs', [('iii', 3), ('iv', 4)])
 def test_the_configs_tau_is_the_papers(robot, limbs):
-    """config/terresoro_<robot>.yaml (installed) and the CLI's default τ are the same paper VI-A value."""
+    """config/terresoro_<robot>.yaml (installed) and the CLI's default τ are the same paper VI-A
+    value."""
     import yaml
+
     from softbots_bringup.share import installed
     from terresoro_gait.parameters import PAPER_TAU_S
-    config = yaml.safe_load(installed(f'config/terresoro_{robot}.yaml').read_text())['/**']['ros__parameters']
+
+    config = yaml.safe_load(installed(f'config/terresoro_{robot}.yaml').read_text())['/**'][
+        'ros__parameters'
+    ]
     assert config['n_limbs'] == limbs and config['tau_s'] == PAPER_TAU_S[limbs]

@@ -1,6 +1,7 @@
-"""terresoro_executor as a managed node, in process on its simulated robot behind a real pseudo-terminal: configured
-but not activated it publishes none of its data while the robot streams telemetry, and its diagnostics go on; once
-active its data flows."""
+"""terresoro_executor as a managed node, in process on its simulated robot behind a real
+pseudo-terminal: configured but not activated it publishes none of its data while the robot streams
+telemetry, and its diagnostics go on; once active its data flows."""
+
 import pytest
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
@@ -14,8 +15,16 @@ pytestmark = pytest.mark.ros
 
 
 def test_inactive_executor_publishes_no_data_and_active_does():
-    bridge = lambda port: TerreSoroExecutor(parameter_overrides=[Parameter('port', value=port)])  # noqa: E731
+    # noqa: E731
+    bridge = lambda port: TerreSoroExecutor(parameter_overrides=[Parameter('port', value=port)])
     robot = TerreSoroFirmware(substrate_weights('rubber_mat', 3, 0), motor_of_limb=(0, 1, 2))
-    assert inactive_bridge_check(bridge, robot, {
-        '/joint_states': JointState,
-    }) == {}
+    assert (
+        inactive_bridge_check(
+            bridge,
+            robot,
+            {
+                '/joint_states': JointState,
+            },
+        )
+        == {}
+    )

@@ -1,8 +1,11 @@
-"""The TerreSoRo nodes through real rclpy and a real pseudo-terminal: explore -> learn -> synthesize -> execute in
-simulation, bad goals, a device that vanishes mid-gait, and a best-effort tracker. A 2-limb robot at τ = 0.15 s keeps the rounds short.
+"""The TerreSoRo nodes through real rclpy and a real pseudo-terminal: explore -> learn ->
+synthesize -> execute in simulation, bad goals, a device that vanishes mid-gait, and a best-effort
+tracker. A 2-limb robot at τ = 0.15 s keeps the rounds short.
 
-The simulated robot and the executor run in their own processes, as the launch file starts them, so the firmware,
-the camera and the executor's τ schedule keep their timing whatever the other nodes do with this interpreter."""
+The simulated robot and the executor run in their own processes, as the launch file starts them, so
+the firmware, the camera and the executor's τ schedule keep their timing whatever the other nodes
+do with this interpreter."""
+
 import math
 import threading
 import time
@@ -13,8 +16,8 @@ import rclpy
 from action_msgs.msg import GoalStatus
 from geometry_msgs.msg import PoseStamped
 from nav_msgs.msg import Path
-from rclpy.executors import MultiThreadedExecutor
 from rcl_interfaces.srv import SetParameters
+from rclpy.executors import MultiThreadedExecutor
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 from soro_interfaces.action import ExecuteGait, ExecuteWalk, LearnEdges, SweepGaits
@@ -24,6 +27,8 @@ from soro_interfaces.srv import SynthesizeGait
 from softbots_bringup import runner
 from softbots_bringup.runner import Process, executable
 from soro_analysis.analyses import analyze
+from soro_node.probe_node import Probe
+from soro_node.waiting import poll
 from terresoro_gait.commander import TerreSoroCommander
 from terresoro_gait.digraph import LimbDigraph
 from terresoro_gait.execution import MAX_GOAL_PRIMITIVES
@@ -33,14 +38,12 @@ from terresoro_gait.sweep import lhs_sweep
 from terresoro_gait.synthesis import GaitProblem
 from terresoro_gait.synthesis_node import TerreSoroSynthesis
 from terresoro_gait.units import objective_from_si
-from soro_node.probe_node import Probe
-from soro_node.waiting import poll
 from terresoro_gait.weights import read_csv
 
 pytestmark = pytest.mark.ros
 TAU, LIMBS, ROUNDS = 0.15, 2, 3
 POSE_WINDOW_S = 0.05
-TRACKING_TIMEOUT_S = 0.08      # under τ - settle_s: a stand-in frame is one of the settled robot
+TRACKING_TIMEOUT_S = 0.08  # under τ - settle_s: a stand-in frame is one of the settled robot
 RECORDED = ['/tracked_pose', '/terresoro_executor/executed_edge']
 
 
@@ -49,49 +52,92 @@ def params(**values):
 
 
 class World:
-    """Simulated robot and tracker, executor, learner and synthesis nodes, each on its own executor, and a client."""
+    """Simulated robot and tracker, executor, learner and synthesis nodes, each on its own
+    executor, and a client."""
 
     def __init__(self, tmp_path):
         self.weights, self.truth = tmp_path / 'weights.csv', tmp_path / 'truth.csv'
         self.tmp_path, port = tmp_path, str(tmp_path / 'ttySIM0')
         robot = dict(n_limbs=LIMBS, tau_s=TAU)
-        self.sim_command = [executable('terresoro_gait', 'terresoro_sim'), '--ros-args', '-p', f'n_limbs:={LIMBS}',
-                            '-p', f'port:={port}', '-p', 'settle_s:=0.06', '-p', f'truth_file:={self.truth}',
-                            '-p', 'seed:=5']
+        self.sim_command = [
+            executable('terresoro_gait', 'terresoro_sim'),
+            '--ros-args',
+            '-p',
+            f'n_limbs:={LIMBS}',
+            '-p',
+            f'port:={port}',
+            '-p',
+            'settle_s:=0.06',
+            '-p',
+            f'truth_file:={self.truth}',
+            '-p',
+            'seed:=5',
+        ]
         self.sim = self.start_sim()
-        self.executor_command = [executable('terresoro_gait', 'terresoro_executor'), '--ros-args'] + [
-            a for k, v in dict(robot, port=port, reversal_pulse_s=0.03, weights_file=self.weights,
-                               stale_timeout_s=1.0, autostart=True).items() for a in ('-p', f'{k}:={v}')]
+        self.executor_command = [
+            executable('terresoro_gait', 'terresoro_executor'),
+            '--ros-args',
+        ] + [
+            a
+            for k, v in dict(
+                robot,
+                port=port,
+                reversal_pulse_s=0.03,
+                weights_file=self.weights,
+                stale_timeout_s=1.0,
+                autostart=True,
+            ).items()
+            for a in ('-p', f'{k}:={v}')
+        ]
         self.executor = self.start_executor()
-        # the learning run is recorded, as a researcher records one, for the offline analysis to redo
+        # the learning run is recorded, as a researcher records one, for the offline analysis to
+        # redo
         self.bag = tmp_path / 'bag'
         self.recorder = runner.start_recorder(self.bag, RECORDED, tmp_path)
         runner.wait_recording(self.recorder, RECORDED)
-        self.learner = TerreSoroLearner(parameter_overrides=params(
-            n_limbs=LIMBS, weights_file=str(self.weights), pose_window_s=POSE_WINDOW_S,
-            tracking_timeout_s=TRACKING_TIMEOUT_S))
-        self.synthesis = TerreSoroSynthesis(parameter_overrides=params(**robot, weights_file=str(self.weights)))
+        self.learner = TerreSoroLearner(
+            parameter_overrides=params(
+                n_limbs=LIMBS,
+                weights_file=str(self.weights),
+                pose_window_s=POSE_WINDOW_S,
+                tracking_timeout_s=TRACKING_TIMEOUT_S,
+            )
+        )
+        self.synthesis = TerreSoroSynthesis(
+            parameter_overrides=params(**robot, weights_file=str(self.weights))
+        )
         self.commander = TerreSoroCommander()
-        self.probe = Probe('probe', {})        # spins the subscriptions below on its own thread
+        self.probe = Probe('probe', {})  # spins the subscriptions below on its own thread
         self.client = self.probe.node
         self.edges, self.truth_poses, self.link, self.joints = [], [], None, None
-        self.client.create_subscription(LinkStatus, '/terresoro_executor/link_status',
-                                        lambda m: setattr(self, 'link', m), 10)
-        self.client.create_subscription(JointState, '/joint_states', lambda m: setattr(self, 'joints', m), 10)
-        self.client.create_subscription(ExecutedEdge, '/terresoro_executor/executed_edge', self.edges.append, 100)
-        self.client.create_subscription(PoseStamped, '/terresoro_sim/ground_truth', self.truth_poses.append, 100)
+        self.client.create_subscription(
+            LinkStatus, '/terresoro_executor/link_status', lambda m: setattr(self, 'link', m), 10
+        )
+        self.client.create_subscription(
+            JointState, '/joint_states', lambda m: setattr(self, 'joints', m), 10
+        )
+        self.client.create_subscription(
+            ExecutedEdge, '/terresoro_executor/executed_edge', self.edges.append, 100
+        )
+        self.client.create_subscription(
+            PoseStamped, '/terresoro_sim/ground_truth', self.truth_poses.append, 100
+        )
         self.learn_client = self.commander.learn_client
         self.gait_client = self.commander.gait_client
         self.sweep_client = self.commander.sweep_client
         self.spinners = []
-        for node, executor in ((self.learner, MultiThreadedExecutor(3)),
-                               (self.synthesis, MultiThreadedExecutor(2))):
+        for node, executor in (
+            (self.learner, MultiThreadedExecutor(3)),
+            (self.synthesis, MultiThreadedExecutor(2)),
+        ):
             executor.add_node(node)
             thread = threading.Thread(target=executor.spin, daemon=True)
             thread.start()
             self.spinners.append((executor, thread, node))
         assert poll(self.connected, 10.0), 'the executor did not connect to the simulated robot'
-        assert poll(lambda: self.joints is not None, 5.0), 'no limb telemetry from the simulated robot'
+        assert poll(lambda: self.joints is not None, 5.0), (
+            'no limb telemetry from the simulated robot'
+        )
 
     def connected(self) -> bool:
         return self.link is not None and self.link.state == LinkStatus.CONNECTED
@@ -112,8 +158,9 @@ class World:
         return sent.result, sent.feedback
 
     def synthesize(self, **request):
-        return self.commander.answer(self.commander.synthesis_client,
-                                     SynthesizeGait.Request(**request), 10.0, 'synthesize')
+        return self.commander.answer(
+            self.commander.synthesis_client, SynthesizeGait.Request(**request), 10.0, 'synthesize'
+        )
 
     def close(self):
         self.probe.close()
@@ -140,28 +187,42 @@ def test_learned_weights_approach_the_substrate(world):
     result, feedback = world.goal(world.learn_client, LearnEdges.Goal(rounds=ROUNDS, seed=7), 60.0)
     assert result.success, result.message
     m = LimbDigraph(LIMBS).m
-    assert result.samples == ROUNDS * m                     # every round starts and ends in state 1: no lead-ins
+    # every round starts and ends in state 1: no lead-ins
+    assert result.samples == ROUNDS * m
     assert feedback[-1].round == ROUNDS and feedback[-1].primitives_done == m
     learned, truth = read_csv(world.weights), read_csv(world.truth)
-    # 3 samples of noise 0.4 mm (0.4°) per axis plus tracker noise: the mean is off by ~0.3; the means spread ~3
+    # 3 samples of noise 0.4 mm (0.4°) per axis plus tracker noise: the mean is off by ~0.3; the
+    # means spread ~3
     assert np.sqrt(np.mean((learned.px_mm - truth.px_mm) ** 2)) < 0.6
     assert np.sqrt(np.mean((learned.theta_deg - truth.theta_deg) ** 2)) < 0.6
     assert np.std(truth.px_mm) > 4 * np.sqrt(np.mean((learned.px_mm - truth.px_mm) ** 2))
 
 
 def test_the_recorded_learning_run_gives_the_learners_weights_offline(world, tmp_path):
-    """soro-analyze on the bag of the learning run above: the same edge samples, the same weights file."""
+    """soro-analyze on the bag of the learning run above: the same edge samples, the same weights
+    file."""
     assert world.recorder.stop() == 0
-    report, warnings = analyze(world.bag, tmp_path, 'terresoro',
-                               [f'pose_window_s:={POSE_WINDOW_S}', f'tracking_timeout_s:={TRACKING_TIMEOUT_S}',
-                                f'weights_file:={world.weights}'])
+    report, warnings = analyze(
+        world.bag,
+        tmp_path,
+        'terresoro',
+        [
+            f'pose_window_s:={POSE_WINDOW_S}',
+            f'tracking_timeout_s:={TRACKING_TIMEOUT_S}',
+            f'weights_file:={world.weights}',
+        ],
+    )
     assert warnings == [] and report.numbers['exploration']['rounds'] == ROUNDS
     assert report.numbers['exploration']['samples'] == ROUNDS * LimbDigraph(LIMBS).m
     live, offline = read_csv(world.weights), read_csv(tmp_path / 'weights.csv')
-    rows = [np.column_stack([w.px_mm, w.py_mm, w.theta_deg, w.sp_mm2, w.stheta_deg2]) for w in (live, offline)]
+    rows = [
+        np.column_stack([w.px_mm, w.py_mm, w.theta_deg, w.sp_mm2, w.stheta_deg2])
+        for w in (live, offline)
+    ]
     difference = np.abs(rows[1] - rows[0]).max(axis=1)
-    # the same to 1e-9, but for a frame the live learner's best-effort subscription missed on a loaded machine: it
-    # moves the two primitives beside it by a fraction of the 0.3 mm (0.2°) tracker noise
+    # the same to 1e-9, but for a frame the live learner's best-effort subscription missed on a
+    # loaded machine: it moves the two primitives beside it by a fraction of the 0.3 mm (0.2°)
+    # tracker noise
     assert np.count_nonzero(difference > 1e-9) <= 2 and difference.max() < 0.1, difference
     assert report.numbers['exploration']['max_abs_difference_to_weights_file'] < 0.1
 
@@ -170,7 +231,9 @@ def parameter_results(world, node, **values):
     """What ``node``'s set_parameters service answers to ``values`` (as ``ros2 param set``)."""
     client = world.client.create_client(SetParameters, f'/{node}/set_parameters')
     assert client.wait_for_service(timeout_sec=5.0)
-    future = client.call_async(SetParameters.Request(parameters=[p.to_parameter_msg() for p in params(**values)]))
+    future = client.call_async(
+        SetParameters.Request(parameters=[p.to_parameter_msg() for p in params(**values)])
+    )
     assert poll(future.done, 5.0)
     world.client.destroy_client(client)
     return future.result().results
@@ -203,30 +266,37 @@ def test_a_round_count_the_rounds_parameter_refuses_is_refused_with_its_range(wo
 
 
 def test_learning_runs_through_marker_occlusions(world, tmp_path):
-    """Motion capture hides the marker for 0.6 s in every 3 s (far past the learner's tracking_timeout_s):
-    the primitives beside an untracked instant are run again from state 1, and the run still learns the substrate."""
+    """Motion capture hides the marker for 0.6 s in every 3 s (far past the learner's
+    tracking_timeout_s): the primitives beside an untracked instant are run again from state 1, and
+    the run still learns the substrate."""
     set_sim_parameters(world, occlusion_s=0.6, occlusion_period_s=3.0)
     try:
-        result, feedback = world.goal(world.learn_client, LearnEdges.Goal(rounds=ROUNDS, seed=11,
-                                                                          weights_file=str(tmp_path / 'w.csv')), 90.0)
+        result, feedback = world.goal(
+            world.learn_client,
+            LearnEdges.Goal(rounds=ROUNDS, seed=11, weights_file=str(tmp_path / 'w.csv')),
+            90.0,
+        )
     finally:
         set_sim_parameters(world, occlusion_s=0.0)
     assert result.success, result.message
     assert result.resampled > 0 and 'spoiled by tracking gaps' in result.message
-    assert feedback[-1].round > ROUNDS                       # the extra walks after the rounds
+    assert feedback[-1].round > ROUNDS  # the extra walks after the rounds
     learned, truth = read_csv(tmp_path / 'w.csv'), read_csv(world.truth)
     assert np.sqrt(np.mean((learned.px_mm - truth.px_mm) ** 2)) < 0.6
 
 
 def test_synthesis_service_is_the_exact_core_optimum_in_si(world):
-    request = dict(goal='translation', alpha=[-1.0, 0.0], beta=0.0, gamma=0.0, eps=math.radians(3.0), k=2)
+    request = dict(
+        goal='translation', alpha=[-1.0, 0.0], beta=0.0, gamma=0.0, eps=math.radians(3.0), k=2
+    )
     response = world.synthesize(**request)
     assert response.success, response.message
     weights = read_csv(world.weights)
     core = GaitProblem(weights, LimbDigraph(LIMBS)).k_best(
-        objective_from_si('translation', [-1.0, 0.0], 0.0, 0.0, math.radians(3.0)), 2)
+        objective_from_si('translation', [-1.0, 0.0], 0.0, 0.0, math.radians(3.0)), 2
+    )
     assert [tuple(g.vertices) for g in response.gaits] == [s.cycle for s in core]
-    assert response.gaits[0].cost == pytest.approx(core[0].cost / 1000.0)       # mm -> m
+    assert response.gaits[0].cost == pytest.approx(core[0].cost / 1000.0)  # mm -> m
     assert response.gaits[0].period_s == pytest.approx(len(response.gaits[0].vertices) * TAU)
 
 
@@ -238,69 +308,106 @@ def test_synthesis_refusals_are_one_line(world):
     many = world.synthesize(goal='rotation', alpha=[-1.0], beta=0.0, gamma=0.0, eps=0.1, k=200)
     assert not many.success and many.message == 'k = 200: allowed range is [1, 50]'
     rewarded = world.synthesize(goal='rotation', alpha=[-1.0], beta=-1e9, gamma=0.0, eps=0.1, k=1)
-    assert not rewarded.success and 'beta = ' in rewarded.message and 'must be finite and >= 0' in rewarded.message
+    assert (
+        not rewarded.success
+        and 'beta = ' in rewarded.message
+        and 'must be finite and >= 0' in rewarded.message
+    )
 
 
 def test_sweep_action_is_the_core_sweep_with_progress(world):
-    """Spec 5.4 on the learned weights: the same distinct gaits, hits and first α as the core's sweep."""
-    goal = SweepGaits.Goal(goal='translation', beta=0.0, gamma=0.0005, eps=math.radians(3.0), samples=40, seed=4)
+    """Spec 5.4 on the learned weights: the same distinct gaits, hits and first α as the core's
+    sweep."""
+    goal = SweepGaits.Goal(
+        goal='translation', beta=0.0, gamma=0.0005, eps=math.radians(3.0), samples=40, seed=4
+    )
     result, feedback = world.goal(world.sweep_client, goal, 30.0)
     assert result.success, result.message
     objective = objective_from_si('translation', [0.0, 0.0], 0.0, 0.0005, math.radians(3.0))
-    core = lhs_sweep(GaitProblem(read_csv(world.weights), LimbDigraph(LIMBS)), 'translation', objective.beta,
-                     objective.gamma, objective.eps, samples=40, seed=4)
+    core = lhs_sweep(
+        GaitProblem(read_csv(world.weights), LimbDigraph(LIMBS)),
+        'translation',
+        objective.beta,
+        objective.gamma,
+        objective.eps,
+        samples=40,
+        seed=4,
+    )
     assert [tuple(g.vertices) for g in result.gaits] == [g.cycle for g in core.gaits]
-    assert list(result.hits) == [len(a) for a in core.alphas] and sum(result.hits) + result.unresolved == 40
+    assert (
+        list(result.hits) == [len(a) for a in core.alphas]
+        and sum(result.hits) + result.unresolved == 40
+    )
     assert list(result.alphas) == pytest.approx([a for alphas in core.alphas for a in alphas[0]])
-    assert result.gaits[0].cost == pytest.approx(core.gaits[0].cost / 1000.0)       # mm -> m
+    assert result.gaits[0].cost == pytest.approx(core.gaits[0].cost / 1000.0)  # mm -> m
     done = [f.samples_done for f in feedback]
     assert done == sorted(done) and done[-1] == 40 and {f.samples_total for f in feedback} == {40}
 
 
 def test_sweep_refusals_and_cancel(world):
-    too_many, _ = world.goal(world.sweep_client, SweepGaits.Goal(goal='rotation', eps=0.01, samples=20000), 5.0)
-    assert not too_many.success and too_many.message == 'samples = 20000: allowed 1 to 10000 (0 means 100)'
-    tight, _ = world.goal(world.sweep_client, SweepGaits.Goal(goal='rotation', eps=0.0, samples=10), 5.0)
+    too_many, _ = world.goal(
+        world.sweep_client, SweepGaits.Goal(goal='rotation', eps=0.01, samples=20000), 5.0
+    )
+    assert (
+        not too_many.success
+        and too_many.message == 'samples = 20000: allowed 1 to 10000 (0 means 100)'
+    )
+    tight, _ = world.goal(
+        world.sweep_client, SweepGaits.Goal(goal='rotation', eps=0.0, samples=10), 5.0
+    )
     assert not tight.success and 'no simple cycle meets' in tight.message
-    # during a long sweep ~/synthesize still answers; the sweep stops within one arc per process once cancelled
+    # during a long sweep ~/synthesize still answers; the sweep stops within one arc per process
+    # once cancelled
     feedback = []
-    sent = world.sweep_client.send_goal_async(SweepGaits.Goal(goal='rotation', eps=0.01, samples=10000),
-                                              feedback_callback=lambda f: feedback.append(f.feedback))
+    sent = world.sweep_client.send_goal_async(
+        SweepGaits.Goal(goal='rotation', eps=0.01, samples=10000),
+        feedback_callback=lambda f: feedback.append(f.feedback),
+    )
     assert poll(sent.done, 5.0) and poll(lambda: feedback, 10.0)
     result = sent.result().get_result_async()
-    assert world.synthesize(goal='rotation', alpha=[-1.0], beta=0.0, gamma=0.0, eps=0.01, k=1).success
+    assert world.synthesize(
+        goal='rotation', alpha=[-1.0], beta=0.0, gamma=0.0, eps=0.01, k=1
+    ).success
     assert not result.done()
     sent.result().cancel_goal_async()
     assert poll(result.done, 10.0)
     assert result.result().status == GoalStatus.STATUS_CANCELED
-    assert result.result().result.message == 'sweep cancelled' and feedback[-1].samples_done < 10000
+    assert (
+        result.result().result.message == 'sweep cancelled' and feedback[-1].samples_done < 10000
+    )
 
 
 def test_gait_runs_open_loop_and_prediction_follows_the_robot(world):
-    gait = world.synthesize(goal='translation', alpha=[-1.0, 0.0], beta=0.0, gamma=0.0, eps=math.radians(5.0),
-                            k=1).gaits[0]
+    gait = world.synthesize(
+        goal='translation', alpha=[-1.0, 0.0], beta=0.0, gamma=0.0, eps=math.radians(5.0), k=1
+    ).gaits[0]
     before = len(world.truth_poses)
-    result, feedback = world.goal(world.gait_client, ExecuteGait.Goal(vertices=gait.vertices, cycles=4), 30.0)
+    result, feedback = world.goal(
+        world.gait_client, ExecuteGait.Goal(vertices=gait.vertices, cycles=4), 30.0
+    )
     assert result.success, result.message
     body = [e for e in result.edges if not e.transition]
     assert len(body) == 4 * len(gait.vertices)
     assert all(e.transition for e in result.edges if e not in body)
-    assert result.edges[-1].terminal_vertex == 1                   # clean stop: all limbs uncurled
+    assert result.edges[-1].terminal_vertex == 1  # clean stop: all limbs uncurled
     assert [f.cycle for f in feedback if not f.edge.transition][-1] == 4
     starts = [e.start.sec + e.start.nanosec * 1e-9 for e in result.edges]
-    assert np.allclose(np.diff(starts), TAU, atol=0.03), np.diff(starts)    # one primitive per τ
-    assert poll(lambda: not any(world.joints.position), 2.0)     # state 1: every limb flat again
+    assert np.allclose(np.diff(starts), TAU, atol=0.03), np.diff(starts)  # one primitive per τ
+    assert poll(lambda: not any(world.joints.position), 2.0)  # state 1: every limb flat again
     # the robot (ground truth) ends within 4 σ of the open-loop prediction, per axis
     truth = paper_pose(world.truth_poses[-1].pose)
     predicted = paper_pose(result.predicted_pose.pose.pose)
     cov = np.array(result.predicted_pose.pose.covariance).reshape(6, 6)
-    sd_mm = 1000 * np.sqrt(np.diag(cov)[:2]) + 1.0                # + tracker offset of the start pose
+    # + tracker offset of the start pose
+    sd_mm = 1000 * np.sqrt(np.diag(cov)[:2]) + 1.0
     assert np.all(np.abs(truth[:2] - predicted[:2]) < 4 * sd_mm), (truth, predicted, sd_mm)
     assert len(world.truth_poses) > before
 
 
 def test_bad_gaits_are_refused_with_the_reason(world):
-    repeated, _ = world.goal(world.gait_client, ExecuteGait.Goal(vertices=[1, 2, 1, 3], cycles=1), 5.0)
+    repeated, _ = world.goal(
+        world.gait_client, ExecuteGait.Goal(vertices=[1, 2, 1, 3], cycles=1), 5.0
+    )
     assert not repeated.success and 'vertex 1 repeats' in repeated.message
     outside, _ = world.goal(world.gait_client, ExecuteGait.Goal(vertices=[1, 9], cycles=1), 5.0)
     assert not outside.success and 'vertex 9 is not in the graph' in outside.message
@@ -309,20 +416,30 @@ def test_bad_gaits_are_refused_with_the_reason(world):
 
 
 def test_a_huge_goal_is_refused_at_once_and_the_longest_one_cancels(world):
-    # what a client's cycles = -1 becomes in uint32: refused before any work, the executor free for the next goal
+    # what a client's cycles = -1 becomes in uint32: refused before any work, the executor free for
+    # the next goal
     started = time.monotonic()
-    huge, _ = world.goal(world.gait_client, ExecuteGait.Goal(vertices=[1, 2], cycles=2**32 - 1), 5.0)
-    assert not huge.success and f'(MAX_GOAL_PRIMITIVES = {MAX_GOAL_PRIMITIVES})' in huge.message, huge.message
+    huge, _ = world.goal(
+        world.gait_client, ExecuteGait.Goal(vertices=[1, 2], cycles=2**32 - 1), 5.0
+    )
+    assert not huge.success and f'(MAX_GOAL_PRIMITIVES = {MAX_GOAL_PRIMITIVES})' in huge.message, (
+        huge.message
+    )
     assert time.monotonic() - started < 2.0
     feedback = []
-    sent = world.gait_client.send_goal_async(ExecuteGait.Goal(vertices=[1, 2], cycles=MAX_GOAL_PRIMITIVES // 2),
-                                             feedback_callback=lambda f: feedback.append(f.feedback))
-    assert poll(sent.done, 5.0) and sent.result().accepted and poll(lambda: len(feedback) >= 3, 5.0)
+    sent = world.gait_client.send_goal_async(
+        ExecuteGait.Goal(vertices=[1, 2], cycles=MAX_GOAL_PRIMITIVES // 2),
+        feedback_callback=lambda f: feedback.append(f.feedback),
+    )
+    assert (
+        poll(sent.done, 5.0) and sent.result().accepted and poll(lambda: len(feedback) >= 3, 5.0)
+    )
     result = sent.result().get_result_async()
     asked = time.monotonic()
     sent.result().cancel_goal_async()
     assert poll(result.done, 3.0), 'no result within 3 s of the cancel'
-    assert time.monotonic() - asked < 3 * TAU + 0.5          # the primitive under way, then the clean stop
+    # the primitive under way, then the clean stop
+    assert time.monotonic() - asked < 3 * TAU + 0.5
     assert result.result().status == GoalStatus.STATUS_CANCELED
     assert result.result().result.message == 'cancelled; stopped in state 1'
     again, _ = world.goal(world.gait_client, ExecuteGait.Goal(vertices=[1, 2], cycles=1), 10.0)
@@ -366,11 +483,14 @@ def test_sigint_stops_the_executor_mid_goal_in_its_safe_state(world):
 def test_device_vanishing_mid_gait_aborts_safely_and_recovers(world):
     sim = world.sim.popen
 
-    def lose_power(_feedback):      # after the first primitive (a busy machine's start can take 0.5 s): port gone
+    # after the first primitive (a busy machine's start can take 0.5 s): port gone
+    def lose_power(_feedback):
         if sim.poll() is None:
             sim.kill()
 
-    result, _ = world.goal(world.gait_client, ExecuteGait.Goal(vertices=[1, 2, 4, 3], cycles=50), 10.0, lose_power)
+    result, _ = world.goal(
+        world.gait_client, ExecuteGait.Goal(vertices=[1, 2, 4, 3], cycles=50), 10.0, lose_power
+    )
     assert not result.success
     assert 'aborted in primitive' in result.message and ('safe state' in result.message)
     assert 0 < result.primitives < 50 * 4
@@ -384,7 +504,8 @@ def test_device_vanishing_mid_gait_aborts_safely_and_recovers(world):
 
 
 def test_a_best_effort_tracker_drives_the_executor_and_the_learner(world):
-    """vrpn_mocap and mocap4r2 publish best effort: the executor's trail reaches such a pose, the learner keeps it."""
+    """vrpn_mocap and mocap4r2 publish best effort: the executor's trail reaches such a pose, the
+    learner keeps it."""
     trail = '/terresoro_executor/trail'
     probe = Probe('terresoro_qos_probe', {trail: Path})
     far = PoseStamped()
@@ -393,7 +514,12 @@ def test_a_best_effort_tracker_drives_the_executor_and_the_learner(world):
     t_s = far.header.stamp.sec + far.header.stamp.nanosec * 1e-9
     try:
         with probe.best_effort_stream('/tracked_pose', far):
-            assert poll(lambda: any(p.pose.position.x == 2.5 for m in probe.messages[trail] for p in m.poses), 10.0)
+            assert poll(
+                lambda: any(
+                    p.pose.position.x == 2.5 for m in probe.messages[trail] for p in m.poses
+                ),
+                10.0,
+            )
             assert poll(lambda: 2.5 in world.learner.history.between(t_s, t_s)[:, 0], 5.0)
     finally:
         probe.close()

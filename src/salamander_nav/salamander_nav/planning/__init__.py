@@ -1,17 +1,19 @@
 """The salamander's path planners (thesis §3.4), no ROS: ``chomp`` with its cost terms
-(``chomp_costs``), ``lattice_astar`` on its Euler-spiral motion primitives (``lattice_primitives``),
-and ``paths``: what both return and the independent check every returned path passes.
+(``chomp_costs``), ``lattice_astar`` on its Euler-spiral motion primitives
+(``lattice_primitives``), and ``paths``: what both return and the independent check every returned
+path passes.
 
 Here, one entry to both, for the node and the command line: CHOMP (the thesis's default, §3.4.3)
 or lattice A*, with the options a user sets.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from salamander_nav.planning import chomp, lattice_astar
 from salamander_nav.distance_field import DistanceField
 from salamander_nav.origami import KAPPA_MAX
+from salamander_nav.planning import chomp, lattice_astar
 from salamander_nav.planning.paths import Plan
 
 PLANNERS = ('chomp', 'lattice_astar')
@@ -19,8 +21,9 @@ PLANNERS = ('chomp', 'lattice_astar')
 
 @dataclass(frozen=True)
 class PlannerOptions:
-    """What a user tunes: clearance (m), curvature limit (1/m), CHOMP's iterations, A*'s budgets, the restarts'
-    random seed, A*'s heuristic weight (1: the thesis's A*)."""
+    """What a user tunes: clearance (m), curvature limit (1/m), CHOMP's iterations, A*'s budgets,
+    the restarts' random seed, A*'s heuristic weight (1: the thesis's A*)."""
+
     clearance_m: float = 0.04
     kappa_max: float = KAPPA_MAX
     chomp_iterations: int = 60
@@ -30,16 +33,26 @@ class PlannerOptions:
     astar_heuristic_weight: float = 1.0
 
 
-def plan(planner: str, field: DistanceField, start, goal, options: PlannerOptions = PlannerOptions()) -> Plan:
-    """A path from ``start`` to ``goal`` (x m, y m, ψ rad) by ``planner`` ('chomp' or 'lattice_astar')."""
+def plan(
+    planner: str, field: DistanceField, start, goal, options: PlannerOptions = PlannerOptions()
+) -> Plan:
+    """A path from ``start`` to ``goal`` (x m, y m, ψ rad) by ``planner`` ('chomp' or
+    'lattice_astar')."""
     if planner == 'chomp':
-        settings = chomp.ChompSettings(clearance_m=options.clearance_m, kappa_max=options.kappa_max,
-                                       max_iterations=options.chomp_iterations, seed=options.seed)
+        settings = chomp.ChompSettings(
+            clearance_m=options.clearance_m,
+            kappa_max=options.kappa_max,
+            max_iterations=options.chomp_iterations,
+            seed=options.seed,
+        )
         return chomp.plan(field, start, goal, settings)
     if planner == 'lattice_astar':
-        settings = lattice_astar.LatticeSettings(clearance_m=options.clearance_m, kappa_max=options.kappa_max,
-                                                 max_expansions=options.astar_max_expansions,
-                                                 max_time_s=options.max_planning_s,
-                                                 heuristic_weight=options.astar_heuristic_weight)
+        settings = lattice_astar.LatticeSettings(
+            clearance_m=options.clearance_m,
+            kappa_max=options.kappa_max,
+            max_expansions=options.astar_max_expansions,
+            max_time_s=options.max_planning_s,
+            heuristic_weight=options.astar_heuristic_weight,
+        )
         return lattice_astar.plan(field, start, goal, settings)
     raise ValueError(f'planner {planner!r}: allowed {", ".join(PLANNERS)}')

@@ -1,16 +1,19 @@
-"""CHOMP for the salamander (thesis §3.4.2, Algorithm 1; spec B5.2, D-M15, D-M16): a smooth path between fixed
-end points that keeps clear of obstacles, bends no more than κ_max and leaves and arrives at the requested
-headings. No ROS.
+"""CHOMP for the salamander (thesis §3.4.2, Algorithm 1; spec B5.2, D-M15, D-M16): a smooth path
+between fixed end points that keeps clear of obstacles, bends no more than κ_max and leaves and
+arrives at the requested headings. No ROS.
 
-Each iteration (Algorithm 1): the orientation correction v_ori, virtual obstacles on over-curved points, the
-obstacle and smoothness costs U = F_obs + λ F_smooth with λ growing (first clear the obstacles, then smooth), the
-best path kept, and the update ξ ← ξ − (1/η) A⁻¹ ∇U + α_const A⁻¹ v_ori. Deviations, each because the thesis gives
-no value: η is the larger of ``eta`` and what keeps every point's step under ``max_step_m`` (a trust region, so one
-setting serves every scene's scale); A⁻¹ gives the orientation step its smooth shape, and the most corrected point
-moves α_const of its correction. When U has improved by less than 0.1 % over 10 iterations and the path is still
-infeasible, the search restarts from a random minor arc (Fig. 3.28). "Best" prefers a feasible path to any
-infeasible one and then the lower U; the returned path passes ``paths.problems`` or is reported as failed.
+Each iteration (Algorithm 1): the orientation correction v_ori, virtual obstacles on over-curved
+points, the obstacle and smoothness costs U = F_obs + λ F_smooth with λ growing (first clear the
+obstacles, then smooth), the best path kept, and the update ξ ← ξ − (1/η) A⁻¹ ∇U + α_const A⁻¹
+v_ori. Deviations, each because the thesis gives no value: η is the larger of ``eta`` and what
+keeps every point's step under ``max_step_m`` (a trust region, so one setting serves every scene's
+scale); A⁻¹ gives the orientation step its smooth shape, and the most corrected point moves α_const
+of its correction. When U has improved by less than 0.1 % over 10 iterations and the path is still
+infeasible, the search restarts from a random minor arc (Fig. 3.28). "Best" prefers a feasible path
+to any infeasible one and then the lower U; the returned path passes ``paths.problems`` or is
+reported as failed.
 """
+
 from __future__ import annotations
 
 import math
@@ -20,41 +23,62 @@ from dataclasses import dataclass, fields
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
-from salamander_nav.planning import paths
-from salamander_nav.planning.chomp_costs import (full, minor_arc, obstacle_term,
-                                                 orientation_correction, smoothness, virtual_obstacles)
 from salamander_nav.distance_field import DistanceField
 from salamander_nav.origami import KAPPA_MAX
+from salamander_nav.planning import paths
+from salamander_nav.planning.chomp_costs import (
+    full,
+    minor_arc,
+    obstacle_term,
+    orientation_correction,
+    smoothness,
+    virtual_obstacles,
+)
 
-STAGNANT_WINDOW, STAGNANT_GAIN = 10, 1e-3     # spec D-M15's reading of "a possible local optimum"
+STAGNANT_WINDOW, STAGNANT_GAIN = 10, 1e-3  # spec D-M15's reading of "a possible local optimum"
 
 
 @dataclass(frozen=True)
 class ChompSettings:
     """Spec B5.2's suggested defaults. Lengths in m, curvature in 1/m."""
-    n_points: int = 100                 # free points between the two fixed ends
-    epsilon_m: float = 0.075            # obstacle influence ε (0.5 BL)
-    lambda0: float = 0.02               # smoothness weight at the first iteration
-    lambda_growth: float = 1.05         # λ_k = λ0 · growth^k, non-decreasing (PL-02)
-    eta: float = 1.0                    # step scale 1/η (before the trust region)
-    max_step_m: float = 0.03            # no point moves further in one iteration
-    alpha_const: float = 0.5            # share of the orientation correction taken per iteration
-    orientation_points: int = 10        # m: free points at each end under the orientation constraint (10 % of n)
-    max_iterations: int = 60            # per attempt: the thesis's experiment took 60
+
+    n_points: int = 100  # free points between the two fixed ends
+    epsilon_m: float = 0.075  # obstacle influence ε (0.5 BL)
+    lambda0: float = 0.02  # smoothness weight at the first iteration
+    lambda_growth: float = 1.05  # λ_k = λ0 · growth^k, non-decreasing (PL-02)
+    eta: float = 1.0  # step scale 1/η (before the trust region)
+    max_step_m: float = 0.03  # no point moves further in one iteration
+    alpha_const: float = 0.5  # share of the orientation correction taken per iteration
+    # m: free points at each end under the orientation constraint (10 % of n)
+    orientation_points: int = 10
+    max_iterations: int = 60  # per attempt: the thesis's experiment took 60
     max_restarts: int = 5
-    converged_stop: bool = True         # end an attempt once it is feasible and U stagnates (False: every iteration)
+    # end an attempt once it is feasible and U stagnates (False: every iteration)
+    converged_stop: bool = True
     seed: int = 0
-    clearance_m: float = 0.04           # least distance from the path to an obstacle (half the robot's width)
+    # least distance from the path to an obstacle (half the robot's width)
+    clearance_m: float = 0.04
     kappa_max: float = KAPPA_MAX
     heading_tolerance_rad: float = paths.HEADING_TOLERANCE_RAD
 
     def __post_init__(self):
         """ValueError naming the first setting outside its allowed range."""
-        limits = {'n_points': (5, 2000), 'epsilon_m': (1e-4, 10.0), 'lambda0': (0.0, 1e6), 'lambda_growth': (1.0, 2.0),
-                  'eta': (1e-9, 1e9), 'max_step_m': (1e-5, 10.0), 'alpha_const': (0.0, 1.0),
-                  'orientation_points': (1, 1000), 'max_iterations': (1, 100_000), 'max_restarts': (0, 1000),
-                  'seed': (0, 2**63), 'clearance_m': (0.0, 10.0), 'kappa_max': (1e-3, 1e4),
-                  'heading_tolerance_rad': (0.0, math.pi)}
+        limits = {
+            'n_points': (5, 2000),
+            'epsilon_m': (1e-4, 10.0),
+            'lambda0': (0.0, 1e6),
+            'lambda_growth': (1.0, 2.0),
+            'eta': (1e-9, 1e9),
+            'max_step_m': (1e-5, 10.0),
+            'alpha_const': (0.0, 1.0),
+            'orientation_points': (1, 1000),
+            'max_iterations': (1, 100_000),
+            'max_restarts': (0, 1000),
+            'seed': (0, 2**63),
+            'clearance_m': (0.0, 10.0),
+            'kappa_max': (1e-3, 1e4),
+            'heading_tolerance_rad': (0.0, math.pi),
+        }
         for f in fields(self):
             if f.name == 'converged_stop':
                 continue
@@ -63,27 +87,53 @@ class ChompSettings:
                 raise ValueError(f'ChompSettings.{f.name} = {value}: allowed [{low}, {high}]')
 
 
-def plan(field: DistanceField, start, goal, settings: ChompSettings = ChompSettings()) -> paths.Plan:
-    """A path (n + 2, 2) from ``start`` to ``goal`` (x m, y m, ψ rad) by CHOMP, checked; ``effort`` counts every
-    iteration over all attempts."""
+def plan(
+    field: DistanceField, start, goal, settings: ChompSettings = ChompSettings()
+) -> paths.Plan:
+    """A path (n + 2, 2) from ``start`` to ``goal`` (x m, y m, ψ rad) by CHOMP, checked; ``effort``
+    counts every iteration over all attempts."""
     began = time.perf_counter()
     start, goal = np.asarray(start, dtype=float), np.asarray(goal, dtype=float)
     refusal = _refusal(field, start, goal, settings)
     if refusal:
-        return paths.Plan(False, refusal, np.zeros((0, 2)), 'chomp', 0, 'iterations', time.perf_counter() - began)
+        return paths.Plan(
+            False, refusal, np.zeros((0, 2)), 'chomp', 0, 'iterations', time.perf_counter() - began
+        )
     search = _Search(field, start, goal, settings)
     path, details = search.run()
-    found = paths.problems(path, field, settings.kappa_max, settings.clearance_m, start, goal,
-                              heading_tolerance_rad=settings.heading_tolerance_rad)
-    reason = '; '.join(found) if found else \
-        f'collision-free, κ ≤ {settings.kappa_max:.2f} 1/m, end headings within ' \
+    found = paths.problems(
+        path,
+        field,
+        settings.kappa_max,
+        settings.clearance_m,
+        start,
+        goal,
+        heading_tolerance_rad=settings.heading_tolerance_rad,
+    )
+    reason = (
+        '; '.join(found)
+        if found
+        else f'collision-free, κ ≤ {settings.kappa_max:.2f} 1/m, end headings within '
         f'{math.degrees(settings.heading_tolerance_rad):.0f}°'
-    return paths.Plan(not found, reason, path, 'chomp', search.iterations, 'iterations',
-                         time.perf_counter() - began, details)
+    )
+    return paths.Plan(
+        not found,
+        reason,
+        path,
+        'chomp',
+        search.iterations,
+        'iterations',
+        time.perf_counter() - began,
+        details,
+    )
 
 
 def _refusal(field, start, goal, settings) -> str | None:
-    if start.shape != (3,) or goal.shape != (3,) or not (np.all(np.isfinite(start)) and np.all(np.isfinite(goal))):
+    if (
+        start.shape != (3,)
+        or goal.shape != (3,)
+        or not (np.all(np.isfinite(start)) and np.all(np.isfinite(goal)))
+    ):
         return f'start {start.tolist()} and goal {goal.tolist()} must be finite (x, y, heading)'
     if math.dist(start[:2], goal[:2]) < 1e-6:
         return 'start and goal are the same point'
@@ -91,7 +141,10 @@ def _refusal(field, start, goal, settings) -> str | None:
         d = float(field.distance_at(pose[:2]))
         if d < settings.clearance_m:
             where = 'inside an obstacle' if d < 0 else f'{d * 1e3:.0f} mm from an obstacle'
-            return f'{name} ({pose[0]:.3f}, {pose[1]:.3f}) is {where} (needs {settings.clearance_m * 1e3:.0f} mm)'
+            return (
+                f'{name} ({pose[0]:.3f}, {pose[1]:.3f}) is {where} (needs '
+                f'{settings.clearance_m * 1e3:.0f} mm)'
+            )
     return None
 
 
@@ -102,7 +155,7 @@ class _Search:
         self.field, self.start, self.goal, self.s = field, start, goal, settings
         n = settings.n_points
         self.q0, self.q_end = start[:2], goal[:2]
-        metric = 2 * np.eye(n) - np.eye(n, k=1) - np.eye(n, k=-1)            # A Δt²
+        metric = 2 * np.eye(n) - np.eye(n, k=1) - np.eye(n, k=-1)  # A Δt²
         self.metric = cho_factor(metric)
         self.rng = np.random.default_rng(settings.seed)
         self.iterations, self.restarts, self.history = 0, 0, []
@@ -111,33 +164,47 @@ class _Search:
     def run(self) -> tuple[np.ndarray, dict]:
         n = self.s.n_points
         xi = self.q0 + (self.q_end - self.q0) * (np.arange(1, n + 1) / (n + 1))[:, None]
-        side, strata = self.rng.choice([-1.0, 1.0]), np.linspace(0.1, 0.95, self.s.max_restarts + 1)
+        side, strata = (
+            self.rng.choice([-1.0, 1.0]),
+            np.linspace(0.1, 0.95, self.s.max_restarts + 1),
+        )
         for attempt in range(self.s.max_restarts + 1):
             if attempt:
-                # random arcs, but each restart on the other side and bulging more than the last: a handful of
-                # restarts then covers both sides and every size instead of repeating the flattest arcs
+                # random arcs, but each restart on the other side and bulging more than the last: a
+                # handful of restarts then covers both sides and every size instead of repeating
+                # the flattest arcs
                 self.restarts += 1
-                xi = minor_arc(self.q0, self.q_end, n, self.rng, strata[attempt - 1:attempt + 1], side)
+                xi = minor_arc(
+                    self.q0, self.q_end, n, self.rng, strata[attempt - 1 : attempt + 1], side
+                )
                 side = -side
             if self._descend(xi):
                 break
         path = full(self.best, self.q0, self.q_end)
         d = self.field.distance_at(path)
         errors = paths.heading_errors(path, self.start, self.goal)
-        return path, {'restarts': self.restarts, 'best_cost': self.best_key[1], 'min_clearance_m': float(d.min()),
-                      'start_heading_error_deg': math.degrees(errors[0]),
-                      'goal_heading_error_deg': math.degrees(errors[1])}
+        return path, {
+            'restarts': self.restarts,
+            'best_cost': self.best_key[1],
+            'min_clearance_m': float(d.min()),
+            'start_heading_error_deg': math.degrees(errors[0]),
+            'goal_heading_error_deg': math.degrees(errors[1]),
+        }
 
     def _descend(self, xi: np.ndarray) -> bool:
         """Iterate from ``xi``; True when it converged on a feasible path (no restart needed)."""
         s, costs = self.s, []
         for k in range(s.max_iterations):
             self.iterations += 1
-            lam = s.lambda0 * s.lambda_growth ** k
+            lam = s.lambda0 * s.lambda_growth**k
             path = full(xi, self.q0, self.q_end)
-            v_ori = orientation_correction(xi, self.q0, self.q_end, self.start[2], self.goal[2], s.orientation_points)
+            v_ori = orientation_correction(
+                xi, self.q0, self.q_end, self.start[2], self.goal[2], s.orientation_points
+            )
             virtual = virtual_obstacles(path, s.kappa_max)
-            f_obs, g_obs = obstacle_term(xi, self.q0, self.q_end, self.field, virtual, s.epsilon_m, s.clearance_m)
+            f_obs, g_obs = obstacle_term(
+                xi, self.q0, self.q_end, self.field, virtual, s.epsilon_m, s.clearance_m
+            )
             f_smooth, g_smooth = smoothness(xi, self.q0, self.q_end)
             cost = f_obs + lam * f_smooth
             costs.append((f_obs, f_smooth))
@@ -147,24 +214,30 @@ class _Search:
             largest = float(np.hypot(*step.T).max())
             scale = 1.0 / max(s.eta, largest / s.max_step_m) if largest > 0 else 0.0
             xi = xi - scale * step + self._orientation_step(v_ori)
-            stagnant = len(costs) > STAGNANT_WINDOW and _gain(costs[-STAGNANT_WINDOW - 1], cost, lam) < STAGNANT_GAIN
+            stagnant = (
+                len(costs) > STAGNANT_WINDOW
+                and _gain(costs[-STAGNANT_WINDOW - 1], cost, lam) < STAGNANT_GAIN
+            )
             if stagnant and (s.converged_stop or not feasible):
                 return feasible
         return self.best_key[0] is False
 
     def _orientation_step(self, v_ori: np.ndarray) -> np.ndarray:
-        """α_const A⁻¹ v_ori, scaled so that the most corrected point moves α_const of its correction: A⁻¹ gives
-        the projection its smooth shape over the path, the correction its size."""
+        """α_const A⁻¹ v_ori, scaled so that the most corrected point moves α_const of its
+        correction: A⁻¹ gives the projection its smooth shape over the path, the correction its
+        size."""
         sizes = np.hypot(*v_ori.T)
         worst = int(np.argmax(sizes))
         if sizes[worst] == 0:
             return np.zeros_like(v_ori)
         shape = cho_solve(self.metric, v_ori)
-        return shape * (self.s.alpha_const * sizes[worst] / max(float(np.hypot(*shape[worst])), 1e-12))
+        return shape * (
+            self.s.alpha_const * sizes[worst] / max(float(np.hypot(*shape[worst])), 1e-12)
+        )
 
     def _feasible(self, path: np.ndarray) -> bool:
-        """The cheap per-iteration check: clearance at the points, with half the longest segment to spare (the
-        distance changes no faster than along the segment), curvature, end headings."""
+        """The cheap per-iteration check: clearance at the points, with half the longest segment to
+        spare (the distance changes no faster than along the segment), curvature, end headings."""
         spare = 0.5 * float(np.hypot(*np.diff(path, axis=0).T).max())
         if self.field.distance_at(path).min() < self.s.clearance_m + spare:
             return False
@@ -181,7 +254,7 @@ class _Search:
 
 
 def _gain(then: tuple[float, float], cost: float, lam: float) -> float:
-    """Relative improvement of U since ``then`` (F_obs, F_smooth), both weighed with today's λ: λ's growth alone
-    must not read as getting worse."""
+    """Relative improvement of U since ``then`` (F_obs, F_smooth), both weighed with today's λ: λ's
+    growth alone must not read as getting worse."""
     before = then[0] + lam * then[1]
     return (before - cost) / max(abs(cost), 1e-12)

@@ -1,10 +1,12 @@
-"""What both planners return, and the independent check every returned path passes before it is called a success.
+"""What both planners return, and the independent check every returned path passes before it is
+called a success.
 
-A path is (N, 2) points in m, the robot's front wheel set (the kinematic reference of §3.3.2). Its discrete heading
-is the direction of each point's chord to the next (the last point takes the previous chord's); its discrete
-curvature at interior points is the signed Menger curvature of three consecutive points (spec B5.2, curvature
-constraint), zero at the ends. No ROS.
+A path is (N, 2) points in m, the robot's front wheel set (the kinematic reference of §3.3.2). Its
+discrete heading is the direction of each point's chord to the next (the last point takes the
+previous chord's); its discrete curvature at interior points is the signed Menger curvature of
+three consecutive points (spec B5.2, curvature constraint), zero at the ends. No ROS.
 """
+
 from __future__ import annotations
 
 import math
@@ -15,13 +17,15 @@ import numpy as np
 from soro_geometry import se2
 from soro_geometry.polyline import curvatures, length  # noqa: F401  (part of a plan's vocabulary)
 
-HEADING_TOLERANCE_RAD = math.radians(10.0)      # end headings within ±10° (C3, PL-03)
+HEADING_TOLERANCE_RAD = math.radians(10.0)  # end headings within ±10° (C3, PL-03)
 
 
 @dataclass
 class Plan:
-    """A planner's answer. ``success`` only when ``check`` found nothing wrong; ``reason`` says why not (or what
-    was done). ``effort`` counts A* expansions or CHOMP iterations, named by ``effort_name``."""
+    """A planner's answer. ``success`` only when ``check`` found nothing wrong; ``reason`` says why
+    not (or what was done). ``effort`` counts A* expansions or CHOMP iterations, named by
+    ``effort_name``."""
+
     success: bool
     reason: str
     path: np.ndarray
@@ -46,51 +50,78 @@ class Plan:
     def to_json(self) -> dict:
         """The ``salamander-plan --json`` form (metres, degrees, milliseconds)."""
         path = np.asarray(self.path).reshape(-1, 2)
-        out = {'success': self.success, 'reason': self.reason, 'planner': self.planner, 'path': path.tolist(),
-               'headings_deg': np.degrees(self.headings).tolist() if len(path) > 1 else [],
-               'max_curvature': self.max_curvature, 'length_m': self.length_m,
-               'planning_ms': self.planning_s * 1e3, self.effort_name: self.effort}
+        out = {
+            'success': self.success,
+            'reason': self.reason,
+            'planner': self.planner,
+            'path': path.tolist(),
+            'headings_deg': np.degrees(self.headings).tolist() if len(path) > 1 else [],
+            'max_curvature': self.max_curvature,
+            'length_m': self.length_m,
+            'planning_ms': self.planning_s * 1e3,
+            self.effort_name: self.effort,
+        }
         out.update(self.details)
         return out
 
 
 def headings(path) -> np.ndarray:
-    """Direction (rad) of each point's chord to the next, the last point the previous chord's; (N,)."""
+    """Direction (rad) of each point's chord to the next, the last point the previous chord's;
+    (N,)."""
     d = np.diff(np.asarray(path, dtype=float), axis=0)
     angles = np.arctan2(d[:, 1], d[:, 0])
     return np.append(angles, angles[-1:])
 
 
-def problems(path, field, kappa_max: float, clearance_m: float = 0.0, start=None, goal=None,
-             goal_tolerance_m: float | None = None, heading_tolerance_rad: float | None = HEADING_TOLERANCE_RAD,
-             samples_per_m: float = 500.0) -> list[str]:
-    """Everything wrong with ``path``: a collision (checked along every segment at ``samples_per_m``), a curvature
-    over ``kappa_max`` (1/m), end points off ``start``/``goal`` (x, y, ψ rad) by more than ``goal_tolerance_m``
-    (exact ends when None), end headings off by more than ``heading_tolerance_rad`` (None: not checked, for lattice
-    A*, which gives no orientation guarantee). An empty list is a path fit to drive."""
+def problems(
+    path,
+    field,
+    kappa_max: float,
+    clearance_m: float = 0.0,
+    start=None,
+    goal=None,
+    goal_tolerance_m: float | None = None,
+    heading_tolerance_rad: float | None = HEADING_TOLERANCE_RAD,
+    samples_per_m: float = 500.0,
+) -> list[str]:
+    """Everything wrong with ``path``: a collision (checked along every segment at
+    ``samples_per_m``), a curvature over ``kappa_max`` (1/m), end points off ``start``/``goal`` (x,
+    y, ψ rad) by more than ``goal_tolerance_m`` (exact ends when None), end headings off by more
+    than ``heading_tolerance_rad`` (None: not checked, for lattice A*, which gives no orientation
+    guarantee). An empty list is a path fit to drive."""
     path = np.asarray(path, dtype=float).reshape(-1, 2)
     if len(path) < 2 or not np.all(np.isfinite(path)):
         return [f'a path needs at least two finite points, got {len(path)}']
     found = []
     d = field.distance_at(_densify(path, samples_per_m))
     if d.min() < clearance_m:
-        found.append(f'collides: {d.min() * 1e3:.1f} mm from an obstacle (needs ≥ {clearance_m * 1e3:.1f} mm)')
+        found.append(
+            f'collides: {d.min() * 1e3:.1f} mm from an obstacle (needs ≥ '
+            f'{clearance_m * 1e3:.1f} mm)'
+        )
     worst = float(np.abs(curvatures(path)).max())
     if worst > kappa_max * (1 + 1e-6):
         found.append(f'curvature {worst:.2f} 1/m exceeds κ_max = {kappa_max:.2f} 1/m')
     tolerance = 1e-9 if goal_tolerance_m is None else goal_tolerance_m
     psi = headings(path)
-    for name, pose, point, heading in (('start', start, path[0], psi[0]), ('goal', goal, path[-1], psi[-1])):
+    for name, pose, point, heading in (
+        ('start', start, path[0], psi[0]),
+        ('goal', goal, path[-1], psi[-1]),
+    ):
         if pose is None:
             continue
         miss = math.hypot(*(point - pose[:2]))
         if miss > tolerance:
-            found.append(f'{name} missed by {miss * 1e3:.1f} mm (tolerance {tolerance * 1e3:.1f} mm)')
+            found.append(
+                f'{name} missed by {miss * 1e3:.1f} mm (tolerance {tolerance * 1e3:.1f} mm)'
+            )
         if heading_tolerance_rad is not None:
             error = abs(float(se2.wrap(heading - pose[2])))
             if error > heading_tolerance_rad:
-                found.append(f'{name} heading off by {math.degrees(error):.1f}° (tolerance '
-                             f'{math.degrees(heading_tolerance_rad):.0f}°)')
+                found.append(
+                    f'{name} heading off by {math.degrees(error):.1f}° (tolerance '
+                    f'{math.degrees(heading_tolerance_rad):.0f}°)'
+                )
     return found
 
 

@@ -6,6 +6,7 @@ A test module names its board and whether qemu should log the pins it writes::
 
     FIRMWARE_IMAGE, TRACE_PINS = 'pom_board', True
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -36,7 +37,7 @@ def board(request, elf, tmp_path_factory):
     module's ``TRACE_PINS`` is true. One board at a time across parallel test workers:
     qemu-system-avr takes a whole core, and two boards on a 2-core machine starve each other's
     watchdog timing."""
-    lock = tmp_path_factory.getbasetemp().parent / 'emulated-board.lock'    # the whole run's
+    lock = tmp_path_factory.getbasetemp().parent / 'emulated-board.lock'  # the whole run's
     trace_pins = getattr(request.module, 'TRACE_PINS', False)
     with lock.open('w') as held:
         fcntl.flock(held, fcntl.LOCK_EX)

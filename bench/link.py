@@ -2,9 +2,10 @@
 JSON on stdout.
 
 codec_frames_per_s  encode + decode of frames with 32-byte bodies, one core
-rtt_p50_ms/p99_ms   command -> ack through a pseudo-terminal and the simulated device (software cost only:
-                    a pseudo-terminal has no baud rate)
-est_rtt_115200_ms   rtt_p99_ms plus the wire time of the command and the ack at 115200 baud (10 bits a byte)
+rtt_p50_ms/p99_ms   command -> ack through a pseudo-terminal and the simulated device (software
+                    cost only: a pseudo-terminal has no baud rate)
+est_rtt_115200_ms   rtt_p99_ms plus the wire time of the command and the ack at 115200 baud
+                    (10 bits a byte)
 """
 
 import json

@@ -1,21 +1,27 @@
 """tensegrity_sim benchmark: speed of the 3-prism (savin2020_reproduce, psi = 36 deg, 5 s), also
 against MuJoCo. JSON on stdout.
 
-realtime_factor   simulated s per wall s of one 5 s run (best of REPEATS, one core): fixed-step rk4, compiled, at the
-                  largest dt of DT_LADDER whose final cable strains match the adaptive (DOP853) run
-                  within STRAIN_TOLERANCE. The run ends near equilibrium, so also reported: the
-                  error along the run at that dt, and the largest dt (and its realtime factor) that
-                  stays within the tolerance over the whole run. realtime_factor_numpy: the same
-                  run by the numpy reference (Dynamics.rates, step_rk4)
-sweep_wall_s      wall time of run_sweep over psi = 30..75 deg at 1 deg (46 runs), the preset's integrator and dt,
-                  batched and compiled
-mujoco_ratio      realtime_factor / MuJoCo's for the same prism, dt and RK4, mj_step in a Python loop, same process;
-                  mujoco_ratio_nstep against MuJoCo stepping in its own C loop (mj_step with nstep)
-mujoco_final_strain_diff  max |strain ours - strain MuJoCo| at 5 s: that MuJoCo runs the same physics
-batch_realtime_factor  BATCH prisms released from psi spread over 30..75 deg, integrated together (run_batch) for
-                  5 s at dt: simulated seconds times prisms per wall second
-jit_first_start_s / jit_cached_start_s  a fresh process importing the simulator and running 10 ms of the prism,
-                  with an empty numba cache (compiling) and again with the cache it left
+realtime_factor
+    simulated s per wall s of one 5 s run (best of REPEATS, one core): fixed-step rk4, compiled, at
+    the largest dt of DT_LADDER whose final cable strains match the adaptive (DOP853) run within
+    STRAIN_TOLERANCE. The run ends near equilibrium, so also reported: the error along the run at
+    that dt, and the largest dt (and its realtime factor) that stays within the tolerance over the
+    whole run. realtime_factor_numpy: the same run by the numpy reference (Dynamics.rates,
+    step_rk4)
+sweep_wall_s
+    wall time of run_sweep over psi = 30..75 deg at 1 deg (46 runs), the preset's integrator and
+    dt, batched and compiled
+mujoco_ratio
+    realtime_factor / MuJoCo's for the same prism, dt and RK4, mj_step in a Python loop, same
+    process; mujoco_ratio_nstep against MuJoCo stepping in its own C loop (mj_step with nstep)
+mujoco_final_strain_diff
+    max |strain ours - strain MuJoCo| at 5 s: that MuJoCo runs the same physics
+batch_realtime_factor
+    BATCH prisms released from psi spread over 30..75 deg, integrated together (run_batch) for 5 s
+    at dt: simulated seconds times prisms per wall second
+jit_first_start_s / jit_cached_start_s
+    a fresh process importing the simulator and running 10 ms of the prism, with an empty numba
+    cache (compiling) and again with the cache it left
 The MuJoCo prism: free bodies with the rods' mass and isotropic inertia; free-joint damping 20 (N
 s/m on the three translational dofs, N m s on the three rotational ones) for the rod drag; spatial
 tendons of stiffness 10 N/m with springlength "0 0.2", a dead band below 0.2 m, so a slack cable

@@ -1,11 +1,12 @@
 """terresoro_gait benchmark: exact BILP gait synthesis on TerreSoRo-IV (16 states, 240 primitives).
 JSON on stdout.
 
-solve_p50_ms   median wall time of one exact solve (BILP (28) or (29) with its cut loop), SOLVES random α per
-               substrate, each on a fresh problem (no cuts or known cycles carried over), goals
-               alternating
-sweep_wall_s   the paper's Latin-hypercube sweep, N = 100 α samples, L = 50, translation goal, in WORKERS
-               processes; the slowest substrate's
+solve_p50_ms
+    median wall time of one exact solve (BILP (28) or (29) with its cut loop), SOLVES random α per
+    substrate, each on a fresh problem (no cuts or known cycles carried over), goals alternating
+sweep_wall_s
+    the paper's Latin-hypercube sweep, N = 100 α samples, L = 50, translation goal, in WORKERS
+    processes; the slowest substrate's
 Workload: the simulated TerreSoRo-IV's substrate models (terresoro_gait.substrate: rubber_mat,
 whiteboard, carpet), in which curling limbs drag the hub, as the paper's robots move; the targets
 are judged on them. No TerreSoRo-IV weights are published. Stress case, reported under
@@ -13,12 +14,13 @@ are judged on them. No TerreSoRo-IV weights are published. Stress case, reported
 θ ~ N(0, 8°)), which leaves the LP relaxation far from the optimum. Targets from the issue: p50 <
 100 ms, sweep <= 10 s on 2 cores.
 
-backends       per exact backend (HiGHS BILP with cuts, CP-SAT circuit with rounded-up candidates), in the same run:
-               p50 and max of one solve over the same BACKEND_SOLVES random α (translation, β =
-               0.1, γ = 1, ε = 5) on the whiteboard substrate, for TerreSoRo-IV (16 states) and a
-               five-limb robot (32 states, 992 edges), and the IV sweep as above with each backend.
-               Targets (issue 19): IV max < 1 s, five limbs max < 3 s, IV sweep with 'auto' no
-               slower than with HiGHS (auto/highs within SWEEP_NOISE).
+backends
+    per exact backend (HiGHS BILP with cuts, CP-SAT circuit with rounded-up candidates), in the
+    same run: p50 and max of one solve over the same BACKEND_SOLVES random α (translation, β = 0.1,
+    γ = 1, ε = 5) on the whiteboard substrate, for TerreSoRo-IV (16 states) and a five-limb robot
+    (32 states, 992 edges), and the IV sweep as above with each backend. Targets (issue 19): IV max
+    < 1 s, five limbs max < 3 s, IV sweep with 'auto' no slower than with HiGHS (auto/highs within
+    SWEEP_NOISE).
 """
 
 import json

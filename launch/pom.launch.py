@@ -2,8 +2,10 @@
 or on the simulated board and motion-capture camera (sim:=true).
 
     ros2 launch softbots_bringup pom.launch.py sim:=true rviz:=true
-    ros2 launch softbots_bringup pom.launch.py port:=/dev/ttyACM0        # the board; a camera publishes mocap_markers
-    ros2 launch launch/pom.launch.py sim:=true                           # the same, from the source tree
+    # the board; a camera publishes mocap_markers:
+    ros2 launch softbots_bringup pom.launch.py port:=/dev/ttyACM0
+    # the same, from the source tree:
+    ros2 launch launch/pom.launch.py sim:=true
 
 Then: ros2 action send_goal /pom_controller/execute_gait soro_interfaces/action/ExecuteVoxelGait \\
           "{gait: tripod, cycles: 3, step_period_s: 1.0}" --feedback

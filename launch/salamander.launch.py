@@ -3,21 +3,22 @@ host-ESP32 bridge, on the robot or on the simulated ESP32 and motion capture (si
 
     ros2 launch softbots_bringup salamander.launch.py sim:=true rviz:=true
     ros2 launch softbots_bringup salamander.launch.py port:=/dev/ttyUSB0 planner:=lattice_astar
-    ros2 launch launch/salamander.launch.py sim:=true                     # the same, from the source tree
+    ros2 launch launch/salamander.launch.py sim:=true           # the same, from the source tree
 
-Then: ros2 action send_goal --feedback /salamander_planner/plan_and_track
-soro_interfaces/action/PlanAndTrack \\
-          "{goal: {header: {frame_id: map}, pose: {position: {x: 2.15, y: 1.55}, orientation: {w:
-          1.0}}}}"
-      ros2 action send_goal /salamander_planner/plan_path soro_interfaces/action/PlanPath \\
-          "{goal: {header: {frame_id: map}, pose: {position: {x: 2.15, y: 1.55}, orientation: {w:
-          1.0}}}}"
-      ros2 action send_goal --feedback /salamander_controller/track_path
-      soro_interfaces/action/TrackPath \\
-          "{path: {header: {frame_id: map}, poses: [{pose: {position: {x: 0.35, y: 0.3}}}, \\
-                                                    {pose: {position: {x: 0.35, y: 0.9}}}]}}"
-      or rviz2's 2D Goal Pose tool (goal_pose). On the robot, motion capture publishes
-      mocap/salamander/pose.
+Then:
+    ros2 action send_goal --feedback /salamander_planner/plan_and_track \\
+        soro_interfaces/action/PlanAndTrack \\
+        "{goal: {header: {frame_id: map}, pose: {position: {x: 2.15, y: 1.55}, \\
+                                                 orientation: {w: 1.0}}}}"
+    ros2 action send_goal /salamander_planner/plan_path soro_interfaces/action/PlanPath \\
+        "{goal: {header: {frame_id: map}, pose: {position: {x: 2.15, y: 1.55}, \\
+                                                 orientation: {w: 1.0}}}}"
+    ros2 action send_goal --feedback /salamander_controller/track_path \\
+        soro_interfaces/action/TrackPath \\
+        "{path: {header: {frame_id: map}, poses: [{pose: {position: {x: 0.35, y: 0.3}}}, \\
+                                                  {pose: {position: {x: 0.35, y: 0.9}}}]}}"
+or rviz2's 2D Goal Pose tool (goal_pose). On the robot, motion capture publishes
+mocap/salamander/pose.
 
 ROBOT is what this launch starts, as data: the runner of demos and tests starts the same processes
 from it.

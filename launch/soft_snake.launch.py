@@ -3,20 +3,26 @@ the robot or on the simulated head controller, MuJoCo snake and motion capture (
 
     ros2 launch softbots_bringup soft_snake.launch.py sim:=true rviz:=true
     ros2 launch softbots_bringup soft_snake.launch.py sim:=true surface:=grass segments:=5
-    ros2 launch softbots_bringup soft_snake.launch.py sim:=true segments:=5 step_ahead_m:=0.15   # then step_climb
-    ros2 launch softbots_bringup soft_snake.launch.py port:=/dev/rfcomm0     # the head's Bluetooth serial port
-    ros2 launch launch/soft_snake.launch.py sim:=true                        # the same, from the source tree
+    # then a step_climb goal:
+    ros2 launch softbots_bringup soft_snake.launch.py sim:=true segments:=5 step_ahead_m:=0.15
+    # the head's Bluetooth serial port:
+    ros2 launch softbots_bringup soft_snake.launch.py port:=/dev/rfcomm0
+    # the same, from the source tree:
+    ros2 launch launch/soft_snake.launch.py sim:=true
 
-Then: ros2 action send_goal --feedback /soft_snake_driver/run_gait soro_interfaces/action/RunGait
-\\
-          "{gait: undulation, frequency_hz: 2.0, beta_rad: 2.0944, duration_s: 10.0}"
-      ros2 action send_goal --feedback /soft_snake_driver/run_gait soro_interfaces/action/RunGait
-      \\
-          "{gait: sidewinding, frequency_hz: 0.875, beta_rad: 1.5708, cycles: 8}"
-      ros2 service call /soft_snake_driver/step_climb_advance std_srvs/srv/Trigger      # during a step_climb goal
+Then:
+    ros2 action send_goal --feedback /soft_snake_driver/run_gait \\
+        soro_interfaces/action/RunGait \\
+        "{gait: undulation, frequency_hz: 2.0, beta_rad: 2.0944, duration_s: 10.0}"
+    ros2 action send_goal --feedback /soft_snake_driver/run_gait \\
+        soro_interfaces/action/RunGait \\
+        "{gait: sidewinding, frequency_hz: 0.875, beta_rad: 1.5708, cycles: 8}"
+    # during a step_climb goal:
+    ros2 service call /soft_snake_driver/step_climb_advance std_srvs/srv/Trigger
+
 On the robot, motion capture publishes mocap/soft_snake/com and mocap/soft_snake/head. For gait
-exploration with no driver at all: ros2 run soft_snake soft_snake_sim --ros-args -p port:='' -p
-gait:=sidewinding
+exploration with no driver at all:
+    ros2 run soft_snake soft_snake_sim --ros-args -p port:='' -p gait:=sidewinding
 
 ROBOT is what this launch starts, as data: the runner of demos and tests starts the same processes
 from it.

@@ -3,7 +3,8 @@
 
     ros2 launch softbots_bringup soro_link.launch.py sim:=true
     ros2 launch softbots_bringup soro_link.launch.py port:=/dev/ttyACM0
-    ros2 launch launch/soro_link.launch.py sim:=true                   # the same, from the source tree
+    # the same, from the source tree:
+    ros2 launch launch/soro_link.launch.py sim:=true
 
 ROBOT is what this launch starts, as data: the runner of demos and tests starts the same processes
 from it.

@@ -1,10 +1,13 @@
 """Tensegrity simulator live, watched in rviz2 (a simulation only: there is no tensegrity
 hardware).
 
-    ros2 launch softbots_bringup tensegrity.launch.py                  # savin2020_reproduce released at ψ = 36°
+    # savin2020_reproduce released at ψ = 36°:
+    ros2 launch softbots_bringup tensegrity.launch.py
     ros2 launch softbots_bringup tensegrity.launch.py psi:=1.0472 rviz:=true     # ψ = 60°
-    ros2 launch softbots_bringup tensegrity.launch.py preset:=savin2020_stated real_time_factor:=0.2
-    ros2 launch launch/tensegrity.launch.py                            # the same, from the source tree
+    ros2 launch softbots_bringup tensegrity.launch.py preset:=savin2020_stated \\
+        real_time_factor:=0.2
+    # the same, from the source tree:
+    ros2 launch launch/tensegrity.launch.py
 
 ROBOT is what this launch starts, as data: the runner of demos and tests starts the same processes
 from it.

@@ -2,15 +2,18 @@
 the robot or on the simulated robot and overhead tracker (sim:=true).
 
     ros2 launch softbots_bringup terresoro.launch.py robot:=iii sim:=true rviz:=true
-    ros2 launch softbots_bringup terresoro.launch.py robot:=iv port:=/dev/ttyUSB0   # a camera publishes tracked_pose
-    ros2 launch launch/terresoro.launch.py robot:=iv sim:=true                      # the same, from the source tree
+    # a camera publishes tracked_pose:
+    ros2 launch softbots_bringup terresoro.launch.py robot:=iv port:=/dev/ttyUSB0
+    # the same, from the source tree:
+    ros2 launch launch/terresoro.launch.py robot:=iv sim:=true
 
-Then: ros2 action send_goal /terresoro_learner/learn_edges soro_interfaces/action/LearnEdges
-"{rounds: 5, seed: 1}"
-      ros2 service call /terresoro_synthesis/synthesize soro_interfaces/srv/SynthesizeGait \\
-          "{goal: translation, alpha: [-1.0, 0.0], eps: 0.05, k: 3}"
-      ros2 action send_goal /terresoro_executor/execute_gait soro_interfaces/action/ExecuteGait \\
-          "{vertices: [6, 4, 5, 7, 1], cycles: 20}" --feedback
+Then:
+    ros2 action send_goal /terresoro_learner/learn_edges soro_interfaces/action/LearnEdges \\
+        "{rounds: 5, seed: 1}"
+    ros2 service call /terresoro_synthesis/synthesize soro_interfaces/srv/SynthesizeGait \\
+        "{goal: translation, alpha: [-1.0, 0.0], eps: 0.05, k: 3}"
+    ros2 action send_goal /terresoro_executor/execute_gait soro_interfaces/action/ExecuteGait \\
+        "{vertices: [6, 4, 5, 7, 1], cycles: 20}" --feedback
 
 ROBOT is what this launch starts, as data: the runner of demos and tests starts the same processes
 from it.

@@ -24,8 +24,10 @@ setup(
     zip_safe=True,
     maintainer='softbots developers',
     maintainer_email='softbots@example.org',
-    description='soro_link: the framed serial protocol, link supervision, simulated devices and the '
-    'bridge base.',
+    description=(
+        'soro_link: the framed serial protocol, link supervision, simulated devices and the '
+        'bridge base.'
+    ),
     license='Apache-2.0',
     entry_points={
         'console_scripts': [

@@ -14,9 +14,10 @@ setup(
     zip_safe=True,
     maintainer='softbots developers',
     maintainer_email='softbots@example.org',
-    description='TerreSoRo pMFC: limb-state digraph, exploration, edge-weight learning, exact BILP '
-    'gait synthesis, '
-    'gait executor and simulated robot.',
+    description=(
+        'TerreSoRo pMFC: limb-state digraph, exploration, edge-weight learning, exact BILP '
+        'gait synthesis, gait executor and simulated robot.'
+    ),
     license='Apache-2.0',
     entry_points={
         'soro_analysis.robots': ['terresoro = terresoro_gait.bag_analysis:ANALYSIS'],

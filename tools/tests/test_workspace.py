@@ -33,7 +33,8 @@ def make_package(tmp_path, deps, code, test_code=''):
     (pkg / 'setup.py').write_text(
         textwrap.dedent("""
         from setuptools import setup
-        setup(name='demo_pkg', entry_points={'console_scripts': ['demo_node = demo_pkg.core:main']})
+        setup(name='demo_pkg',
+              entry_points={'console_scripts': ['demo_node = demo_pkg.core:main']})
     """)
     )
     return wc.find_manifests(tmp_path / 'src')[0]
@@ -88,8 +89,8 @@ def test_every_rosdep_key_is_verified_against_rosdistro(manifest):
 
 
 def test_the_import_map_names_only_verified_keys():
-    assert {key for key in wc.PYTHON_KEYS.values()} - set(VERIFIED) == set()
-    assert {m for m in wc.ROS_MODULES} - set(VERIFIED) == set()
+    assert set(wc.PYTHON_KEYS.values()) - set(VERIFIED) == set()
+    assert set(wc.ROS_MODULES) - set(VERIFIED) == set()
 
 
 def test_imports_without_a_rosdep_key_are_pinned_for_every_machine():

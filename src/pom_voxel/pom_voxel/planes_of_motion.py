@@ -1,12 +1,16 @@
 """The Planes of Motion kinematics (Tebyani et al., eq. 1; spec A4-A5): node displacements as a
 sparse, signed linear map of the actuator strokes. No ROS.
 
-A control node pushed along its stroke axis rotates its voxel's square normal to the third axis d; every voxel of
-that layer connected to it rotates too, neighbours counter-rotating like gears (the checkerboard). So
-x_j = Σ_i η_ij c_ij a_{d_i, n_j} q_i                                                   (eq. 1)
-with c_ij = σ_i π_ij: σ_i makes q_i the control node's displacement along +stroke, π_ij = (-1)^(voxel distance)
-the checkerboard, 0 outside the plane. J (3N, M), sparse, holds it for every node of the structure; rows are
-(node, axis) and columns actuators; lengths in the caller's unit (mm for the paper's ±5 mm strokes).
+A control node pushed along its stroke axis rotates its voxel's square normal to the third axis
+d; every voxel of that layer connected to it rotates too, neighbours counter-rotating like gears
+(the checkerboard). So
+
+    x_j = Σ_i η_ij c_ij a_{d_i, n_j} q_i                                         (eq. 1)
+
+with c_ij = σ_i π_ij: σ_i makes q_i the control node's displacement along +stroke,
+π_ij = (-1)^(voxel distance) the checkerboard, 0 outside the plane. J (3N, M), sparse, holds it for
+every node of the structure; rows are (node, axis) and columns actuators; lengths in the caller's
+unit (mm for the paper's ±5 mm strokes).
 """
 
 from __future__ import annotations

@@ -68,7 +68,7 @@ class Structure:
         names = [a.name for a in self.actuators]
         if len(set(names)) != len(names):
             raise LatticeError(f'actuators: a name is used twice ({", ".join(names)})')
-        for name, node in self.effectors.items():
+        for node in self.effectors.values():
             node_axis(node)
         if not (np.isfinite(self.pitch_m) and self.pitch_m > 0):
             raise LatticeError(f'pitch_m = {self.pitch_m!r}: must be finite and > 0')

@@ -14,7 +14,6 @@ pytestmark = pytest.mark.ros
 
 
 def test_inactive_controller_publishes_no_data_and_active_does():
-    # noqa: E731
     bridge = lambda port: SalamanderController(parameter_overrides=[Parameter('port', value=port)])
     assert (
         inactive_bridge_check(

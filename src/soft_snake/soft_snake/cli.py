@@ -3,8 +3,9 @@ gait at given times, as JSON. ``soft-snake-tables``: the calibrated simulator's 
 cell of the thesis's Tables 5.2-5.7 beside the measured value, the rank correlations and SN-13's
 trends, as JSON and a scatter plot. Every refusal one line, exit code 2.
 
-    soft-snake-gait --gait undulation --segments 4 --freq 2.0 --beta 2.0944 --times 0.05,0.1,0.2
-    --json soft-snake-tables --json tables.json --plot tables.png --processes 2
+    soft-snake-gait --gait undulation --segments 4 --freq 2.0 --beta 2.0944 \\
+        --times 0.05,0.1,0.2 --json
+    soft-snake-tables --json tables.json --plot tables.png --processes 2
 """
 
 from __future__ import annotations

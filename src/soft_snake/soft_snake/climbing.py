@@ -109,10 +109,9 @@ def climb_step(
         if landings.update(s) is not None:
             climb.advance()
 
-    # noqa
-    pattern = lambda t: (
-        climb.chamber_states(t) if not climb.done else -np.ones((SEGMENTS, 3), np.int8)
-    )
+    def pattern(t: float) -> np.ndarray:
+        return climb.chamber_states(t) if not climb.done else -np.ones((SEGMENTS, 3), np.int8)
+
     duration = 0.0
     parts = []
     while not climb.done and duration < timeout_s:

@@ -115,10 +115,10 @@ def check(tree: Tree) -> list[str]:
     frames = tree.frames()
     for frame, users in sorted(tree.stamps.items()):
         if frame not in frames:
-            problems.append(
-                f'{frame} (stamped by {", ".join(users)}) is not in tf: '
-                f'{"nothing is broadcast" if not frames else "frames are " + ", ".join(sorted(frames))}'
+            seen = (
+                'nothing is broadcast' if not frames else 'frames are ' + ', '.join(sorted(frames))
             )
+            problems.append(f'{frame} (stamped by {", ".join(users)}) is not in tf: {seen}')
     return problems
 
 

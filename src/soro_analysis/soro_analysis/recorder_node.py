@@ -9,12 +9,13 @@ the signal that are still on their way, then closes the bag so ``metadata.yaml``
 full disk it stops at once, finishes the bag with what was on disk at the last flush, logs ``disk
 full: <bag>`` and exits with status 1.
 
-    python -m soro_analysis.recorder_node --ros-args -p output:=/tmp/run1 -p
-    "topics:=[/chatter,/link_status]"
+    python -m soro_analysis.recorder_node --ros-args -p output:=/tmp/run1 \\
+        -p "topics:=[/chatter,/link_status]"
 
 Parameters (read once at start-up; ``recorder.RECORDER``):
   output              string    bag directory to create; must not exist yet
-  topics              string[]  topics to record; unset or empty records every visible (non-hidden) topic
+  topics              string[]  topics to record; unset or empty records every visible
+                                (non-hidden) topic
   discovery_period_s  double    how often to look for new topics, 0.05-10 s (default 0.5 s)
   flush_period_s      double    put what was recorded on disk this often, 0.05-10 s (default 0.5 s)
 """

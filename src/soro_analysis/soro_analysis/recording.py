@@ -1,10 +1,12 @@
 """A recorded experiment read back: any rosbag2 bag's messages by topic, decoded on demand, as
 numpy series.
 
-    rec = Recording.open('runs/bag1')                      # a directory, or a single .mcap or .db3 file
+    # a directory, or a single .mcap or .db3 file:
+    rec = Recording.open('runs/bag1')
     rec.require('/tracked_pose')                           # MissingTopics naming what is absent
     pose = rec.series('/tracked_pose', x=lambda m: m.pose.position.x)
-    pose.receive_s, pose.stamp_s, pose['x']                # (N,) each: receive time, header stamp, the field
+    # (N,) each: receive time, header stamp, the field:
+    pose.receive_s, pose.stamp_s, pose['x']
 
 Times are seconds since the epoch (receive: when the recorder got the message; stamp: its header,
 NaN without one). ``align`` carries one series' values to another's instants, nearest or

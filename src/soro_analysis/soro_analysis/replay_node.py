@@ -3,8 +3,8 @@ original timing (scaled by ``--rate``), for machines without ``ros2 bag play``; 
 can then watch it. ``--clock`` also publishes the recorded time on /clock (run the watchers with
 use_sim_time:=true). Ctrl-C stops it.
 
-    soro-replay runs/demo/terresoro/bag --rate 2 --topics /tracked_pose
-    /terresoro_executor/executed_edge
+    soro-replay runs/demo/terresoro/bag --rate 2 \\
+        --topics /tracked_pose /terresoro_executor/executed_edge
 """
 
 from __future__ import annotations

@@ -125,7 +125,8 @@ try:                                    # something else takes the rest of the d
             filler.flush()
 except OSError:
     pass
-for i in range(100, 200):               # gathered in memory: no write fails until the bag is closed
+# gathered in memory: no write fails until the bag is closed:
+for i in range(100, 200):
     bag.write('/chatter', 1_000_000_000 + i, String(data=f'{i} ' + 'x' * 1000))
 try:
     bag.close()

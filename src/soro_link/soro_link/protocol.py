@@ -82,7 +82,7 @@ class BodySchema:
         if not 0 < type_id <= 0xFF:
             raise ValueError(f'type id {type_id} out of 1..255')
         self.type_id, self.name, self.fields = type_id, name, tuple(fields)
-        for field_name, fmt in self.fields:
+        for _field_name, fmt in self.fields:
             if fmt != 's':
                 struct.calcsize('<' + fmt)  # raises struct.error on a bad format
 

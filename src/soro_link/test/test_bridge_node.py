@@ -107,7 +107,6 @@ def test_lifecycle_gates_commands_and_deactivate_makes_safe(rig):
 def test_configured_but_inactive_bridge_publishes_no_data_but_its_diagnostics(ros):
     """A managed node: ~/outputs (the device's telemetry) only once active; /diagnostics in every
     state."""
-    # noqa: E731
     bridge = lambda port: GenericOutputsBridge(parameter_overrides=[Parameter('port', value=port)])
     assert (
         inactive_bridge_check(

@@ -143,8 +143,7 @@ def spin_once(executor: rclpy.executors.Executor, logger, timeout_sec: float) ->
         executor.spin_once(timeout_sec=timeout_sec)
     except (rclpy.executors.ExternalShutdownException, rclpy.executors.ShutdownException):
         raise
-    # noqa: BLE001 - whatever a callback raises, the node outlives it
-    except Exception as error:
+    except Exception as error:  # noqa: BLE001 - whatever a callback raises, the node outlives it
         logger.error(f'callback failed, node goes on: {failure_reason(error)}')
 
 
@@ -160,8 +159,7 @@ def answering_service(
     def answer(request, response):
         try:
             return handler(request, response)
-        # noqa: BLE001 - the client gets the reason instead of silence
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - the client gets the reason instead of silence
             reason = failure_reason(error)
             logger.error(f'{name}: request failed: {reason}')
             failed = srv_type.Response()

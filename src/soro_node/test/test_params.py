@@ -23,7 +23,7 @@ def test_settings_are_read_by_name_or_attribute_with_the_specs_types():
     assert settings.speed_m_s == 0.08
     assert dict(settings) == {'speed_m_s': 0.08, 'tau_s': 1.0, 'planner': 'chomp'}
     with pytest.raises(AttributeError, match="no parameter 'speeed_m_s'"):
-        settings.speeed_m_s
+        _ = settings.speeed_m_s
 
 
 def test_settings_checked_refuses_a_bad_start_up_value_naming_it():

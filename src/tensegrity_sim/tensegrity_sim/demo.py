@@ -2,7 +2,8 @@
 (MCAP) file, with plots and a summary; the live run's part is what ``soro-analyze`` says about its
 bag. ``make demo`` runs it inside a loopback-only network namespace.
 
-    tensegrity-demo --out runs/demo/tensegrity          # the node as launch/tensegrity.launch.py starts it
+    # the node as launch/tensegrity.launch.py starts it:
+    tensegrity-demo --out runs/demo/tensegrity
 """
 
 from __future__ import annotations

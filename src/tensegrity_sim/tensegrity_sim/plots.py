@@ -34,7 +34,7 @@ def strain_vs_time(result: PsiSweepResult, path: Path, title: str) -> Path:
     axes = axes[0]
     for psi in fig3_psi(result.psi_deg):
         index = int(np.argmin(np.abs(result.psi_deg - psi)))
-        for ax, (name, cables) in zip(axes, prism.TRIPLES.items()):
+        for ax, cables in zip(axes, prism.TRIPLES.values()):
             ax.plot(
                 result.t,
                 100 * result.strain[index][:, list(cables)].mean(axis=1),

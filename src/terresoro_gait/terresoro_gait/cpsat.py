@@ -6,8 +6,9 @@ CP-SAT is an integer solver; costs c and tolerance rows are real. The model is e
 construction of its objective, not by the fineness of the rounding. Costs are scaled by a power of
 two S (so S c_e is exact) and the model charges a cycle g
 
-    Ĵ'(g) = Σ_{e ∈ g} ⌊S c_e⌋                   for g outside the candidate set C: at most S J(g),
-    Ĵ'(h) = Σ_{e ∈ h} ⌈S c_e⌉                   for h in C (a penalty literal y_h ⇔ every edge of h): at least S J(h).
+    Ĵ'(g) = Σ_{e ∈ g} ⌊S c_e⌋    for g outside the candidate set C: at most S J(g),
+    Ĵ'(h) = Σ_{e ∈ h} ⌈S c_e⌉    for h in C (a penalty literal y_h ⇔ every edge of h):
+                                  at least S J(h).
 
 C holds cycles meeting the real tolerance, starting from the hint. If the model's optimum r is in
 C, then for every cycle g outside it S J(g) ≥ Ĵ'(g) ≥ Ĵ'(r) ≥ S J(r): the cheapest member of C in

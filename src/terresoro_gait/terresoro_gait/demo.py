@@ -5,7 +5,8 @@ Everything is recorded to a rosbag2 (MCAP) file, and the summary, numbers and pl
 what ``soro-analyze`` says about that bag, as about a recording from the robot. ``make demo`` runs
 it in a loopback-only network namespace.
 
-    terresoro-demo --out runs/demo/terresoro        # the nodes as launch/terresoro.launch.py sim:=true starts them
+    # the nodes as launch/terresoro.launch.py sim:=true starts them:
+    terresoro-demo --out runs/demo/terresoro
 
 Primitives are quasi-static (paper VI-A), so the simulated robot runs them at a shorter τ to keep
 the demo short; speeds are reported at the robot's own τ (0.55 s for III), i.e. per-cycle motion

@@ -220,7 +220,8 @@ class TerreSoroExecutor(BridgeNode):
         """Wait (up to ACK_TIMEOUT_S from their sending) for the acks of ``posted`` drives."""
         for primitive, pending in posted:
             self.goal_command(
-                lambda link: link.confirm(pending, ACK_TIMEOUT_S, resend=True), _in(primitive)
+                lambda link, sent=pending: link.confirm(sent, ACK_TIMEOUT_S, resend=True),
+                _in(primitive),
             )
 
     # --- prediction, tracking and telemetry ------------------------------------------------------

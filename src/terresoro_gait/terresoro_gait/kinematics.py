@@ -91,11 +91,11 @@ def repeat(p: np.ndarray, theta: float, k: int) -> tuple[np.ndarray, float]:
     return p_k, k * theta
 
 
-def predicted_speeds(p, theta, l: int, tau_s: float):
-    """(ν, ω) = (‖p‖, Θ) / T with period T = l τ (spec 4.4, 8): p (..., 2) and Θ (...,) of one
-    cycle, in mm and deg (mm/s, deg/s) or m and rad (m/s, rad/s); broadcasts over leading axes,
-    e.g. over measured cycles."""
-    period = l * tau_s
+def predicted_speeds(p, theta, length: int, tau_s: float):
+    """(ν, ω) = (‖p‖, Θ) / T with period T = l τ (spec 4.4, 8), l the gait's ``length`` in
+    primitives: p (..., 2) and Θ (...,) of one cycle, in mm and deg (mm/s, deg/s) or m and rad
+    (m/s, rad/s); broadcasts over leading axes, e.g. over measured cycles."""
+    period = length * tau_s
     return np.linalg.norm(p, axis=-1)[()] / period, np.asarray(theta, dtype=float)[()] / period
 
 
@@ -134,9 +134,12 @@ def nonlinear_costs(
     deg with deg²."""
     p, theta = cycle_motion(weights, cycle, start)
     s_p, s_theta = cycle_variances(weights, cycle, start)
-    l = len(cycle)
+    length = len(cycle)  # the paper's l
     # (27)
-    return float(np.linalg.norm(p) + lam_t * s_p) / l, (abs(theta) + lam_theta * s_theta) / l
+    return (
+        float(np.linalg.norm(p) + lam_t * s_p) / length,
+        (abs(theta) + lam_theta * s_theta) / length,
+    )
 
 
 def simple_cycles(graph: LimbDigraph) -> list[tuple[int, ...]]:

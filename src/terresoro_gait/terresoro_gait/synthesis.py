@@ -1,11 +1,13 @@
 """Gait synthesis by binary integer linear programming (paper section V-B; spec 5.3-5.8), exact
 with HiGHS.
 
-BILP (28), translation: min (α_tᵀP + β S_p + γ 1) z  s.t. |Θz| ≤ ε_θ, Bz = 0, B^i z ≤ 1, 1ᵀz ≥ 2, z binary.
-BILP (29), rotation:    min (α_θ Θ + β S_θ + γ 1) z  s.t. |Pz| ≤ ε_t (componentwise, spec A5), the same rest.
-1ᵀz ≥ 2 excludes z = 0 (spec A3). The linear constraints admit unions of disjoint cycles; the paper's detection
-step finds them and a cut removes the solution (spec 5.5). Two kinds of cut are added, both valid for every simple
-cycle, so the optimum over simple cycles is exact:
+BILP (28), translation: min (α_tᵀP + β S_p + γ 1) z
+                        s.t. |Θz| ≤ ε_θ, Bz = 0, B^i z ≤ 1, 1ᵀz ≥ 2, z binary.
+BILP (29), rotation:    min (α_θ Θ + β S_θ + γ 1) z
+                        s.t. |Pz| ≤ ε_t (componentwise, spec A5), the same rest.
+1ᵀz ≥ 2 excludes z = 0 (spec A3). The linear constraints admit unions of disjoint cycles; the
+paper's detection step finds them and a cut removes the solution (spec 5.5). Two kinds of cut are
+added, both valid for every simple cycle, so the optimum over simple cycles is exact:
 - the paper's no-good cut on the whole support, Σ_{e ∈ supp z} z_e ≤ |supp z| - 1 (a simple cycle
   never strictly contains another cycle; a per-component subtour cut would be wrong, spec Test B);
 - connectivity cuts, added lazily beside them: for a component S of a disjoint solution and
@@ -141,7 +143,7 @@ class GaitProblem:
     ) -> Solution | None:
         """The optimum by CP-SAT, or None where its answer cannot be verified exact (HiGHS decides
         then)."""
-        # noqa: PLC0415 - ortools loads only when a solve needs it
+        # ortools loads only when a solve needs it
         from terresoro_gait import cpsat
 
         c, motion = self.costs(objective), self._motion(objective)

@@ -15,7 +15,6 @@ pytestmark = pytest.mark.ros
 
 
 def test_inactive_executor_publishes_no_data_and_active_does():
-    # noqa: E731
     bridge = lambda port: TerreSoroExecutor(parameter_overrides=[Parameter('port', value=port)])
     robot = TerreSoroFirmware(substrate_weights('rubber_mat', 3, 0), motor_of_limb=(0, 1, 2))
     assert (

@@ -69,9 +69,9 @@ class PlanesOfMotion:
     """The POM model of one structure: J for every node, forward, inverse and lateral kinematics.
 
     Args:
-        structure: voxels, actuators and named effectors. ideality: η of eq. (1)'s matrix form
-        (spec A5): the share of a plane's motion that reaches nodes other
-            than an actuator's own two (1: ideal; the authors' robot: 0.8).
+        structure: voxels, actuators and named effectors.
+        ideality: η of eq. (1)'s matrix form (spec A5): the share of a plane's motion that
+            reaches nodes other than an actuator's own two (1: ideal; the authors' robot: 0.8).
     """
 
     def __init__(self, structure: Structure, ideality: float = 1.0):

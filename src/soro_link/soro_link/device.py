@@ -105,10 +105,12 @@ class SimulatedDevice:
     """A firmware stand-in on a pseudo-terminal; ``port`` is the path a bridge opens.
 
     Args:
-        model: the robot behaviour. port: symlink path to create; a fresh temporary path when None.
+        model: the robot behaviour.
+        port: symlink path to create; a fresh temporary path when None.
         watchdog_ms: safe state after this long without a heartbeat or command from the host.
-        heartbeat_period_s: device heartbeat period once the handshake is done. boot_delay_s: input
-        is ignored this long after power-up or replug (an Arduino resets when the port opens).
+        heartbeat_period_s: device heartbeat period once the handshake is done.
+        boot_delay_s: input is ignored this long after power-up or replug (an Arduino resets
+            when the port opens).
         protocol_version: what the firmware announces (another value tests the bridge's refusal).
         tick_s: firmware loop period.
     """

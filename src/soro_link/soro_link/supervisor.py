@@ -3,9 +3,11 @@
 ``LinkSupervisor`` owns one serial port (any pyserial URL). A background thread reads and decodes
 frames, answers nothing on its own but heartbeats, and keeps the state a bridge node reports:
 
-DISCONNECTED -> (port opens) HANDSHAKING -> (identity of our protocol version) CONNECTED CONNECTED
--> (no valid frame for ``stale_timeout_s``) STALE -> (hello answered again) CONNECTED any -> (port
-error or vanished) DISCONNECTED, reopened with exponential backoff; no command is ever replayed.
+    DISCONNECTED -> (port opens) HANDSHAKING -> (identity of our protocol version) CONNECTED
+    CONNECTED -> (no valid frame for ``stale_timeout_s``) STALE -> (hello answered) CONNECTED
+    any -> (port error or vanished) DISCONNECTED, reopened with exponential backoff
+
+No command is ever replayed.
 """
 
 from __future__ import annotations

@@ -8,8 +8,9 @@ t0 + k·period, so per-step delays do not add up; a step that starts more than `
 (the machine stalled) re-anchors the schedule at its actual start, so the steps after it still get
 their whole period instead of being fired back to back.
 
-    player = SequencePlayer(period_s=0.45) report = player.play(primitives, lambda slot, p:
-    send(p), stop=lambda: goal.is_cancel_requested)
+    player = SequencePlayer(period_s=0.45)
+    report = player.play(primitives, lambda slot, p: send(p),
+                         stop=lambda: goal.is_cancel_requested)
 """
 
 from __future__ import annotations

@@ -81,13 +81,15 @@ class CircuitModel:
     visits.
 
     Args:
-        graph: the limb-state digraph (complete or pruned). cost: c (m,) to minimise over cycle
-        vectors z. motion: the tolerance rows (r, m), |motion z| ≤ eps componentwise. exclude:
-        cycles that may not be the answer (k-best). keep: bool (m,), False for edges that no cycle
-        as cheap as a known feasible one uses (exact reduced-cost
-            fixing, GaitProblem._columns_to_keep): no cycle that could beat it is lost.
+        graph: the limb-state digraph (complete or pruned).
+        cost: c (m,) to minimise over cycle vectors z.
+        motion: the tolerance rows (r, m), |motion z| ≤ eps componentwise.
+        exclude: cycles that may not be the answer (k-best).
+        keep: bool (m,), False for edges that no cycle as cheap as a known feasible one uses
+            (exact reduced-cost fixing, GaitProblem._columns_to_keep): no cycle that could beat
+            it is lost.
         hint: a cycle to start the search from; the first candidate when it meets the real
-        tolerance.
+            tolerance.
     """
 
     def __init__(

@@ -101,8 +101,8 @@ class GaitProblem:
         self._structure = [
             LinearConstraint(graph.incidence, 0, 0),  # B z = 0
             LinearConstraint(graph.initial_matrix, 0, 1),  # B^i z ≤ 1
-            LinearConstraint(ones[None, :], 2, np.inf),
-        ]  # z ≠ 0
+            LinearConstraint(ones[None, :], 2, np.inf),  # 1ᵀz ≥ 2: z ≠ 0
+        ]
         self.cuts: list[LinearConstraint] = []  # valid for every objective: kept across solves
         # simple cycles seen so far: upper bounds for any objective
         self._known = KnownCycles(graph)

@@ -51,8 +51,7 @@ class TerreSoroSynthesis(Node):
             SweepGaits,
             '~/sweep',
             self._sweep,
-            # by ~/synthesize
-            callback_group=ReentrantCallbackGroup(),
+            callback_group=ReentrantCallbackGroup(),  # a sweep runs beside ~/synthesize
         )
 
     def _synthesize(self, request, response):

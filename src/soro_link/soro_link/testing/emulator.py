@@ -67,9 +67,10 @@ class EmulatedBoard:
     """One firmware image in qemu-system-avr (the Arduino Uno machine).
 
     Args:
-        elf: the image. port: symlink path to create for the UART's pseudo-terminal; a fresh
-        temporary path when None. trace_pins: log GPIO port writes (``port_writes``); costs a line
-        per write.
+        elf: the image.
+        port: symlink path to create for the UART's pseudo-terminal; a fresh temporary path
+            when None.
+        trace_pins: log GPIO port writes (``port_writes``); costs a line per write.
     """
 
     def __init__(self, elf: str | Path, port: str | Path | None = None, trace_pins: bool = False):

@@ -1,1 +1,1 @@
-
+"""The POM voxel quadruped: Planes of Motion kinematics, gaits, mocap preprocessing and nodes."""

@@ -68,6 +68,9 @@ def _parser() -> CommandParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``pom-gait``: the gait's key-pose strokes by POM inverse kinematics, interpolated over one
+    cycle, and every named effector's predicted displacement, in mm, as JSON. Returns the exit code
+    (2: a structure or gait refused)."""
     args = _parser().parse_args(argv)
     try:
         pom = PlanesOfMotion(structure.load(args.structure), args.ideality)
@@ -174,6 +177,9 @@ def _read_npy(path: Path) -> np.ndarray:
 
 
 def mocap_main(argv: list[str] | None = None) -> int:
+    """``pom-mocap``: (T, 4, 2) lab-frame marker tracks in ``--units`` to the body-frame loops in
+    mm (spec A8), as JSON and, with ``--plots``, a figure. Returns the exit code (2: tracks
+    unreadable or refused)."""
     parser = CommandParser(
         prog='pom-mocap', description='lab-frame marker tracks to body-frame loops (spec A8)'
     )
@@ -221,6 +227,9 @@ def mocap_main(argv: list[str] | None = None) -> int:
 
 
 def fe_check_main(argv: list[str] | None = None) -> int:
+    """``pom-fe-check``: POM against a finite-element frame model of an NX x NY x NZ box of voxels
+    (the paper's Fig. 2), as JSON and, with ``--plots``, a figure. Returns the exit code (2:
+    ``--voxels`` malformed or the box refused)."""
     parser = CommandParser(
         prog='pom-fe-check', description='POM against a 3D frame model of a box of voxels'
     )

@@ -18,6 +18,8 @@ from soro_node.commander import Commander
 
 
 class PomCommander(Commander):
+    """Blocking calls to the gait action and IK service of ``controller`` (the node's name)."""
+
     def __init__(self, controller: str = '/pom_controller', **kwargs):
         super().__init__('pom_commander', **kwargs)
         self.gait_client = ActionClient(self, ExecuteVoxelGait, f'{controller}/execute_gait')
@@ -32,6 +34,9 @@ class PomCommander(Commander):
         timeout_s: float = 3600.0,
         on_feedback=None,
     ) -> ExecuteVoxelGait.Result:
+        """Walk ``cycles`` cycles of ``gait``, ``step_period_s`` between key poses (0: the
+        controller's parameter), backwards if ``reverse``; the action's result, each key pose's
+        feedback passed to ``on_feedback``."""
         goal = ExecuteVoxelGait.Goal(
             gait=gait, cycles=cycles, step_period_s=float(step_period_s), reverse=reverse
         )
@@ -40,6 +45,9 @@ class PomCommander(Commander):
     def inverse_kinematics(
         self, effectors, axes, targets_m, timeout_s: float = 10.0
     ) -> ComputeVoxelIK.Response:
+        """POM inverse kinematics: one DOF per effector name in ``effectors``, along ``axes`` ('x',
+        'y' or 'z') to ``targets_m`` (displacement from rest, m); the response with the strokes
+        (m), their saturation and every node's predicted displacement."""
         request = ComputeVoxelIK.Request(
             effectors=list(effectors), axes=list(axes), targets_m=[float(t) for t in targets_m]
         )

@@ -50,6 +50,9 @@ LATTICE_PERIOD_S = 0.1  # the drawing is for the eye: 10 Hz of it is plenty
 
 
 class PomController(BridgeNode):
+    """``pom_controller``: the actuator board's lifecycle bridge with the gait action, the IK
+    service and the POM predictions of the stroke telemetry."""
+
     LEFT_IN = ('actuators held where they are', 'actuators left to the firmware watchdog (held)')
 
     def __init__(self, **kwargs):
@@ -80,6 +83,8 @@ class PomController(BridgeNode):
         )
 
     def on_configure(self, state: State) -> TransitionCallbackReturn:
+        """Load the structure, build POM with its ideality η and find the marker nodes; FAILURE,
+        logged, on a refused parameter or lattice."""
         try:
             values = self.settings.checked()
             self.pom = PlanesOfMotion(
@@ -240,6 +245,7 @@ def lattice_markers(
 
 
 def main(args=None) -> int:
+    """Run ``pom_controller`` on three threads until Ctrl-C or SIGTERM; the exit code."""
     return run_bridge(
         PomController, 'pom_controller', lambda: MultiThreadedExecutor(num_threads=3), args
     )

@@ -24,6 +24,9 @@ STEP_PERIOD_S = 0.5
 
 
 def run_scenario(out: Path, cycles: int) -> Path:
+    """Launch pom.launch.py sim:=true recording TOPICS, walk ``cycles`` tripod cycles through
+    PomCommander and stop the processes; the bag's folder. ScenarioError if one did not stop
+    cleanly."""
     logs, bag = out / 'logs', out / 'bag'
     logs.mkdir(parents=True, exist_ok=True)
     params = logs / 'demo_parameters.yaml'
@@ -56,6 +59,8 @@ def run_scenario(out: Path, cycles: int) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``pom-demo``: the scenario in ``--out`` and soro-analyze's summary of its bag, printed; the
+    exit code (1: the scenario failed)."""
     parser = CommandParser(prog='pom-demo', description=__doc__.splitlines()[0])
     parser.add_argument(
         '--out', type=output_dir, required=True, help='folder for the results (created)'

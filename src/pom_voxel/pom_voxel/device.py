@@ -25,6 +25,9 @@ from soro_link.protocol import NackCode
 
 
 class PomBoardFirmware(DeviceModel):
+    """The actuator board's firmware as a soro_link DeviceModel: four rate-limited linear
+    actuators, positions and targets in µm of control-node displacement."""
+
     device_kind = 'pom_quadruped'
     firmware_version = '1.0.0'
     schemas = SCHEMAS
@@ -43,6 +46,8 @@ class PomBoardFirmware(DeviceModel):
         self._period, self._next = 1.0 / telemetry_hz, 0.0
 
     def command(self, message, now):
+        """``set_strokes``: new targets (µm); OUT_OF_RANGE, nothing moved, if one is past the
+        stroke limit."""
         target = np.array(message['target_um'], dtype=float)
         if np.any(np.abs(target) > self.limit_um):
             return NackCode.OUT_OF_RANGE
@@ -51,10 +56,13 @@ class PomBoardFirmware(DeviceModel):
         return None
 
     def enter_safe_state(self):
+        """Hold every actuator where it is: its target becomes its present position."""
         with self._lock:
             self.target_um, self.safe = self.position_um.copy(), True
 
     def step(self, now, dt):
+        """Move each actuator towards its target by at most ``speed_mm_s`` dt; a ``strokes``
+        message (positions, targets in µm, holding) when one is due at ``telemetry_hz``."""
         with self._lock:
             reach = self.speed_mm_s * UM_PER_MM * dt
             self.position_um += np.clip(self.target_um - self.position_um, -reach, reach)
@@ -73,5 +81,6 @@ class PomBoardFirmware(DeviceModel):
             ]
 
     def positions_mm(self) -> np.ndarray:
+        """The actuators' present strokes (ACTUATORS,) in mm."""
         with self._lock:
             return self.position_um / UM_PER_MM

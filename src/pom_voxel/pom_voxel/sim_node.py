@@ -29,6 +29,9 @@ from soro_node.base_node import declare_parameters, run_node
 
 
 class PomSimNode(Node):
+    """``pom_sim``: the simulated actuator board behind ``port`` and the overhead camera publishing
+    ``mocap_markers``."""
+
     def __init__(self, **kwargs):
         super().__init__('pom_sim', **kwargs)
         self.settings = declare_parameters(self, SIMULATOR)
@@ -65,11 +68,13 @@ class PomSimNode(Node):
         self.camera_pub.publish(PoseArray(header=header, poses=poses))
 
     def destroy_node(self) -> None:
+        """Power the simulated board off (its pseudo-terminal goes), then destroy the node."""
         self.device.stop()
         super().destroy_node()
 
 
 def main(args=None) -> int:
+    """Run ``pom_sim`` until Ctrl-C; the exit code."""
     return run_node(PomSimNode, 'pom_sim', args=args)
 
 

@@ -76,6 +76,9 @@ def _write(
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``tensegrity-sweep``: a preset's ψ sweep over the ``--psi`` grid, its report as JSON and,
+    with ``--plots``, Figs. 3 and 4; the ψ thresholds found go to stderr. Returns the exit code (2:
+    a bad grid or value, a diverged run, an output that cannot be written)."""
     args = _parser().parse_args(argv)
     chosen = preset(args.preset)
     try:

@@ -48,6 +48,7 @@ class Batch:
     ground: np.ndarray
 
     def arrays(self) -> tuple:
+        """The fields in declaration order, the compiled kernels' positional arguments."""
         return (
             self.cable_a,
             self.cable_b,

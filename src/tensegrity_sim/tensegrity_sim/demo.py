@@ -80,6 +80,9 @@ def summarize(out: Path, sweep: dict, live: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``tensegrity-demo``: the preset's ψ sweep (30° to 75° in 1° steps) and the recorded live run
+    in ``--out``, then the combined summary printed; the exit code (1: the sweep or the run
+    failed)."""
     parser = CommandParser(prog='tensegrity-demo', description=__doc__.splitlines()[0])
     parser.add_argument(
         '--out', type=output_dir, required=True, help='folder for the results (created)'

@@ -82,6 +82,8 @@ class Dynamics:
         return self._compiled
 
     def kinematics(self, y: np.ndarray) -> Kinematics:
+        """Of state ``y`` (..., n_r, 13): the rod ends [c - (L/2) u, c + (L/2) u] (..., 2 n_r, 3)
+        in m, their velocities v ∓ ω × (L/2) u in m/s and the half axes (L/2) u (..., n_r, 3)."""
         c, v, q, w = y[..., C], y[..., V], y[..., Q], y[..., W]
         half_axis = self.half_length * quaternion.body_x(q)
         spin = quaternion.cross(w, half_axis)
@@ -191,4 +193,5 @@ class Dynamics:
         return linear.sum(-2), angular.sum(-2)
 
     def centre_of_mass(self, y: np.ndarray) -> np.ndarray:
+        """The structure's centre of mass (m), shape (..., 3)."""
         return np.sum(self.mass * y[..., C], -2) / self.mass.sum()

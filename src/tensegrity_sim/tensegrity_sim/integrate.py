@@ -64,6 +64,8 @@ def _with_unit_quaternions(y: np.ndarray) -> np.ndarray:
 
 
 def step_rk4(dynamics: Dynamics, y: np.ndarray, dt: float) -> np.ndarray:
+    """One classical RK4 step of ``dt`` s on ``Dynamics.rates`` (the numpy reference), quaternions
+    renormalised; y and the result (..., n_r, 13)."""
     f = dynamics.rates
     k1 = f(y)
     k2 = f(y + 0.5 * dt * k1)
@@ -89,6 +91,8 @@ def _advance(y: np.ndarray, rates: np.ndarray, dt: float, *, taylor: bool) -> np
 
 
 def step_semi_implicit(dynamics: Dynamics, y: np.ndarray, dt: float) -> np.ndarray:
+    """One semi-implicit Euler step of ``dt`` s: velocities first, then positions with the new
+    velocities and the orientation by the exact rotation; y and the result (..., n_r, 13)."""
     return _advance(y, dynamics.rates(y), dt, taylor=False)
 
 

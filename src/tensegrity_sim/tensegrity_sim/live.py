@@ -47,6 +47,7 @@ class Snapshot:
 
     @property
     def normal_mode(self) -> bool:
+        """Every cable in the normal regime: neither slack nor over-strained."""
         return bool(np.all(self.status == 1))
 
 
@@ -69,6 +70,8 @@ class LiveSimulation:
         self.diverged: SimulationDiverged | None = None
 
     def reset_to_psi(self, psi_deg: float) -> None:
+        """At rest as the preset's released prism with the rods tilted ``psi_deg`` from the
+        vertical; simulated time back to 0."""
         self._reset(self.preset.initial_state(psi_deg), psi_deg)
 
     def reset_to_poses(self, centres, quaternions) -> None:
@@ -95,9 +98,12 @@ class LiveSimulation:
 
     @property
     def sim_time_s(self) -> float:
+        """Simulated time (s) since the last reset."""
         return self.steps * self.dt_s  # counted in steps, so that no rounding accumulates
 
     def set_rest_lengths(self, rest_lengths_m) -> None:
+        """Actuate: new cable rest lengths (n_c,) in m; StructureError on a wrong count or a value
+        the Structure rules refuse."""
         rest = np.asarray(rest_lengths_m, dtype=float)
         if rest.shape != (self.dynamics.structure.n_cables,):
             raise StructureError(
@@ -127,6 +133,7 @@ class LiveSimulation:
         return steps
 
     def snapshot(self) -> Snapshot:
+        """The present state as the node publishes it."""
         d, y = self.dynamics, self.state
         lengths = d.cable_lengths(y)
         strains = analysis.strains(lengths, d.rest_length)

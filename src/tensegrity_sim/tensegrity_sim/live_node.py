@@ -89,6 +89,7 @@ class TensegritySimNode(Node):
         return sim
 
     def destroy_node(self) -> None:
+        """Destroy the sweep's action server, then the node."""
         self.sweep_server.destroy()
         super().destroy_node()
 
@@ -293,6 +294,9 @@ def _twist(v, w) -> Twist:
 
 
 def main(args=None) -> int:
+    """Run the node until Ctrl-C or, if ``duration_s`` is set, that much simulated time (two
+    threads: the sweep beside the clock); the exit code. A refused parameter, structure, ψ or
+    preset ends the start in one line."""
     return run_node(
         TensegritySimNode,
         'tensegrity_sim',

@@ -27,6 +27,10 @@ from tensegrity_sim.structure import Structure
 
 @dataclass(frozen=True)
 class Preset:
+    """A named configuration: its structure, ρ0 of the initial rod centres (m), the initial ψ
+    (deg), the duration (s) and the fixed-step integrator with its dt (s); ``source`` says where
+    the values come from."""
+
     name: str
     source: str
     structure: Structure
@@ -37,12 +41,17 @@ class Preset:
     dt_s: float = 0.01
 
     def initial_state(self, psi_deg=None):
+        """The released prism at ``psi_deg`` (None: the preset's ψ), rod centres at ρ0; a state
+        (n_r, 13)."""
         return prism.initial_state(
             self.psi_deg if psi_deg is None else psi_deg, self.centre_radius_m
         )
 
 
 def savin2020_structure(rod_length_m: float) -> Structure:
+    """The paper's 3-prism with rods ``rod_length_m`` (m) long, as the authors' package has it:
+    rods of 1 kg with I = 1 kg·m², c = 10 N/m, l⁰ = 0.2 m, unilateral cables, rod drag 20 N·s/m
+    and 20 N·m·s, no gravity."""
     return Structure.from_paper(
         prism.R_PAPER,
         prism.E_PAPER,
@@ -82,6 +91,7 @@ PRESETS = {p.name: p for p in (_STATED, _REPRODUCE, _CODE)}
 
 
 def preset(name: str) -> Preset:
+    """The preset called ``name``; KeyError naming the allowed ones otherwise."""
     if name not in PRESETS:
         raise KeyError(f'preset = {name!r}: allowed values are {", ".join(PRESETS)}')
     return PRESETS[name]

@@ -219,12 +219,18 @@ def _explore(argv) -> int:
 
 
 def synthesize_main(argv: list[str] | None = None) -> int:
+    """``terresoro-synthesize``: exact gait synthesis, BILP (28)/(29); the exit code (2: a
+    refusal)."""
     return _run(_synthesize, argv, 'terresoro-synthesize')
 
 
 def sweep_main(argv: list[str] | None = None) -> int:
+    """``terresoro-sweep``: the Latin-hypercube sweep of α (paper V-B); the exit code (2: a
+    refusal)."""
     return _run(_sweep, argv, 'terresoro-sweep')
 
 
 def explore_main(argv: list[str] | None = None) -> int:
+    """``terresoro-explore``: the states of randomized Eulerian rounds (Alg. 1) on stdout; the exit
+    code (2: a refusal)."""
     return _run(_explore, argv, 'terresoro-explore')

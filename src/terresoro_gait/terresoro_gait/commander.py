@@ -21,6 +21,9 @@ from soro_node.commander import Commander
 
 
 class TerreSoroCommander(Commander):
+    """Blocking calls to the actions and services of the ``executor``, ``learner`` and
+    ``synthesis`` nodes (their names)."""
+
     def __init__(
         self,
         executor: str = '/terresoro_executor',
@@ -43,12 +46,17 @@ class TerreSoroCommander(Commander):
         timeout_s: float = 3600.0,
         on_feedback=None,
     ) -> LearnEdges.Result:
+        """Learn the substrate's edge weights in ``rounds`` Eulerian rounds (``seed`` -1: a fresh
+        one), written to ``weights_file`` (empty: the learner's parameter); the action's result,
+        feedback passed to ``on_feedback``."""
         goal = LearnEdges.Goal(rounds=rounds, seed=seed, weights_file=weights_file)
         return self.run_action(self.learn_client, goal, timeout_s, on_feedback)
 
     def execute_gait(
         self, vertices, cycles: int, timeout_s: float = 3600.0, on_feedback=None
     ) -> ExecuteGait.Result:
+        """Run the simple cycle of states ``vertices`` ``cycles`` times; the action's result,
+        feedback passed to ``on_feedback``."""
         goal = ExecuteGait.Goal(vertices=[int(v) for v in vertices], cycles=cycles)
         return self.run_action(self.gait_client, goal, timeout_s, on_feedback)
 
@@ -63,6 +71,9 @@ class TerreSoroCommander(Commander):
         k: int = 1,
         timeout_s: float = 60.0,
     ) -> SynthesizeGait.Response:
+        """The ``k`` best gaits for ``goal`` ('translation' or 'rotation') by BILP (28)/(29): α (2
+        values or 1), β, γ and the tolerance ε in SI units (m, rad), the states of ``lost_limbs``
+        pruned; the service's response."""
         request = SynthesizeGait.Request(
             goal=goal,
             alpha=[float(a) for a in alpha],
@@ -86,6 +97,8 @@ class TerreSoroCommander(Commander):
         timeout_s: float = 600.0,
         on_feedback=None,
     ) -> SweepGaits.Result:
+        """The paper's Latin-hypercube sweep of α for ``goal`` (``samples`` 0: the paper's 100), β,
+        γ and ε in SI units; the action's result, feedback passed to ``on_feedback``."""
         request = SweepGaits.Goal(
             goal=goal,
             beta=float(beta),

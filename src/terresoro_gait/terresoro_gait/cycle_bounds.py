@@ -33,6 +33,8 @@ class KnownCycles:
         )
 
     def add(self, cycles) -> None:
+        """Add the ``cycles`` (vertex sequences, from any vertex) not known yet, in canonical form,
+        with their cycle vectors."""
         for cycle in cycles:
             cycle = canonical(tuple(cycle))
             if cycle not in self._index:

@@ -95,6 +95,9 @@ def fastest(robot, goal: str) -> object:
 
 
 def run_scenario(out: Path, rounds: int, cycles: int) -> dict:
+    """Start the simulated nodes, learn the substrate in ``rounds`` rounds, then synthesize and run
+    the fastest translation and rotation gaits ``cycles`` cycles each; {goal: (gait, execution
+    result)}. ScenarioError if a process did not stop cleanly."""
     logs = out / 'logs'
     logs.mkdir(parents=True, exist_ok=True)
     processes = start_nodes(out, logs)
@@ -131,6 +134,8 @@ def run_scenario(out: Path, rounds: int, cycles: int) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``terresoro-demo``: the scenario in ``--out`` and soro-analyze's summary of its bag,
+    printed; the exit code (1: the scenario failed or the analysis found no gait)."""
     parser = CommandParser(prog='terresoro-demo', description=__doc__.splitlines()[0])
     parser.add_argument(
         '--out', type=output_dir, required=True, help='folder for the results (created)'

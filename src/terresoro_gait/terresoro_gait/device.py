@@ -34,6 +34,10 @@ from terresoro_gait.weights import EdgeWeights
 
 
 class TerreSoroFirmware(DeviceModel):
+    """The board's firmware as a soro_link DeviceModel, with the robot on ``substrate`` (the edge
+    weights primitives are drawn from); ``motor_of_limb`` is each limb's channel, ``failed_limbs``
+    (1-based) the limbs with a snapped tendon."""
+
     device_kind = 'terresoro'
     firmware_version = '1.0.0'
     schemas = SCHEMAS
@@ -66,6 +70,8 @@ class TerreSoroFirmware(DeviceModel):
 
     # --- link side -------------------------------------------------------------------------------
     def command(self, message, now):
+        """``set_limbs``: one drive per motor channel (-1, 0 or 1); OUT_OF_RANGE if one is not, or
+        if it drives a channel no limb is wired to."""
         drive = tuple(int(d) for d in message['drive'])
         wired = set(self.motor_of_limb)
         if any(d not in (-1, 0, 1) for d in drive) or any(
@@ -78,10 +84,13 @@ class TerreSoroFirmware(DeviceModel):
         return None
 
     def enter_safe_state(self):
+        """Every motor off and every tendon released: the limbs relax to state 1."""
         with self._lock:
             self.drive, self.curled, self.safe = (OFF,) * MOTORS, (False,) * MOTORS, True
 
     def step(self, now, dt):
+        """Move the limbs' curl and the hub by ``dt`` s; a ``limbs`` message (curl %, drive,
+        settled vertex, safe) when one is due at ``telemetry_hz``."""
         with self._lock:
             self._move_limbs(dt)
             self._move_hub(now)
@@ -107,6 +116,7 @@ class TerreSoroFirmware(DeviceModel):
             return np.array([self._pose[0], self._pose[1], np.degrees(self._pose[2])])
 
     def target_vertex(self) -> int:
+        """The state the limbs are heading for; a limb with a snapped tendon stays flat."""
         bits = [self.curled[m] and m not in self._broken_motors for m in self.motor_of_limb]
         return vertex(bits)
 

@@ -56,6 +56,9 @@ TRAIL_PERIOD_S = 0.5
 
 
 class TerreSoroExecutor(BridgeNode):
+    """``terresoro_executor``: the Arduino's lifecycle bridge with the gait and walk actions and
+    the open-loop prediction of every primitive."""
+
     LEFT_IN = ('robot in its safe state', 'robot left to its firmware watchdog (safe state)')
 
     def __init__(self, **kwargs):
@@ -99,6 +102,8 @@ class TerreSoroExecutor(BridgeNode):
             )  # one goal of either at a time
 
     def on_configure(self, state: State) -> TransitionCallbackReturn:
+        """Take the robot's description from the parameters (executor_config); FAILURE, logged, on
+        a refused or conflicting value."""
         try:
             self.robot = executor_config(self.settings.checked())
         except (ParameterError, ValueError) as error:
@@ -286,6 +291,8 @@ def _in(primitive) -> str:
 
 
 def main(args=None) -> int:
+    """Run ``terresoro_executor`` until Ctrl-C or SIGTERM (four threads: goals beside telemetry and
+    tracking); the exit code."""
     return run_bridge(
         TerreSoroExecutor, 'terresoro_executor', lambda: MultiThreadedExecutor(num_threads=4), args
     )

@@ -56,6 +56,9 @@ class Failed(RuntimeError):
 
 
 class TerreSoroLearner(Node):
+    """``terresoro_learner``: the ``~/learn_edges`` action, edge weights from the tracked poses of
+    walks that the executor runs."""
+
     def __init__(self, **kwargs):
         super().__init__('terresoro_learner', **kwargs)
         self.settings = declare_parameters(self, LEARNER)
@@ -228,6 +231,7 @@ class TerreSoroLearner(Node):
 
 
 def main(args=None) -> int:
+    """Run ``terresoro_learner`` until Ctrl-C; the exit code."""
     return run_node(
         TerreSoroLearner,
         'terresoro_learner',

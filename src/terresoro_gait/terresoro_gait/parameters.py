@@ -188,6 +188,9 @@ SYNTHESIS = ROBOT + (WEIGHTS_FILE,)
 
 @dataclass(frozen=True)
 class ExecutorConfig:
+    """The executor's robot description: its digraph, τ and the reversal pulse (s), whether limbs
+    that stay curled keep forward drive, and each limb's motor channel."""
+
     graph: LimbDigraph  # the digraph without the lost limbs' curled states
     tau_s: float
     reversal_pulse_s: float

@@ -31,6 +31,9 @@ from terresoro_gait.weights import write_csv
 
 
 class TerreSoroSimNode(Node):
+    """``terresoro_sim``: the simulated robot and board behind ``port`` on a ground-truth
+    substrate, and the overhead tracker."""
+
     def __init__(self, **kwargs):
         super().__init__('terresoro_sim', **kwargs)
         self.settings = declare_parameters(self, SIMULATOR)
@@ -71,11 +74,13 @@ class TerreSoroSimNode(Node):
         return occlusion_s > 0 and t_s % self.settings.occlusion_period_s < occlusion_s
 
     def destroy_node(self) -> None:
+        """Power the simulated board off (its pseudo-terminal goes), then destroy the node."""
         self.device.stop()
         super().destroy_node()
 
 
 def main(args=None) -> int:
+    """Run ``terresoro_sim`` until Ctrl-C; the exit code."""
     return run_node(TerreSoroSimNode, 'terresoro_sim', args=args)
 
 

@@ -84,6 +84,9 @@ class Objective:
 
 @dataclass(frozen=True)
 class Solution:
+    """A synthesized gait: the simple cycle of states, its cost J = c z in the weights' units, the
+    solves it took and the backend that found it."""
+
     cycle: tuple[int, ...]  # canonical: from its smallest vertex
     cost: float
     iterations: int  # BILP (or CP-SAT) solves it took
@@ -116,6 +119,8 @@ class GaitProblem:
         return objective.alpha[0] * self.theta + objective.beta * self.stheta + objective.gamma
 
     def tolerance(self, objective: Objective) -> LinearConstraint:
+        """The motion tolerance: |Θz| ≤ ε_θ for translation, |Pz| ≤ ε_t componentwise for
+        rotation."""
         if objective.goal == 'translation':
             # |Θz| ≤ ε_θ
             return LinearConstraint(self.theta[None, :], -objective.eps, objective.eps)
@@ -310,6 +315,7 @@ class GaitProblem:
 
 
 def check_backend(backend: str) -> str:
+    """``backend`` if it is one of BACKENDS; ValueError naming them otherwise."""
     if backend not in BACKENDS:
         raise ValueError(f'backend = {backend!r}: allowed values are {", ".join(BACKENDS)}')
     return backend

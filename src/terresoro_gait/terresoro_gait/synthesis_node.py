@@ -41,6 +41,9 @@ REFUSED = (WeightsError, SynthesisInfeasible, GaitError, ValueError)
 
 
 class TerreSoroSynthesis(Node):
+    """``terresoro_synthesis``: the ``~/synthesize`` service and the ``~/sweep`` action on the
+    learned weights."""
+
     def __init__(self, **kwargs):
         super().__init__('terresoro_synthesis', **kwargs)
         self.settings = declare_parameters(self, SYNTHESIS)
@@ -137,6 +140,8 @@ class TerreSoroSynthesis(Node):
 
 
 def main(args=None) -> int:
+    """Run ``terresoro_synthesis`` until Ctrl-C (two threads: the sweep beside the service); the
+    exit code."""
     return run_node(
         TerreSoroSynthesis, 'terresoro_synthesis', lambda: MultiThreadedExecutor(2), args=args
     )

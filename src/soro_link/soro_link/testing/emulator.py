@@ -82,6 +82,7 @@ class EmulatedBoard:
         self._process: subprocess.Popen | None = None
 
     def start(self) -> EmulatedBoard:
+        """Power the chip up (``replug``) and return the board."""
         self.replug()
         return self
 
@@ -144,6 +145,7 @@ class EmulatedBoard:
 
     @property
     def running(self) -> bool:
+        """Whether qemu is running: started, not unplugged, not exited."""
         return self._process is not None and self._process.poll() is None
 
     def port_writes(self) -> list[tuple[str, int]]:
@@ -157,6 +159,7 @@ class EmulatedBoard:
         ]
 
     def stop(self) -> None:
+        """Stop the emulator and remove its temporary folder (the pin trace with it)."""
         self.unplug()
         self._tmpdir.cleanup()
 

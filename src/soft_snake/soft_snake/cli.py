@@ -40,6 +40,8 @@ def _number(text: str) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``soft-snake-gait``: the chamber states K (N, 3) of a gait (Eq. 2.1 or 2.2) at each of
+    ``--times`` (s), printed as JSON; returns 0, or 2 when the gait is refused."""
     parser = CommandParser(prog='soft-snake-gait', description=__doc__.splitlines()[0])
     parser.add_argument('--gait', required=True, choices=GAITS)
     parser.add_argument('--segments', type=int, default=4, help='modules, 3-5')
@@ -83,6 +85,9 @@ PROCESSES = ParamSpec(
 
 
 def tables_main(argv: list[str] | None = None) -> int:
+    """``soft-snake-tables``: the calibrated simulator's prediction of every cell of Tables
+    5.2-5.7 with the rank correlations and SN-13's trends, written to ``--json`` (and a
+    scatter plot to ``--plot``); prints the correlations and trends; returns 0."""
     parser = CommandParser(prog='soft-snake-tables', description=__doc__.splitlines()[2])
     parser.add_argument(
         '--json', type=output_file, required=True, help='where to write the predictions (JSON)'

@@ -18,6 +18,9 @@ from soro_node.commander import Commander
 
 
 class SoftSnakeCommander(Commander):
+    """Blocking client of ``soft_snake_driver`` (``driver``: its node name): gaits through
+    ``~/run_gait``, the step climb's next wheel through ``~/step_climb_advance``."""
+
     def __init__(self, driver: str = '/soft_snake_driver', **kwargs):
         super().__init__('soft_snake_commander', **kwargs)
         self.gait_client = ActionClient(self, RunGait, f'{driver}/run_gait')

@@ -78,6 +78,8 @@ def live_run(
 
 
 def tables(out: Path) -> list[str]:
+    """The summary's Tables 5.2-5.7 section (Markdown lines): every cell predicted, the rank
+    correlations and SN-13's trends; writes ``tables_scatter.png`` into ``out``."""
     predictions = reproduction.predict_tables(processes=2)
     reproduction.scatter(predictions, out / 'tables_scatter.png')
     rho = reproduction.rank_correlation(predictions)
@@ -100,6 +102,9 @@ def tables(out: Path) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``soft-snake-demo``: the runs of ``RUNS`` and the step climb through the nodes, the
+    tables and the animation, into ``--out`` with a ``summary.md``; returns 0, or 1 when a
+    run fails."""
     parser = CommandParser(prog='soft-snake-demo', description=__doc__.splitlines()[0])
     parser.add_argument(
         '--out', type=output_dir, required=True, help='folder for the results (created)'

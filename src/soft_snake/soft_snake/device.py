@@ -26,6 +26,10 @@ from soro_link.protocol import LogCode, LogLevel, NackCode
 
 
 class SnakeHeadFirmware(DeviceModel):
+    """The head controller's robot side (see the module docstring) for ``modules`` (3-5,
+    else ValueError) segments: chambers with first-order time constants
+    ``tau_inflate_s`` and ``tau_vent_s`` (s), a ``chambers`` report at ``telemetry_hz``."""
+
     device_kind = 'soft_snake_head'
     firmware_version = '1.0.0'
     schemas = SCHEMAS
@@ -48,6 +52,8 @@ class SnakeHeadFirmware(DeviceModel):
         self._period, self._next = 1.0 / telemetry_hz, 0.0
 
     def command(self, message, now):
+        """Take a ``set_valves`` message's duties (N, 3); OUT_OF_RANGE, nothing changed, when its
+        module count is not the snake's or a duty exceeds 100 %."""
         if message['modules'] != self.modules or any(d > 100 for d in message['duty_pct']):
             return NackCode.OUT_OF_RANGE
         with self._lock:
@@ -55,10 +61,14 @@ class SnakeHeadFirmware(DeviceModel):
         return None
 
     def enter_safe_state(self):
+        """Vent every chamber (every duty 0)."""
         with self._lock:
             self.duty, self.safe = np.zeros((self.modules, 3)), True
 
     def step(self, now, dt):
+        """Advance the chambers by ``dt`` s: vent them with a WATCHDOG log report when no duties
+        came for ``COMMAND_TIMEOUT_S`` while not safe, and a ``chambers`` report each telemetry
+        period."""
         out = []
         if (
             not self.safe
@@ -96,5 +106,6 @@ class SnakeHeadFirmware(DeviceModel):
         }
 
     def pressures_pa(self) -> np.ndarray:
+        """A copy of the chambers' gauge pressures (N, 3) in Pa."""
         with self._lock:
             return self.chambers.pressure_pa.copy()

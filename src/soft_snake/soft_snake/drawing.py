@@ -18,6 +18,8 @@ CHAMBER_RADIUS_M = 0.009  # where a chamber sits off the axis, for the drawing o
 
 
 def joint_names(segments: int) -> list[str]:
+    """The URDF's bend joints, yaw then pitch for each of a segment's three shares:
+    ['y0_0', 'p0_0', 'y0_1', ...], 6 per segment."""
     return [f'{axis}{i}_{k}' for i in range(segments) for k in range(3) for axis in 'yp']
 
 

@@ -54,6 +54,9 @@ TRAIL_POSES = 300
 
 
 class SoftSnakeDriver(BridgeNode):
+    """The soft snake's valve driver, a BridgeNode to the head controller: ``~/run_gait``,
+    ``~/step_climb_advance`` and the head's telemetry (see the module docstring)."""
+
     LEFT_IN = ('chambers vented', "chambers left to the head's watchdog (vents)")
 
     def __init__(self, **kwargs):
@@ -238,6 +241,7 @@ def _array(values: np.ndarray) -> Float64MultiArray:
 
 
 def main(args=None) -> int:
+    """The driver's process (``bridge_main_node.run_bridge``) on a three-thread executor."""
     return run_bridge(
         SoftSnakeDriver, 'soft_snake_driver', lambda: MultiThreadedExecutor(num_threads=3), args
     )

@@ -52,6 +52,10 @@ MIN_PAUSE_S = 0.0005
 
 
 class SoftSnakeSimNode(Node):
+    """The simulated snake (see the module docstring): MuJoCo physics paced by the wall clock
+    on a thread of its own, behind a simulated head controller on ``port`` or running
+    ``gait`` itself, and the motion capture of its head and centre of mass."""
+
     def __init__(self, **kwargs):
         super().__init__('soft_snake_sim', **kwargs)
         self.settings = declare_parameters(self, SIMULATOR)
@@ -188,6 +192,7 @@ class SoftSnakeSimNode(Node):
             )
 
     def destroy_node(self) -> None:
+        """Stop the physics thread and the simulated head controller, then destroy the node."""
         self._running = False
         self._physics.join(timeout=1.0)
         if self.device is not None:
@@ -204,6 +209,7 @@ def _pose(header: Header, position, quaternion_wxyz) -> PoseStamped:
 
 
 def main(args=None) -> int:
+    """The simulator's process (``base_node.run_node``); a refused parameter stops its start."""
     return run_node(
         SoftSnakeSimNode, 'soft_snake_sim', args=args, refused=(ParameterError, ValueError)
     )

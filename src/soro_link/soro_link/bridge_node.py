@@ -126,6 +126,8 @@ class BridgeNode(LifecycleNode):
 
     # --- lifecycle -------------------------------------------------------------------------------
     def on_configure(self, state: State) -> TransitionCallbackReturn:
+        """Check the parameters and start the link supervisor, which opens the port in the
+        background and retries; FAILURE, logged, when a parameter is refused."""
         try:
             self.params = self.settings.checked()
         except ParameterError as exc:
@@ -143,20 +145,24 @@ class BridgeNode(LifecycleNode):
         return TransitionCallbackReturn.SUCCESS
 
     def on_activate(self, state: State) -> TransitionCallbackReturn:
+        """Enable commands (the lifecycle publishers go on) and publish the diagnostics at once."""
         self.commands_enabled = True
         self.publish_diagnostics()
         return super().on_activate(state)
 
     def on_deactivate(self, state: State) -> TransitionCallbackReturn:
+        """Disable commands and put the device in its safe state; the data publishers stop."""
         self.commands_enabled = False
         self.force_safe_state('bridge deactivated')
         return super().on_deactivate(state)
 
     def on_cleanup(self, state: State) -> TransitionCallbackReturn:
+        """Stop the link supervisor (the port closes) and publish the diagnostics."""
         self._close_link()
         return TransitionCallbackReturn.SUCCESS
 
     def on_shutdown(self, state: State) -> TransitionCallbackReturn:
+        """Disable commands, command the safe state if configured, and close the link."""
         self.commands_enabled = False
         if self.link:
             self.force_safe_state('bridge shutting down')
@@ -164,6 +170,8 @@ class BridgeNode(LifecycleNode):
         return TransitionCallbackReturn.SUCCESS
 
     def destroy_node(self) -> None:
+        """Disable commands, stop the link's thread (it calls back into this node) and detach
+        the link's log from this node's, then destroy the node."""
         self.commands_enabled = False
         self._stop_link()  # its thread calls back into this node: stop it first
         supervisor_log.removeHandler(self._link_log)

@@ -57,6 +57,8 @@ class DeviceModel:
         return NackCode.UNKNOWN_TYPE
 
     def enter_safe_state(self) -> None:
+        """Enter the safe state (at power-up, on the watchdog and on a safe_state command);
+        subclasses also stop or vent their actuators."""
         self.safe = True
 
     def step(self, now: float, dt: float) -> list[tuple[str, dict]]:
@@ -85,6 +87,8 @@ class GenericOutputs(DeviceModel):
         self._period, self._next = 1.0 / telemetry_hz, 0.0
 
     def command(self, message, now):
+        """Set the four duties (``duty_pct``, %); OUT_OF_RANGE, nothing changed, when one
+        exceeds 100."""
         duty = message['duty_pct']
         if any(d > 100 for d in duty):
             return NackCode.OUT_OF_RANGE
@@ -92,9 +96,11 @@ class GenericOutputs(DeviceModel):
         return None
 
     def enter_safe_state(self):
+        """All four outputs to 0 %."""
         self.duty_pct, self.safe = (0, 0, 0, 0), True
 
     def step(self, now, dt):
+        """An ``outputs`` report (duties and safe flag) once per telemetry period."""
         if now < self._next:
             return []
         self._next = now + self._period
@@ -150,6 +156,7 @@ class SimulatedDevice:
 
     # --- cable -----------------------------------------------------------------------------------
     def start(self) -> SimulatedDevice:
+        """Power up (``replug``) and return the device: ``SimulatedDevice(model).start()``."""
         self.replug()
         return self
 
@@ -212,6 +219,8 @@ class SimulatedDevice:
         self._announce = True
 
     def event_times(self, what: str) -> list[float]:
+        """Monotonic times (s) of the recorded events ``what`` ('power_up', 'handshake',
+        'safe:watchdog', 'safe:safe_state_command')."""
         with self._lock:
             return [t for t, w in self.events if w == what]
 

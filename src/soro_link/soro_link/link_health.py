@@ -12,6 +12,9 @@ from soro_link.supervisor import LinkState, LinkSupervisor
 
 
 class DiagnosticLevel(enum.IntEnum):  # values match diagnostic_msgs/DiagnosticStatus
+    """Severity of a link's diagnostic status (an unconfigured bridge is diagnostic_msgs'
+    STALE)."""
+
     OK = 0
     WARN = 1
     ERROR = 2
@@ -52,6 +55,8 @@ class LinkSnapshot:
 
     @property
     def summary(self) -> str:
+        """The status message: the state, the device kind and firmware once identified, and the
+        last error unless the level is OK."""
         text = self.state.name.lower()
         if self.identity:
             text += f' to {self.identity["device_kind"]} {self.identity["firmware_version"]}'

@@ -22,6 +22,7 @@ class RosLogHandler(logging.Handler):
         self.ros_logger = logger
 
     def emit(self, record: logging.LogRecord) -> None:
+        """Pass ``record`` on to the ROS log at its severity."""
         log_at(self.ros_logger, record.levelno, record.getMessage())
 
 

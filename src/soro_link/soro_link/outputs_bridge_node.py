@@ -34,6 +34,7 @@ class GenericOutputsBridge(BridgeNode):
         self.send_command('set_outputs', duty_pct=tuple(round(d * 100) for d in duty))
 
     def on_device_message(self, message: Message) -> None:
+        """The board's ``outputs`` report on ``~/outputs``, as fractions 0-1."""
         if message.name == 'outputs':
             self.outputs_pub.publish(
                 Float64MultiArray(data=[d / 100.0 for d in message['duty_pct']])

@@ -31,6 +31,8 @@ log = logging.getLogger('soro_link')
 
 
 class LinkState(enum.IntEnum):  # values match soro_interfaces/msg/LinkStatus
+    """Where a link is in its life (the module docstring gives the transitions)."""
+
     DISCONNECTED = 0
     HANDSHAKING = 1
     CONNECTED = 2
@@ -55,6 +57,9 @@ class CommandRefused(RuntimeError):
 
 @dataclass(frozen=True)
 class LinkConfig:
+    """A link's port, baud rate and timings (s): heartbeats, staleness, hellos, the
+    handshake warning, the reopening backoff; ``rtt_window`` round trips are kept."""
+
     port: str
     baud: int = 115200
     heartbeat_period_s: float = 0.1
@@ -69,6 +74,8 @@ class LinkConfig:
 
 @dataclass
 class LinkStats:
+    """A link's counters since its supervisor was made, and its recent round trips (s)."""
+
     frames_rx: int = 0
     frames_tx: int = 0
     crc_errors: int = 0
@@ -87,6 +94,7 @@ class LinkStats:
 
     @property
     def rtt_p50_s(self) -> float:
+        """The median of recent round trips, s; NaN before the first."""
         return statistics.median(self.rtts_s) if self.rtts_s else math.nan
 
 
@@ -149,6 +157,8 @@ class LinkSupervisor:
 
     # --- lifecycle -------------------------------------------------------------------------------
     def start(self) -> None:
+        """Start the supervisor thread, which opens the port (retrying with backoff) and keeps
+        the link."""
         self._running = True
         self._thread = threading.Thread(
             target=self._run, name=f'soro_link {self.config.port}', daemon=True
@@ -156,6 +166,8 @@ class LinkSupervisor:
         self._thread.start()
 
     def stop(self) -> None:
+        """Stop the supervisor thread and close the port; commands awaiting their ack fail with
+        LinkDown."""
         self._running = False
         if self._thread:
             self._thread.join(timeout=2.0)
@@ -242,6 +254,7 @@ class LinkSupervisor:
 
     @property
     def last_rx_age_s(self) -> float:
+        """Seconds since the last valid frame from the device; NaN before the first."""
         return time.monotonic() - self._last_rx
 
     # --- the supervisor thread -------------------------------------------------------------------

@@ -437,6 +437,7 @@ class ActionClient(rclpy.action.ActionClient):
         super().__init__(*args, **kwargs)
 
     def send_goal_async(self, *args, **kwargs):
+        """rclpy's ``send_goal_async``, its future filed before the executor can take the reply."""
         with self._filing:
             return super().send_goal_async(*args, **kwargs)
 
@@ -449,5 +450,6 @@ class ActionClient(rclpy.action.ActionClient):
             return super()._get_result_async(goal_handle)
 
     def take_data(self):
+        """rclpy's ``take_data``, never between a request's sending and its future's filing."""
         with self._filing:
             return super().take_data()

@@ -39,6 +39,9 @@ class CommanderError(RuntimeError):
 
 
 class Commander(Node):
+    """Base of a robot's blocking client: a node spinning on its own thread, whose service
+    and action calls block the caller and raise CommanderError (see the module docstring)."""
+
     def __init__(self, node_name: str, **kwargs):
         super().__init__(node_name, **kwargs)
         self._executor = SingleThreadedExecutor()

@@ -96,6 +96,8 @@ class PoseToTf:
             _missing_tf2(node)
 
     def send(self, msg: PoseStamped) -> None:
+        """Broadcast ``msg``'s pose as parent -> ``child_frame`` (without tf2_ros, only recorded
+        in ``sent``)."""
         parent = self.parent_frame or msg.header.frame_id
         self.sent.add((parent, self.child_frame))
         if self._tf is None:

@@ -18,6 +18,9 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class ParamSpec:
+    """One node parameter: name, default (its type is the parameter's), description, what it
+    allows (bounds, choices, non-empty) and whether it is read-only."""
+
     name: str
     # its Python type is the parameter's type: bool, int, float, str, list
     default: object
@@ -54,6 +57,7 @@ class ParamSpec:
 
     @property
     def allowed_range(self) -> str:
+        """The bounds as text, e.g. '[0.01, 1.0]', '(0, 90)' or '>= 1'."""
         if self.high is None:
             return f'> {self.low}' if self.open_interval else f'>= {self.low}'
         if self.low is None:

@@ -69,6 +69,7 @@ class Probe:
             self.node.destroy_client(client)
 
     def close(self) -> None:
+        """Stop the probe's spinning thread and destroy its node."""
         self._executor.shutdown()
         self._thread.join(timeout=5.0)
         self.node.destroy_node()

@@ -83,6 +83,7 @@ class EmulatedBoard:
         self._process: subprocess.Popen | None = None
 
     def start(self) -> EmulatedBoard:
+        """Power the chip up (``replug``) and return the board."""
         self.replug()
         return self
 
@@ -145,6 +146,7 @@ class EmulatedBoard:
 
     @property
     def running(self) -> bool:
+        """Whether qemu is running: started, not unplugged, not exited."""
         return self._process is not None and self._process.poll() is None
 
     def port_writes(self) -> list[tuple[str, int]]:
@@ -158,6 +160,7 @@ class EmulatedBoard:
         ]
 
     def stop(self) -> None:
+        """Stop the emulator and remove its temporary folder (the pin trace with it)."""
         self.unplug()
         self._tmpdir.cleanup()
 

@@ -143,6 +143,7 @@ class RawHost:
         raise NotConnected(f'no identity on {self.serial.port} within {timeout_s} s')
 
     def close(self) -> None:
+        """Stop the heartbeats and close the port."""
         self._beating.set()
         with self._lock:
             self.serial.close()

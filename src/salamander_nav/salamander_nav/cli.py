@@ -67,6 +67,9 @@ def _parser() -> CommandParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``salamander-plan`` on ``argv`` (default: the command line): 0 when the plan passes its
+    check, EXIT_NO_PLAN (1) when it fails (its JSON is written all the same), 2 when the scene is
+    refused."""
     args = _parser().parse_args(argv)
     try:
         scene = load_scene(args.scene)

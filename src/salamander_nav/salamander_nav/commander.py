@@ -20,6 +20,9 @@ from soro_node.commander import Commander
 
 
 class SalamanderCommander(Commander):
+    """Blocking calls to ``~/plan_path`` and ``~/plan_and_track`` of ``planner`` and
+    ``~/track_path`` of ``controller``; goal and start poses are stamped in ``frame_id``."""
+
     def __init__(
         self,
         planner: str = '/salamander_planner',
@@ -34,6 +37,7 @@ class SalamanderCommander(Commander):
         self.follow_client = ActionClient(self, TrackPath, f'{controller}/track_path')
 
     def pose(self, planar) -> PoseStamped:
+        """A PoseStamped of ``planar`` (x m, y m, ψ rad) in ``frame_id``, stamped now."""
         return stamped(
             planar, Header(frame_id=self.frame_id, stamp=self.get_clock().now().to_msg())
         )
@@ -52,6 +56,8 @@ class SalamanderCommander(Commander):
     def follow_path(
         self, path, speed_m_s: float = 0.0, timeout_s: float = 600.0, on_feedback=None
     ) -> TrackPath.Result:
+        """Have the controller follow ``path`` (nav_msgs/Path) at ``speed_m_s`` (0: its own
+        ``speed_m_s`` parameter)."""
         return self.run_action(
             self.follow_client,
             TrackPath.Goal(path=path, speed_m_s=float(speed_m_s)),

@@ -48,6 +48,9 @@ TRAIL_PERIOD_S = 0.5
 
 
 class SalamanderController(BridgeNode):
+    """The host-ESP32 bridge with ``~/track_path`` (LOS tracking with PD steering on the tracked
+    pose) and ``~/module_command``; the module docstring lists its topics."""
+
     LEFT_IN = ('wheels stopped', 'wheels left to the ESP32 watchdog (300 ms)')
 
     def __init__(self, **kwargs):
@@ -272,6 +275,7 @@ def los_markers(pose, step, header: Header) -> MarkerArray:
 
 
 def main(args=None) -> int:
+    """The controller's process (``bridge_main_node.run_bridge``, three executor threads)."""
     return run_bridge(
         SalamanderController,
         'salamander_controller',

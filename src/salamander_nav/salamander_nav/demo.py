@@ -74,6 +74,8 @@ def measure(
 
 
 def compare_planners(scene: Scene, out: Path) -> list[dict]:
+    """Plan on ``scene`` with every planner (``measure``), write planners.png (Fig. 3.30) and
+    table_3_6.json into ``out``; the Table 3.6 rows."""
     field = DistanceField.from_scene(scene)
     results = [measure(name, field, scene) for name in planning.PLANNERS]
     rows = [row for _, row in results]
@@ -92,6 +94,7 @@ def compare_planners(scene: Scene, out: Path) -> list[dict]:
 
 
 def table_lines(rows: list[dict]) -> list[str]:
+    """The Table 3.6 rows of ``compare_planners`` as the markdown lines of the demo's summary."""
     lines = [
         "## Table 3.6, measured on the thesis's scene (start 90°, goal 0°)",
         '',
@@ -117,6 +120,9 @@ def table_lines(rows: list[dict]) -> list[str]:
 
 
 def follow_in_simulation(scene: Scene, out: Path) -> Path:
+    """Start salamander.launch.py sim:=true recorded into ``out``/bag, navigate to the scene's goal
+    with CHOMP (at most 300 s) and stop every process; the bag's path. Raises ScenarioError when a
+    process fails or does not stop cleanly, CommanderError when the navigation fails."""
     logs, bag = out / 'logs', out / 'bag'
     logs.mkdir(parents=True, exist_ok=True)
     port = out / 'ttySALAMANDER'
@@ -164,6 +170,8 @@ def _progress():
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``salamander-demo --out DIR [--scene FILE]``: both planners offline, then the CHOMP path
+    followed in simulation and analysed; 0, or 1 with one line on stderr when a step fails."""
     parser = CommandParser(prog='salamander-demo', description=__doc__.splitlines()[0])
     parser.add_argument(
         '--out', type=output_dir, required=True, help='folder for the results (created)'

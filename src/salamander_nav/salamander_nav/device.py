@@ -63,6 +63,8 @@ class ModuleFirmware:
         self.last_command, self.timed_out = -math.inf, False
 
     def command(self, bend: Bend, wheel_rad_s, now: float) -> None:
+        """Take a command received at ``now`` (s): cable targets of ``bend`` (Eq. 3.1) and wheel
+        targets ``wheel_rad_s`` (3,) in rad/s; rearms the command watchdog."""
         self.cables_target = origami.cable_lengths(bend, self.geometry.cable_offset_m)
         self.wheels_target, self.last_command, self.timed_out = (
             np.array(wheel_rad_s, dtype=float),
@@ -71,6 +73,7 @@ class ModuleFirmware:
         )
 
     def stop_wheels(self) -> None:
+        """Set every wheel's target speed to 0 (the wheels slow down through their lag)."""
         self.wheels_target = np.zeros(WHEELS)
 
     def step(self, now: float, dt: float) -> bool:
@@ -91,10 +94,15 @@ class ModuleFirmware:
         return tripped
 
     def bend(self) -> Bend:
+        """The deformation of the cables' present lengths (the forward kinematics of Eq. 3.1)."""
         return origami.bend_of(self.cables, self.geometry.cable_offset_m)
 
 
 class SalamanderFirmware(DeviceModel):
+    """The simulated host ESP32: ``modules`` (1-3) ModuleFirmwares and the plant of module 1 (see
+    the module docstring); ``kinematics`` false takes only ``module_cables``. Raises ValueError for
+    a module count outside 1-MAX_MODULES."""
+
     device_kind = 'salamander_esp32'
     firmware_version = '1.0.0'
     schemas = SCHEMAS
@@ -128,6 +136,9 @@ class SalamanderFirmware(DeviceModel):
         self._period, self._next = 1.0 / telemetry_hz, 0.0
 
     def command(self, message, now):
+        """Apply a ``module_command`` or ``module_cables``: None to ack it; OUT_OF_RANGE for an
+        unknown module, a bend outside the workspace or a wheel beyond MAX_WHEEL_RAD_S;
+        UNKNOWN_TYPE for a ``module_command`` to a firmware without kinematics."""
         if message.name == 'module_command' and not self.kinematics:
             return NackCode.UNKNOWN_TYPE
         module = self.modules.get(message['module_id'])
@@ -160,12 +171,15 @@ class SalamanderFirmware(DeviceModel):
         return None
 
     def enter_safe_state(self):
+        """The link watchdog's safe state: every module's wheels stop, the bends hold."""
         with self._lock:
             for module in self.modules.values():
                 module.stop_wheels()
             self.safe = True
 
     def step(self, now, dt):
+        """Advance the loops and the plant by ``dt`` s; a WATCHDOG log per module whose command
+        watchdog tripped, and every module's ``module_state`` at ``telemetry_hz``."""
         out = []
         with self._lock:
             for module in self.modules.values():
@@ -214,6 +228,8 @@ class SalamanderFirmware(DeviceModel):
             return self._state[:3].copy()
 
     def speed_and_curvature(self) -> tuple[float, float]:
+        """Module 1's forward speed v (m/s, from its bottom wheels, without the slip noise) and the
+        plant's curvature κ (1/m)."""
         with self._lock:
             front = self.modules[1]
             wheels = front.wheels[list(BOTTOM_WHEELS)]

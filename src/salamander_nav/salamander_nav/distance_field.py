@@ -124,6 +124,9 @@ class DistanceField:
 
     @classmethod
     def from_scene(cls, scene: Scene, extra_occupied: np.ndarray | None = None) -> DistanceField:
+        """The field of ``scene``'s circles and polygons on its grid, the cells of
+        ``extra_occupied`` (rows, cols) of bool (a map's) occupied too. Raises SceneError when no
+        cell is free."""
         occupied = rasterise(scene)
         if extra_occupied is not None:
             occupied |= extra_occupied

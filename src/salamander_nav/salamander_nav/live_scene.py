@@ -55,9 +55,12 @@ class LiveScene:
         return self.scene, self._map, self._field
 
     def restore(self, snapshot: tuple) -> None:
+        """Take back the scene, map and field of a ``snapshot``."""
         self.scene, self._map, self._field = snapshot
 
     def field(self) -> DistanceField:
+        """The distance field of the present obstacles and map, built on first use after a change.
+        Raises SceneError when they leave no free cell."""
         if self._field is None:
             self._field = DistanceField.from_scene(self.scene, self._map)
         return self._field

@@ -95,6 +95,9 @@ BUSY = 'busy: planning another path'
 
 
 class SalamanderPlanner(Node):
+    """``~/plan_path`` and ``~/plan_and_track`` on the live scene, one plan and one navigation at a
+    time; the module docstring lists its topics."""
+
     def __init__(self, **kwargs):
         super().__init__('salamander_planner', **kwargs)
         self.settings = declare_parameters(self, PLANNER)
@@ -451,6 +454,7 @@ class SalamanderPlanner(Node):
                 spin_once(executor, self.get_logger(), 0.05)
 
     def destroy_node(self) -> None:
+        """Close the TrackPath client (its thread and node), then destroy this node."""
         self.tracker.close()
         super().destroy_node()
 
@@ -483,6 +487,7 @@ class Tracker:
             pass
 
     def close(self) -> None:
+        """Shut the executor down, wait for its thread (at most 2 s), destroy the client's node."""
         self.executor.shutdown()
         self._thread.join(timeout=2.0)
         self.node.destroy_node()

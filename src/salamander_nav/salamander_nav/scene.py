@@ -136,6 +136,8 @@ def scene_from_dict(data: dict) -> Scene:
 
 
 def load_scene(path) -> Scene:
+    """The Scene of the YAML file at ``path`` (``scene_from_dict``). Raises SceneError when the
+    file is unreadable, not YAML or not a scene."""
     try:
         text = read_input(path)
     except ValueError as error:  # unreadable, too large (/dev/zero), not text

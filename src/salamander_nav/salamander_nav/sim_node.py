@@ -29,6 +29,10 @@ from soro_node.params import ParameterError
 
 
 class SalamanderSimNode(Node):
+    """A SalamanderFirmware behind ``port`` and motion capture of its front wheel set, with
+    ``mocap_noise_m`` noise. Raises ParameterError for a ``start_pose`` that is not three finite
+    numbers."""
+
     def __init__(self, **kwargs):
         super().__init__('salamander_sim', **kwargs)
         self.settings = declare_parameters(self, SIMULATOR)
@@ -73,11 +77,13 @@ class SalamanderSimNode(Node):
         self.pose_pub.publish(stamped(pose, header))
 
     def destroy_node(self) -> None:
+        """Stop the simulated device, then destroy the node."""
         self.device.stop()
         super().destroy_node()
 
 
 def main(args=None) -> int:
+    """The simulator's process (``run_node``); a ParameterError refuses the start."""
     return run_node(SalamanderSimNode, 'salamander_sim', args=args, refused=(ParameterError,))
 
 

@@ -47,6 +47,9 @@ NAMESPACED_TF = (('/tf', 'tf'), ('/tf_static', 'tf_static'))
 
 @dataclass(frozen=True)
 class Argument:
+    """A launch argument: its name, default and description, the values allowed (``choices``; none:
+    any), and whether it is a boolean."""
+
     name: str
     default: str
     description: str
@@ -70,6 +73,10 @@ NAMESPACE = Argument(
 
 @dataclass(frozen=True)
 class NodeSpec:
+    """A node of a launch, as templates: package, executable, name, parameter files, overrides,
+    remappings and arguments; optionally its URDF, the boolean argument ``when`` it starts under,
+    and the ``ready`` line the runner waits for."""
+
     package: str
     executable: str
     name: str
@@ -87,6 +94,9 @@ class NodeSpec:
 
 @dataclass(frozen=True)
 class RobotLaunch:
+    """A robot's launch: its arguments (``namespace`` added when missing), its nodes, and
+    ``derive``, more template values computed from the argument values."""
+
     arguments: tuple[Argument, ...]
     nodes: tuple[NodeSpec, ...]
     # values computed from the arguments

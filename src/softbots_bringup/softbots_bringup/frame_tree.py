@@ -18,6 +18,9 @@ from softbots_bringup.description import ResolvedNode, urdf_text
 
 @dataclass
 class Tree:
+    """A tf tree being built: each child's parent (the first given), the nodes broadcasting each
+    child's parent, the nodes stamping each frame, and the problems met."""
+
     parent: dict[str, str] = field(default_factory=dict)  # child -> parent
     # child -> nodes broadcasting its parent
     broadcasters: dict[str, list[str]] = field(default_factory=dict)
@@ -25,6 +28,8 @@ class Tree:
     problems: list[str] = field(default_factory=list)
 
     def add(self, node: str, parent: str, child: str) -> None:
+        """``node`` broadcasts ``parent`` -> ``child``; a second, different parent is a problem and
+        the first stays."""
         self.broadcasters.setdefault(child, []).append(node)
         if child in self.parent and self.parent[child] != parent:
             self.problems.append(
@@ -33,9 +38,11 @@ class Tree:
         self.parent.setdefault(child, parent)
 
     def frames(self) -> set[str]:
+        """Every frame of the tree, parents and children."""
         return set(self.parent) | set(self.parent.values())
 
     def roots(self) -> list[str]:
+        """The frames that are a parent but nobody's child, sorted."""
         return sorted(set(self.parent.values()) - set(self.parent))
 
     def chain(self, frame: str) -> list[str]:

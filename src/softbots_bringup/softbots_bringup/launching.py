@@ -21,6 +21,8 @@ from softbots_bringup.share import share_dir
 
 
 def launch_description(robot: RobotLaunch) -> LaunchDescription:
+    """The LaunchDescription of ``robot``: every argument declared, and the nodes resolved from the
+    argument values when the launch runs."""
     arguments = [
         DeclareLaunchArgument(
             a.name,

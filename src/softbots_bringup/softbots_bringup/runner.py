@@ -56,6 +56,7 @@ class Process:
         self._interrupted = False
 
     def check_running(self) -> None:
+        """Raise ScenarioError, naming the exit code and the log, when the process has exited."""
         if self.popen.poll() is not None:
             raise ScenarioError(
                 f'{self.name} exited early with code {self.popen.returncode}; see {self.log}'

@@ -16,6 +16,8 @@ class NotInstalled(RuntimeError):
 
 
 def share_dir() -> Path:
+    """The installed share directory of softbots_bringup. Raises NotInstalled when the ament index
+    does not have it."""
     try:
         return Path(get_package_share_directory(PACKAGE))
     except PackageNotFoundError:

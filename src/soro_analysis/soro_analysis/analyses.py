@@ -37,6 +37,8 @@ class Report:
     figures: dict[str, dict] = field(default_factory=dict)
 
     def document(self) -> dict:
+        """The ``figures.json`` document: title, numbers and figures, JSON-able (non-finite floats
+        null)."""
         return _jsonable({'title': self.title, 'numbers': self.numbers, 'figures': self.figures})
 
     def write(self, out: Path) -> tuple[Path, Path]:
@@ -49,6 +51,9 @@ class Report:
 
 @dataclass(frozen=True)
 class Analysis:
+    """A robot's analysis as registered: ``signature`` names the topics that identify its bags,
+    ``run`` makes the Report, ``options`` are the ``-p name:=value`` it takes."""
+
     robot: str
     description: str
     signature: tuple[str, ...]  # topics that together identify a bag of this robot

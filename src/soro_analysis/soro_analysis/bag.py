@@ -52,6 +52,8 @@ def workspace_typestore(packages: Iterable[str] = INTERFACE_PACKAGES) -> Typesto
 
 @dataclass(frozen=True)
 class RawMessage:
+    """One recorded message, still serialized (CDR), with its topic, type and receive time."""
+
     topic: str
     msgtype: str  # pkg/msg/Name
     stamp_ns: int  # when the recorder received it (ns since the epoch)

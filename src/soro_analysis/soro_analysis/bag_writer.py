@@ -113,6 +113,8 @@ class BagWriter:
         self.write_cdr(topic, stamp_ns, self.typestore.serialize_cdr(message, msgtype))
 
     def flush_if_due(self) -> None:
+        """``flush`` when ``flush_interval_s`` has passed since the last one (a recorder also calls
+        it on a timer, so a quiet topic's last messages reach the disk)."""
         if time.monotonic() - self._flushed_at >= self.flush_interval_s:
             self.flush()
 

@@ -67,6 +67,8 @@ class _Progress:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``soro-analyze BAG --out DIR``: the report of the bag's robot written into ``out``; 0, or 2
+    with one line on stderr when the bag, the robot or an option is refused."""
     args = _parser().parse_args(argv)
     progress = _Progress()
     try:

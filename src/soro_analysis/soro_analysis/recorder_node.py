@@ -59,6 +59,8 @@ BEST_EFFORT_DEPTH = 1000
 
 
 def subscription_qos(reliable: bool, latched: bool) -> QoSProfile:
+    """The QoS a topic is recorded with: reliable and keep-all, or best effort keeping
+    BEST_EFFORT_DEPTH; transient local when ``latched``."""
     durability = DurabilityPolicy.TRANSIENT_LOCAL if latched else DurabilityPolicy.VOLATILE
     if reliable:
         return QoSProfile(
@@ -183,9 +185,11 @@ class RecorderNode(Node):
 
     @property
     def disk_full(self) -> bool:
+        """Whether the bag met a full disk (it is then finished with what was on disk)."""
         return self._bag.full
 
     def stop_discovery(self) -> None:
+        """Stop looking for new topics; the subscriptions stay, for the drain."""
         self._timer.cancel()
 
     def close(self) -> None:
@@ -239,6 +243,8 @@ def record(node: RecorderNode, stop: StopRequest) -> int:
 
 
 def main(args: list[str] | None = None) -> int:
+    """The recorder's process: record until SIGINT or SIGTERM, then close the bag; 0,
+    EXIT_DISK_FULL on a full disk, or a start-up refusal's exit code."""
     stop = StopRequest()
     # before anything else, so even an early Ctrl-C ends in a closed bag, not a traceback
     stop.install()

@@ -145,9 +145,11 @@ class Recording:
         return {topic: entry.msgtype for topic, entry in self._raw.items()}
 
     def count(self, topic: str) -> int:
+        """How many messages the bag has on ``topic`` (0 when none)."""
         return len(self._raw[topic]) if topic in self._raw else 0
 
     def require(self, *topics: str) -> None:
+        """Raise MissingTopics naming those of ``topics`` the bag has no message on."""
         missing = [t for t in topics if t not in self._raw]
         if missing:
             raise MissingTopics(
@@ -167,6 +169,8 @@ class Recording:
         return Messages(self, topic)
 
     def receive_s(self, topic: str) -> np.ndarray:
+        """Receive times (s since the epoch) of ``topic``'s messages, (N,); empty when the bag has
+        none."""
         return (
             np.array(self._raw[topic].stamps_ns if topic in self._raw else [], dtype=np.int64)
             * 1e-9

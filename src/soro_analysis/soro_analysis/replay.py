@@ -69,12 +69,16 @@ def offer(recorded: Sequence[Qos]) -> Offer:
 
 @dataclass(frozen=True)
 class Plan:
+    """One pass of a replay: the ``messages`` to publish, each ``due_s`` after the pass starts (at
+    the replay's rate), and ``first_ns``, the recorded time of its origin."""
+
     messages: list[RawMessage]  # in recorded order, those to replay
     due_s: list[float]  # after the start of each pass
     first_ns: int  # recorded time of the replay's origin (for /clock)
 
     @property
     def duration_s(self) -> float:
+        """How long one pass lasts (s, at the replay's rate): the last message's due time."""
         return self.due_s[-1] if self.due_s else 0.0
 
 

@@ -30,6 +30,8 @@ ACK_WAIT_S = 2.0
 
 
 def publisher_qos(offer: replay.Offer) -> QoSProfile:
+    """The keep-last QoSProfile of a replay publisher: ``offer``'s depth, reliability and
+    durability."""
     reliability = ReliabilityPolicy.RELIABLE if offer.reliable else ReliabilityPolicy.BEST_EFFORT
     durability = (
         DurabilityPolicy.TRANSIENT_LOCAL if offer.transient_local else DurabilityPolicy.VOLATILE
@@ -62,6 +64,7 @@ class ReplayNode(Node):
         self.clock_pub = self.create_publisher(Clock, '/clock', 10) if clock else None
 
     def publish(self, message) -> None:
+        """Publish a RawMessage's serialized data on its topic."""
         self.publishers_by_topic[message.topic].publish(message.data)
 
     def wait_for_acks(self) -> None:
@@ -71,6 +74,7 @@ class ReplayNode(Node):
             publisher.wait_for_all_acked(Duration(seconds=ACK_WAIT_S))
 
     def tick(self, stamp_ns: int) -> None:
+        """Publish ``stamp_ns`` (recorded ns since the epoch) on /clock; only with ``clock``."""
         clock = Clock()
         clock.clock.sec, clock.clock.nanosec = divmod(stamp_ns, 1_000_000_000)
         self.clock_pub.publish(clock)
@@ -115,6 +119,8 @@ def _parser() -> CommandParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``soro-replay BAG [options] [--ros-args ...]``: read and check the bag, then replay it; 0,
+    or EXIT_REFUSED with one line on stderr when the bag or the topics asked for are refused."""
     argv = sys.argv[1:] if argv is None else argv
     ros_args = argv[argv.index('--ros-args') :] if '--ros-args' in argv else []
     args = _parser().parse_args(argv[: len(argv) - len(ros_args)])

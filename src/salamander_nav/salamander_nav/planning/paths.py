@@ -37,14 +37,17 @@ class Plan:
 
     @property
     def headings(self) -> np.ndarray:
+        """Discrete heading (rad) at each point of ``path``, (N,) (the module's ``headings``)."""
         return headings(self.path)
 
     @property
     def max_curvature(self) -> float:
+        """Largest absolute discrete (Menger) curvature of ``path`` (1/m); 0 under three points."""
         return float(np.abs(curvatures(self.path)).max(initial=0.0))
 
     @property
     def length_m(self) -> float:
+        """Length of ``path`` (m): the sum of its segments."""
         return length(self.path)
 
     def to_json(self) -> dict:

@@ -11,11 +11,11 @@ it as.
 
 from __future__ import annotations
 
+from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
-from launch import LaunchDescription
 from softbots_bringup.description import RobotLaunch, resolve, urdf_text
 from softbots_bringup.share import share_dir
 

@@ -435,6 +435,7 @@ class ActionClient(rclpy.action.ActionClient):
         for service in ('goal', 'result', 'cancel'):
             kwargs.setdefault(f'{service}_service_qos_profile', request_qos())
         super().__init__(*args, **kwargs)
+        self.action_name = args[2] if len(args) > 2 else kwargs['action_name']
 
     def send_goal_async(self, *args, **kwargs):
         """rclpy's ``send_goal_async``, its future filed before the executor can take the reply."""

@@ -21,6 +21,7 @@ from __future__ import annotations
 import threading
 
 import rclpy
+from rcl_interfaces.srv import GetParameters
 from rclpy.action import ActionClient
 from rclpy.client import Client
 from rclpy.executors import SingleThreadedExecutor
@@ -30,6 +31,7 @@ from soro_node.base_node import request_qos, shut_down, spin_once
 from soro_node.waiting import WaitTimeout, wait_for
 
 SERVER_WAIT_S = 10.0  # discovery of a server started alongside can take seconds
+MEET_TRY_S = 1.0  # one try of the round trip that proves a server's node can answer us
 CLOSE_S = 5.0  # for the spinning thread to end on close
 
 
@@ -47,6 +49,7 @@ class Commander(Node):
         self._executor = SingleThreadedExecutor()
         self._executor.add_node(self)
         self._closing = threading.Event()
+        self._met: set[str] = set()
         self._spinner = threading.Thread(target=self._spin, daemon=True)
         self._spinner.start()
 
@@ -59,6 +62,37 @@ class Commander(Node):
         except (rclpy.executors.ExternalShutdownException, rclpy.executors.ShutdownException):
             # rclpy ended under us: nothing left to spin
             pass
+
+    def meet(self, endpoint: str, timeout_s: float = SERVER_WAIT_S) -> bool:
+        """Wait (at most ``timeout_s``) until the node serving ``endpoint`` (an action or service
+        name, its node being the part before the last '/') has answered a parameter request. A
+        client sees a server before the server sees the client: a request sent in between is
+        answered into the void (Fast DDS), and a goal accepted that way runs with nobody told. A
+        round trip proves both ways; once per node. False when it never answered."""
+        node = endpoint.rsplit('/', 1)[0] or '/'
+        if not endpoint or node in self._met:
+            return True
+        if node.startswith('/') and node not in self._graph_nodes():
+            timeout_s = MEET_TRY_S  # the server is not that node: one try, then go on
+        client = self.create_client(GetParameters, f'{node}/get_parameters')
+        try:
+            for _ in range(max(1, round(timeout_s / MEET_TRY_S))):
+                if not client.wait_for_service(timeout_sec=MEET_TRY_S):
+                    continue
+                future = client.call_async(GetParameters.Request(names=['use_sim_time']))
+                try:
+                    wait_for(future, MEET_TRY_S)
+                except WaitTimeout:
+                    client.remove_pending_request(future)
+                    continue
+                self._met.add(node)
+                return True
+            return False
+        finally:
+            self.destroy_client(client)
+
+    def _graph_nodes(self) -> set[str]:
+        return {f'{ns.rstrip("/")}/{name}' for name, ns in self.get_node_names_and_namespaces()}
 
     def service_client(self, srv_type, name: str) -> Client:
         """A client whose requests queue as deep as the servers' (``base_node.request_qos``)."""
@@ -77,6 +111,7 @@ class Commander(Node):
         response within ``timeout_s`` raises (the request is withdrawn)."""
         if not client.wait_for_service(timeout_sec=min(timeout_s, SERVER_WAIT_S)):
             raise CommanderError(f'no service {client.srv_name}')
+        self.meet(client.srv_name)
         future = client.call_async(request)
         try:
             return _wait(future, timeout_s, what)
@@ -91,6 +126,7 @@ class Commander(Node):
         name = type(goal).__name__.removesuffix('_Goal')
         if not client.wait_for_server(timeout_sec=min(timeout_s, SERVER_WAIT_S)):
             raise CommanderError(f'no {name} action server')
+        self.meet(getattr(client, 'action_name', ''))
         sent = client.send_goal_async(
             goal, feedback_callback=lambda f: on_feedback and on_feedback(f.feedback)
         )
@@ -117,6 +153,7 @@ class Commander(Node):
         name = type(goal).__name__.removesuffix('_Goal')
         if not client.wait_for_server(timeout_sec=SERVER_WAIT_S):
             raise CommanderError(f'no {name} action server')
+        self.meet(getattr(client, 'action_name', ''))
         feedback = []
 
         def keep(message) -> None:

@@ -15,7 +15,7 @@ FPS = 20
 
 
 def record(gait: Gait, surface: str, duration_s: float, params) -> tuple[np.ndarray, np.ndarray]:
-    """Body axes (F, 2 N + 3, 3) and centre of mass (F, 3) at ``FPS`` frames per second of
+    """Body axes (F, 3 N + 2, 3) and centre of mass (F, 3) at ``FPS`` frames per second of
     simulated time."""
     sim = simulator.SnakeSim(gait.segments, surface, params)
     every = round(1.0 / (FPS * simulator.TICK_S))

@@ -146,7 +146,7 @@ class SnakeSim:
         return self.data.xpos[self._head].copy(), self.data.xquat[self._head].copy()
 
     def body_points(self) -> np.ndarray:
-        """The body's axis from head to tail (2 N + 2, 3) in m: every plate's and half-segment's
+        """The body's axis from head to tail (3 N + 2, 3) in m: every plate's and half-segment's
         origin, then the tail's end, for drawing."""
         tail = self._chain[-1]
         end = (

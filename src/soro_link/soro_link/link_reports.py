@@ -51,7 +51,7 @@ def log_device_report(ros_logger, message: Message) -> None:
 
 
 def link_diagnostic(name: str, snap, commands_enabled: bool) -> DiagnosticStatus:
-    """The status named ``name`` for a link's ``supervisor.snapshot`` (None: the bridge is not
+    """The status named ``name`` for a link's ``link_health.snapshot`` (None: the bridge is not
     configured)."""
     if snap is None:
         return DiagnosticStatus(
@@ -88,7 +88,7 @@ def link_diagnostic(name: str, snap, commands_enabled: bool) -> DiagnosticStatus
 
 
 def link_status(snap, commands_enabled: bool, header: Header) -> LinkStatus:
-    """The LinkStatus message for a link's ``supervisor.snapshot``."""
+    """The LinkStatus message for a link's ``link_health.snapshot``."""
     msg = LinkStatus(
         header=header,
         state=int(snap.state),

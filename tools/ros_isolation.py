@@ -5,9 +5,12 @@ workers apart.
 `pytest` outside it stops with one line saying how to run it instead of multicasting discovery onto
 the network. Under pytest-xdist (``-n``) every worker gets a ROS domain and a folder of simulated
 ports of its own, so two workers' nodes never discover each other and their simulated boards never
-take each other's port paths.
+take each other's port paths; and the test modules that start nodes take turns across workers
+(the pure tests run beside them), because two robots' nodes on a 2-core machine starve each other
+past their acks and watchdogs.
 """
 
+import fcntl
 import os
 
 import pytest
@@ -31,12 +34,17 @@ if os.environ.get('PYTEST_XDIST_WORKER'):
     os.environ.update(worker_environment(os.environ, os.environ['PYTEST_XDIST_WORKER']))
 
 
+ROS_MODULES = pytest.StashKey[set]()
+
+
 def pytest_collection_modifyitems(config, items):
-    """Exit pytest (code 2) if a test marked ``ros`` was collected and DDS is not kept local.
+    """Note the modules that start ROS nodes; exit pytest (code 2) if one was collected and DDS
+    is not kept local.
 
     Local means ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST and a ROS_DOMAIN_ID set, as
     tools/netns_run.sh does."""
-    if not any(item.get_closest_marker('ros') for item in items):
+    config.stash[ROS_MODULES] = {item.path for item in items if item.get_closest_marker('ros')}
+    if not config.stash[ROS_MODULES]:
         return
     if (
         os.environ.get('ROS_AUTOMATIC_DISCOVERY_RANGE') != 'LOCALHOST'
@@ -48,3 +56,16 @@ def pytest_collection_modifyitems(config, items):
             '`tools/netns_run.sh python -m pytest ...`',
             returncode=2,
         )
+
+
+@pytest.fixture(scope='module', autouse=True)
+def ros_modules_take_turns(request, tmp_path_factory):
+    """Holds the whole run's lock while a module with tests marked ``ros`` runs (every worker's
+    basetemp shares one parent), so one worker at a time starts nodes; others pass freely."""
+    if request.node.path not in request.config.stash.get(ROS_MODULES, set()):
+        yield
+        return
+    lock = tmp_path_factory.getbasetemp().parent / 'ros-modules.lock'
+    with lock.open('w') as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        yield

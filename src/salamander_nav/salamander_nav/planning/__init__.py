@@ -9,14 +9,19 @@ or lattice A*, with the options a user sets.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
+
+import numpy as np
 
 from salamander_nav.distance_field import DistanceField
 from salamander_nav.origami import KAPPA_MAX
 from salamander_nav.planning import chomp, lattice_astar
+from salamander_nav.planning.passage import passage_problem
 from salamander_nav.planning.paths import Plan
 
 PLANNERS = ('chomp', 'lattice_astar')
+EFFORT_NAMES = {'chomp': 'iterations', 'lattice_astar': 'expansions'}
 
 
 @dataclass(frozen=True)
@@ -37,7 +42,16 @@ def plan(
     planner: str, field: DistanceField, start, goal, options: PlannerOptions = PlannerOptions()
 ) -> Plan:
     """A path from ``start`` to ``goal`` (x m, y m, ψ rad) by ``planner`` ('chomp' or
-    'lattice_astar')."""
+    'lattice_astar'). A goal no passage leads to is refused before either searches."""
+    if planner not in PLANNERS:
+        raise ValueError(f'planner {planner!r}: allowed {", ".join(PLANNERS)}')
+    began = time.perf_counter()
+    unreachable = passage_problem(field, start, goal, options.clearance_m)
+    if unreachable:
+        elapsed = time.perf_counter() - began
+        return Plan(
+            False, unreachable, np.zeros((0, 2)), planner, 0, EFFORT_NAMES[planner], elapsed
+        )
     if planner == 'chomp':
         settings = chomp.ChompSettings(
             clearance_m=options.clearance_m,
@@ -46,13 +60,11 @@ def plan(
             seed=options.seed,
         )
         return chomp.plan(field, start, goal, settings)
-    if planner == 'lattice_astar':
-        settings = lattice_astar.LatticeSettings(
-            clearance_m=options.clearance_m,
-            kappa_max=options.kappa_max,
-            max_expansions=options.astar_max_expansions,
-            max_time_s=options.max_planning_s,
-            heuristic_weight=options.astar_heuristic_weight,
-        )
-        return lattice_astar.plan(field, start, goal, settings)
-    raise ValueError(f'planner {planner!r}: allowed {", ".join(PLANNERS)}')
+    settings = lattice_astar.LatticeSettings(
+        clearance_m=options.clearance_m,
+        kappa_max=options.kappa_max,
+        max_expansions=options.astar_max_expansions,
+        max_time_s=options.max_planning_s,
+        heuristic_weight=options.astar_heuristic_weight,
+    )
+    return lattice_astar.plan(field, start, goal, settings)

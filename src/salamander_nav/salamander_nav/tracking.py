@@ -57,7 +57,10 @@ class Trail:
     dropped)."""
 
     def __init__(self, spacing_m: float = 0.005, max_points: int = 20_000):
-        """An empty trail: points at least ``spacing_m`` (m) apart, at most ``max_points`` kept."""
+        """An empty trail: points at least ``spacing_m`` (m) apart, at most ``max_points`` kept
+        (ValueError below 1)."""
+        if max_points < 1:
+            raise ValueError(f'max_points = {max_points}: a trail keeps at least 1 point')
         self.spacing_m, self.max_points, self.poses = spacing_m, max_points, []
 
     def add(self, pose) -> bool:

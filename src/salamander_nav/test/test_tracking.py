@@ -87,3 +87,10 @@ def test_world_refuses_a_map_with_no_free_cell_and_keeps_the_previous_one():
     with pytest.raises(SceneError, match='no free cell'):
         world.set_map(np.ones((10, 10), bool), (0, 0), 0.1)
     assert world.field().shape == (100, 100)
+
+
+@pytest.mark.parametrize('max_points', [0, -1])
+def test_a_trail_that_keeps_nothing_is_refused(max_points):
+    # max_points = 0 kept every pose: del poses[:-0] deletes nothing
+    with pytest.raises(ValueError, match='max_points'):
+        tracking.Trail(max_points=max_points)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import yaml
 
@@ -76,7 +77,7 @@ def node_parameters(node: ResolvedNode, specs) -> dict[str, object]:
 
 def fixed_frame(rviz_file: str) -> str | None:
     """The Fixed Frame of an rviz2 configuration."""
-    document = yaml.safe_load(open(rviz_file).read())
+    document = yaml.safe_load(Path(rviz_file).read_text())
     return ((document.get('Visualization Manager') or {}).get('Global Options') or {}).get(
         'Fixed Frame'
     )

@@ -152,6 +152,8 @@ def _jsonable(value):
         return None if not math.isfinite(value) else float(value)
     if isinstance(value, np.integer):
         return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
     return value
 
 

@@ -232,3 +232,10 @@ def test_a_series_decodes_one_message_at_a_time(tmp_path):
     assert [m.pose.position.x for m in recording.messages(POSE)[-2:]] == pytest.approx(
         [1e-3 * (COUNT - 2), 1e-3 * (COUNT - 1)]
     )
+
+
+def test_numpy_booleans_go_into_figures_json(tmp_path):
+    report = Report('flags', numbers={'reached': np.bool_(True), 'each': np.array([True, False])})
+    assert report.document()['numbers'] == {'reached': True, 'each': [True, False]}
+    report.write(tmp_path)
+    assert '"reached": true' in (tmp_path / 'figures.json').read_text()

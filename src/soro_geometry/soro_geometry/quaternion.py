@@ -73,12 +73,14 @@ def multiply_pure(w: np.ndarray, q: np.ndarray) -> np.ndarray:
 
 
 def from_axis_angle(axis, angle_rad) -> np.ndarray:
-    """The rotation by ``angle_rad`` about ``axis`` (..., 3) of any non-zero length; (..., 4)."""
+    """The rotation by ``angle_rad`` about ``axis`` (..., 3) of any non-zero length; (..., 4).
+    ValueError for a zero or non-finite axis (it names no rotation)."""
     axis = np.asarray(axis, dtype=float)
+    length = np.linalg.norm(axis, axis=-1, keepdims=True)
+    if not np.all(np.isfinite(length) & (length > 0)):
+        raise ValueError(f'axis {axis.tolist()}: every axis must be finite and non-zero')
     half = 0.5 * np.asarray(angle_rad, dtype=float)[..., None]
-    return np.concatenate(
-        [np.cos(half), np.sin(half) * axis / np.linalg.norm(axis, axis=-1, keepdims=True)], axis=-1
-    )
+    return np.concatenate([np.cos(half), np.sin(half) * axis / length], axis=-1)
 
 
 def from_rotation_vector(phi: np.ndarray) -> np.ndarray:

@@ -141,3 +141,9 @@ def test_pose_history_can_be_queried_while_a_subscription_adds_frames():
     finally:
         stop.set()
         tracker.join()
+
+
+@pytest.mark.parametrize('axis', [[0, 0, 0], [0, math.nan, 1], [[0, 0, 1], [0, 0, 0]]])
+def test_a_rotation_about_no_axis_is_refused_not_nan(axis):
+    with pytest.raises(ValueError, match='axis'):
+        quaternion.from_axis_angle(axis, 0.3)

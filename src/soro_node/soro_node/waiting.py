@@ -42,7 +42,7 @@ def wait_for(
     while not done.wait(poll_s):
         if time.monotonic() > deadline:
             raise WaitTimeout(f'no answer within {timeout_s:g} s')
-        if on_cancel and not asked and cancel():
+        if on_cancel and cancel and not asked and cancel():
             on_cancel()
             asked = True
     return future.result()

@@ -389,6 +389,8 @@ def _navigating(robot, name: str):
     effort while the context lasts; yields the future of its result."""
     header = Header(frame_id='map')
     client = _fresh_client(robot.probe.node, PlanAndTrack, f'/{name}/plan_and_track')
+    # a planner just started may see our goal before it can answer us (Commander.meet)
+    assert robot.commander.meet(f'/{name}/plan_and_track'), f'{name} never answered'
     with robot.probe.best_effort_stream(f'/{name}/pose', stamped(START, header)):
         sent = _send(
             client, PlanAndTrack.Goal(goal=stamped(GOAL, header), planner_id='lattice_astar')

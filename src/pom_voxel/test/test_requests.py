@@ -18,6 +18,7 @@ from soro_interfaces.msg import LinkStatus
 
 from softbots_bringup import runner
 from soro_node.base_node import ActionClient
+from soro_node.commander import Commander
 from soro_node.probe_node import Probe
 from soro_node.waiting import poll
 
@@ -55,6 +56,11 @@ def quadruped(tmp_path):
     try:
         assert probe.wait(LINK, lambda m: m.state == LinkStatus.CONNECTED, 10.0)
         assert client.wait_for_server(timeout_sec=5.0)
+        meeter = Commander('pom_request_meeter')  # the controller can answer us before the burst
+        try:
+            assert meeter.meet('/pom_controller/execute_gait')
+        finally:
+            meeter.close()
         yield processes, probe, client
     finally:
         probe.close()

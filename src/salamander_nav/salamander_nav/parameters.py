@@ -8,11 +8,11 @@ import math
 from salamander_nav.los import LosSettings
 from salamander_nav.modules import MAX_MODULES
 from salamander_nav.origami import KAPPA_MAX, S_MAX_M, S_MIN_M
+from salamander_nav.planning import PLANNERS
 from softbots_bringup.description import default_sim_port
 from soro_node.frames import BASE_FRAME, ODOM_FRAME, FrameUse, tracked_base_of
 from soro_node.params import ParamSpec
 
-PLANNERS = ('chomp', 'lattice_astar')  # CHOMP is the thesis's default (§3.4.3, PL-07)
 MODULES = ParamSpec(
     'modules', 1, 'modules in the chain, ids 1 (front) to N', 1, MAX_MODULES, read_only=True
 )

@@ -20,8 +20,9 @@ from salamander_nav.planning import chomp, lattice_astar
 from salamander_nav.planning.passage import passage_problem
 from salamander_nav.planning.paths import Plan
 
-PLANNERS = ('chomp', 'lattice_astar')
-EFFORT_NAMES = {'chomp': 'iterations', 'lattice_astar': 'expansions'}
+# planner -> what its effort counts; CHOMP first, the thesis's default (§3.4.3, PL-07)
+EFFORT_NAMES = {module.PLANNER: module.EFFORT for module in (chomp, lattice_astar)}
+PLANNERS = tuple(EFFORT_NAMES)
 
 
 @dataclass(frozen=True)

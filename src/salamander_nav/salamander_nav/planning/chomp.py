@@ -35,6 +35,7 @@ from salamander_nav.planning.chomp_costs import (
     virtual_obstacles,
 )
 
+PLANNER, EFFORT = 'chomp', 'iterations'
 STAGNANT_WINDOW, STAGNANT_GAIN = 10, 1e-3  # spec D-M15's reading of "a possible local optimum"
 
 
@@ -97,7 +98,7 @@ def plan(
     refusal = _refusal(field, start, goal, settings)
     if refusal:
         return paths.Plan(
-            False, refusal, np.zeros((0, 2)), 'chomp', 0, 'iterations', time.perf_counter() - began
+            False, refusal, np.zeros((0, 2)), PLANNER, 0, EFFORT, time.perf_counter() - began
         )
     search = _Search(field, start, goal, settings)
     path, details = search.run()
@@ -120,9 +121,9 @@ def plan(
         not found,
         reason,
         path,
-        'chomp',
+        PLANNER,
         search.iterations,
-        'iterations',
+        EFFORT,
         time.perf_counter() - began,
         details,
     )

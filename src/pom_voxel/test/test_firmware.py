@@ -15,6 +15,7 @@ from soro_interfaces.msg import LinkStatus
 
 from pom_voxel.actuators import SCHEMAS, to_um
 from pom_voxel.commander import PomCommander
+from softbots_bringup.testing import launch_on_board
 from soro_link.c_header import header
 from soro_link.protocol import link_protocol
 from soro_link.testing import firmware_checks as checks
@@ -105,15 +106,16 @@ def test_the_controller_node_walks_on_the_real_board(board, launch_in_test):
     """pom.launch.py port:=<the emulated board>, as on the robot: a tripod gait through the action,
     actuator strokes for rviz from the board's telemetry, and the cable pulled and plugged back."""
     link = '/pom_controller/link_status'
-    robot = launch_in_test(
+    robot = launch_on_board(
+        launch_in_test,
         'pom.launch.py',
-        arguments={'sim': 'false', 'port': board.port},
-        commander=PomCommander,
-        topics={link: LinkStatus, '/joint_states': JointState},
+        board.port,
+        link,
+        'pom_quadruped',
+        PomCommander,
+        {'/joint_states': JointState},
     )
     probe, commander = robot.probe, robot.commander
-    assert probe.wait(link, lambda m: m.state == LinkStatus.CONNECTED, 10.0)
-    assert probe.latest(link).device.device_kind == 'pom_quadruped'
     result = commander.execute_gait('tripod', cycles=1, timeout_s=60.0)
     assert result.success, result.message
     strokes = [max(abs(p) for p in m.position) for m in probe.messages['/joint_states']]

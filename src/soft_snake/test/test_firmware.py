@@ -20,6 +20,7 @@ from std_msgs.msg import Float64MultiArray
 
 from soft_snake.commander import SoftSnakeCommander
 from soft_snake.valves import SCHEMAS, duties_of, pressures_of, to_wire
+from softbots_bringup.testing import launch_on_board
 from soro_link.c_header import header
 from soro_link.protocol import LogCode, link_protocol
 from soro_link.testing import firmware_checks as checks
@@ -102,15 +103,16 @@ def test_the_driver_node_runs_a_gait_on_the_real_head(board, launch_in_test):
     """soft_snake.launch.py port:=<the emulated head>, as on the robot: a gait through the action,
     what rviz is sent, the head vented after it, and the cable pulled and plugged back."""
     link, pressure = '/soft_snake_driver/link_status', '/soft_snake_driver/chamber_pressure'
-    robot = launch_in_test(
+    robot = launch_on_board(
+        launch_in_test,
         'soft_snake.launch.py',
-        arguments={'sim': 'false', 'port': board.port},
-        commander=SoftSnakeCommander,
-        topics={link: LinkStatus, pressure: Float64MultiArray, '/joint_states': JointState},
+        board.port,
+        link,
+        'soft_snake_head',
+        SoftSnakeCommander,
+        {pressure: Float64MultiArray, '/joint_states': JointState},
     )
     probe, commander = robot.probe, robot.commander
-    assert probe.wait(link, lambda m: m.state == LinkStatus.CONNECTED, 10.0)
-    assert probe.latest(link).device.device_kind == 'soft_snake_head'
     result = commander.run_gait('undulation', frequency_hz=2.0, beta_rad=2 * math.pi / 3, cycles=4)
     assert result.success and result.cycles == 4, result.message
     assert np.isnan(probe.latest(pressure).data).all()  # the head measures none

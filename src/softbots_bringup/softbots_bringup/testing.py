@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from soro_interfaces.msg import LinkStatus
 
 from softbots_bringup import runner
 from soro_node import commander as commanders
@@ -88,6 +89,23 @@ def launch_robot(
             client.close()
         runner.stop_all(processes)
         raise
+
+
+def launch_on_board(
+    launch, launch_file: str, port: str, link: str, device_kind: str, commander, topics=None
+) -> LaunchedRobot:
+    """``launch_file`` started as on the robot (``sim:=false port:=<port>``) by ``launch`` (the
+    fixture), once its bridge's ``link`` status says it is connected to a board that calls itself
+    ``device_kind``; the probe also keeps ``topics``."""
+    robot = launch(
+        launch_file,
+        arguments={'sim': 'false', 'port': port},
+        commander=commander,
+        topics={link: LinkStatus, **(topics or {})},
+    )
+    assert robot.probe.wait(link, lambda m: m.state == LinkStatus.CONNECTED, 10.0)
+    assert robot.probe.latest(link).device.device_kind == device_kind
+    return robot
 
 
 def _launcher(tmp_path_factory):

@@ -18,6 +18,7 @@ from sensor_msgs.msg import JointState
 from soro_interfaces.msg import LinkStatus
 
 from softbots_bringup import runner
+from softbots_bringup.testing import launch_on_board
 from soro_link.c_header import header
 from soro_link.protocol import link_protocol
 from soro_link.testing import firmware_checks as checks
@@ -122,15 +123,16 @@ def test_the_executor_node_runs_a_gait_on_the_real_board(board, launch_in_test):
     (deactivate makes the board safe, activate takes commands again), and the cable pulled and
     plugged back."""
     link = '/terresoro_executor/link_status'
-    robot = launch_in_test(
+    robot = launch_on_board(
+        launch_in_test,
         'terresoro.launch.py',
-        arguments={'sim': 'false', 'port': board.port},
-        commander=TerreSoroCommander,
-        topics={link: LinkStatus, '/joint_states': JointState},
+        board.port,
+        link,
+        'terresoro',
+        TerreSoroCommander,
+        {'/joint_states': JointState},
     )
     probe, commander = robot.probe, robot.commander
-    assert probe.wait(link, lambda m: m.state == LinkStatus.CONNECTED, 10.0)
-    assert probe.latest(link).device.device_kind == 'terresoro'
     result = commander.execute_gait([1, 5, 7, 3], cycles=2, timeout_s=30.0)
     assert result.primitives == 8, result
     curls = [max(m.position) for m in probe.messages['/joint_states']]

@@ -20,7 +20,7 @@ import pytest
 import yaml
 from soro_interfaces.msg import LinkStatus
 
-from softbots_bringup import runner
+from softbots_bringup import description, runner
 from soro_node import commander as commanders
 from soro_node.probe_node import Probe
 
@@ -61,8 +61,15 @@ def write_params(path: Path, params: dict) -> Path:
         }
         for node, values in params.items()
     }
-    path.write_text(yaml.safe_dump(plain))
+    path.write_text(yaml.dump(plain, Dumper=_PlainDumper))
     return path
+
+
+class _PlainDumper(yaml.SafeDumper):
+    """YAML without anchors and aliases (one list given to two nodes): rcl cannot parse them."""
+
+    def ignore_aliases(self, data) -> bool:
+        return True
 
 
 def launch_robot(
@@ -73,12 +80,14 @@ def launch_robot(
     commander=None,
     topics: dict | None = None,
 ) -> LaunchedRobot:
-    """Starts ``launch_file`` with ``arguments`` (``sim: 'true'`` unless given) and ``params``
-    over its own, then ``commander()`` (a Commander class, or None) and a probe of ``topics``
-    ({topic: message type})."""
+    """Starts ``launch_file`` with ``arguments`` (``sim: 'true'`` unless given, where the launch
+    file has a ``sim`` argument) and ``params`` over its own, then ``commander()`` (a Commander
+    class, or None) and a probe of ``topics`` ({topic: message type})."""
     extra = [write_params(log_dir / 'params.yaml', params)] if params else []
+    known = description.load(runner.installed(f'launch/{launch_file}')).arguments
+    simulated = {'sim': 'true'} if any(a.name == 'sim' for a in known) else {}
     processes = runner.start(
-        launch_file, log_dir, {'sim': 'true', **(arguments or {})}, extra_params=extra
+        launch_file, log_dir, {**simulated, **(arguments or {})}, extra_params=extra
     )
     name, client = launch_file.removesuffix('.launch.py'), None
     try:

@@ -21,11 +21,12 @@ from __future__ import annotations
 import threading
 
 import rclpy
-from rcl_interfaces.srv import GetParameters
+from rcl_interfaces.srv import GetParameters, SetParameters
 from rclpy.action import ActionClient
 from rclpy.client import Client
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
+from rclpy.parameter import Parameter, parameter_value_to_python
 
 from soro_node.base_node import request_qos, shut_down, spin_once
 from soro_node.waiting import WaitTimeout, wait_for
@@ -118,6 +119,32 @@ class Commander(Node):
         except CommanderError:
             client.remove_pending_request(future)  # a late answer is not for anyone
             raise
+
+    def parameters(self, node: str, *names: str, timeout_s: float = 5.0) -> list:
+        """The values of parameters ``names`` of ``node`` (its full name, e.g. '/ns/name'), as
+        ``ros2 param get`` reads them; CommanderError if the node lacks one of them."""
+        answer = self._ask_parameters(
+            GetParameters, node, 'get_parameters', GetParameters.Request(names=names), timeout_s
+        )
+        if len(answer.values) != len(names):  # rclpy answers nothing when one is undeclared
+            raise CommanderError(f'{node} has not declared all of {", ".join(names)}')
+        return [parameter_value_to_python(value) for value in answer.values]
+
+    def set_parameters(self, node: str, timeout_s: float = 5.0, **values) -> list:
+        """What ``node`` answers (one rcl_interfaces/SetParametersResult per value, in order) to
+        ``values`` set as ``ros2 param set`` sets them."""
+        request = SetParameters.Request(
+            parameters=[Parameter(k, value=v).to_parameter_msg() for k, v in values.items()]
+        )
+        answer = self._ask_parameters(SetParameters, node, 'set_parameters', request, timeout_s)
+        return list(answer.results)
+
+    def _ask_parameters(self, srv_type, node: str, service: str, request, timeout_s: float):
+        client = self.create_client(srv_type, f'/{node.strip("/")}/{service}')
+        try:
+            return self.answer(client, request, timeout_s, f'{node} {service}')
+        finally:
+            self.destroy_client(client)
 
     def run_action(self, client: ActionClient, goal, timeout_s: float, on_feedback=None):
         """Send ``goal``, pass each feedback to ``on_feedback``, and return the result once the

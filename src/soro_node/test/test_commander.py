@@ -84,3 +84,22 @@ def test_meeting_a_server_node_is_a_round_trip(endless_walk):
     finally:
         commander.close()
         rclpy.try_shutdown()
+
+
+def test_parameters_are_read_and_set_as_ros2_param_does(endless_walk):
+    rclpy.init()
+    commander = Commander('parameter_commander')
+    try:
+        assert commander.parameters('/endless_walker', 'use_sim_time') == [False]
+        with pytest.raises(CommanderError, match='has not declared all of use_sim_time, no_such'):
+            commander.parameters('/endless_walker', 'use_sim_time', 'no_such')
+        changed, undeclared = commander.set_parameters(
+            'endless_walker', use_sim_time=True, no_such=1.0
+        )
+        assert changed.successful and not undeclared.successful, undeclared.reason
+        assert commander.parameters('endless_walker', 'use_sim_time') == [True]
+        with pytest.raises(CommanderError, match='no service /nobody/get_parameters'):
+            commander.parameters('/nobody', 'use_sim_time', timeout_s=0.5)
+    finally:
+        commander.close()
+        rclpy.try_shutdown()

@@ -1,63 +1,63 @@
-"""tensegrity_live through real rclpy: topics, services, the sweep action, bad requests and
-divergence."""
+"""tensegrity_live through real rclpy, as tensegrity.launch.py starts it: topics, services, the
+sweep action, bad requests and divergence. One node serves the module; each test sets the
+parameters it runs with and resets the structure to the paper's release."""
 
 import math
-import threading
 import time
 from collections import namedtuple
 
 import numpy as np
 import pytest
-import rclpy
 from geometry_msgs.msg import Pose, PoseArray
-from rclpy.executors import MultiThreadedExecutor
-from rclpy.parameter import Parameter
 from soro_interfaces.action import PsiSweep
 from soro_interfaces.msg import TensegrityState
 from soro_interfaces.srv import ResetTensegrity, SetRestLengths
 from visualization_msgs.msg import Marker, MarkerArray
 
-from soro_node.base_node import ActionClient
-from soro_node.commander import Commander
-from soro_node.probe_node import Probe
 from soro_node.waiting import poll
 from tensegrity_sim import presets
+from tensegrity_sim.commander import TensegrityCommander
 from tensegrity_sim.dynamics import Dynamics
 from tensegrity_sim.integrate import simulate
-from tensegrity_sim.live_node import TensegritySimNode
 
 pytestmark = pytest.mark.ros
+NODE = 'tensegrity_sim'
 UPPER, LOWER, SIDE = [0, 3, 6], [1, 4, 7], [2, 5, 8]
 STATE, POSES = '/tensegrity_sim/state', '/tensegrity_sim/rod_poses'
 MARKERS = '/tensegrity_sim/markers'
-DRAWN = {POSES: PoseArray, MARKERS: MarkerArray}
+RELEASE_PSI = math.radians(36.0)
+# what a test may change; each test starts from the launch file's values
+TUNED = ('real_time_factor', 'cable_stiffness_n_per_m', 'dt_s')
 Ended = namedtuple('Ended', 'status result')  # a goal's end as the sweep tests read it
 
 
+def _stamp_ns(message) -> int:
+    header = message.header if hasattr(message, 'header') else message.markers[0].header
+    return header.stamp.sec * 1_000_000_000 + header.stamp.nanosec
+
+
 class Simulation:
-    """The node under test spun as its main() spins it, watched by the toolkit's Probe (markers
-    and poses only when asked: deserialising them costs the shared interpreter) and asked through
-    a Commander."""
+    """The launched node since the reset that began a test: what it has published since (read
+    by the harness's probe) and its commander."""
 
-    def __init__(self, watch_markers=False, **params):
-        self.sim = TensegritySimNode(
-            parameter_overrides=[Parameter(k, value=v) for k, v in params.items()]
-        )
-        self.executor = MultiThreadedExecutor(num_threads=2)
-        self.executor.add_node(self.sim)
-        self.thread = threading.Thread(target=self.executor.spin, daemon=True)
-        self.thread.start()
-        self.probe = Probe('probe', {STATE: TensegrityState, **(DRAWN if watch_markers else {})})
-        self.client = Commander('tensegrity_client')
-        self.reset_client = self.client.service_client(ResetTensegrity, '/tensegrity_sim/reset')
-        self.rest_client = self.client.service_client(
-            SetRestLengths, '/tensegrity_sim/set_rest_lengths'
-        )
-        self.sweep_client = ActionClient(self.client, PsiSweep, '/tensegrity_sim/sweep')
+    def __init__(self, robot, since_ns: int):
+        self.robot, self.since_ns = robot, since_ns
+        self.client = robot.commander
+        self.reset_client, self.rest_client = self.client.reset_client, self.client.rest_client
+        self._first = dict.fromkeys((STATE, POSES, MARKERS), 0)
 
-    states = property(lambda self: self.probe.messages[STATE])
-    poses = property(lambda self: self.probe.messages.get(POSES, []))
-    markers = property(lambda self: self.probe.messages.get(MARKERS, []))
+    def _since_reset(self, topic: str) -> list:
+        """``topic``'s messages stamped after the reset (in order: one publisher, one stamp
+        clock)."""
+        received, first = self.robot.probe.messages[topic], self._first[topic]
+        while first < len(received) and _stamp_ns(received[first]) < self.since_ns:
+            first += 1
+        self._first[topic] = first
+        return received[first:]
+
+    states = property(lambda self: self._since_reset(STATE))
+    poses = property(lambda self: self._since_reset(POSES))
+    markers = property(lambda self: self._since_reset(MARKERS))
 
     def wait_states(self, count, timeout_s=5.0):
         start = len(self.states)
@@ -68,31 +68,39 @@ class Simulation:
         return self.client.answer(client, request, timeout_s, client.srv_name)
 
     def sweep(self, goal, timeout_s=30.0):
-        sent = self.client.send_goal(self.sweep_client, goal)
+        sent = self.client.send_goal(self.client.sweep_client, goal)
         sent.ended(timeout_s)
         return Ended(sent.status, sent.result), sent.feedback
 
-    def close(self):
-        self.probe.close()
-        self.client.close()
-        self.executor.shutdown()
-        self.thread.join(timeout=5.0)
-        self.sim.destroy_node()
+    def log(self) -> str:
+        """What the node has printed so far."""
+        return self.robot.process(NODE).log.read_text()
+
+
+@pytest.fixture(scope='module')
+def launched(launch):
+    robot = launch(
+        'tensegrity.launch.py',
+        commander=TensegrityCommander,
+        topics={STATE: TensegrityState, POSES: PoseArray, MARKERS: MarkerArray},
+    )
+    return robot, dict(zip(TUNED, robot.commander.parameters(NODE, *TUNED)))
 
 
 @pytest.fixture
-def probe():
-    rclpy.init()
-    made = []
+def probe(launched):
+    """probe(**parameters) -> Simulation: the node with ``parameters`` over the launch file's
+    values, released again from ψ = 36°."""
+    robot, launch_values = launched
 
-    def make(**params):
-        made.append(Simulation(**params))
-        return made[-1]
+    def start(**params):
+        commander = robot.commander
+        answers = commander.set_parameters(NODE, **{**launch_values, **params})
+        assert all(a.successful for a in answers), [a.reason for a in answers]
+        assert commander.reset(RELEASE_PSI).success
+        return Simulation(robot, commander.get_clock().now().nanoseconds)
 
-    yield make
-    for p in made:
-        p.close()
-    rclpy.try_shutdown()
+    return start
 
 
 def test_state_streams_in_real_time_and_matches_the_paper_at_release(probe):
@@ -125,7 +133,7 @@ def test_state_streams_in_real_time_and_matches_the_paper_at_release(probe):
 
 
 def test_poses_and_markers_describe_the_same_rods(probe):
-    p = probe(watch_markers=True)
+    p = probe()
     p.wait_states(20)
     # the two topics arrive on their own schedules: compare the pair published in the same tick
     # (same stamp)
@@ -150,7 +158,7 @@ def test_poses_and_markers_describe_the_same_rods(probe):
 
 def test_reset_to_a_slack_psi_colours_the_upper_triple_slack(probe):
     # stay near the release, where the upper triple is slack at ψ = 30°
-    p = probe(watch_markers=True, real_time_factor=0.05)
+    p = probe(real_time_factor=0.05)
     p.wait_states(2)
     assert p.call(p.reset_client, ResetTensegrity.Request(psi=math.radians(30.0))).success
     state = next(s for s in p.wait_states(20) if math.degrees(s.psi_rad) == pytest.approx(30.0))
@@ -181,9 +189,7 @@ def test_bad_requests_are_refused_with_the_reason(probe):
     ):
         response = p.call(p.rest_client, SetRestLengths.Request(rest_lengths=rest))
         assert not response.success and words in response.message
-    refused = p.sim.set_parameters(
-        [Parameter('psi', value=math.pi / 2), Parameter('real_time_factor', value=0.0)]
-    )
+    refused = p.client.set_parameters(NODE, psi=math.pi / 2, real_time_factor=0.0)
     assert [r.successful for r in refused] == [False, False]
     assert (
         refused[0].reason
@@ -249,18 +255,15 @@ def test_sweep_with_a_bad_grid_is_aborted_with_the_reason(probe):
 
 
 def test_a_diverging_run_stops_publishing_and_never_sends_nan(probe):
-    p = probe(watch_markers=True, cable_stiffness_n_per_m=1.0e7, dt_s=0.1, real_time_factor=10.0)
-    time.sleep(1.0)
+    p = probe(cable_stiffness_n_per_m=1.0e7, dt_s=0.1, real_time_factor=10.0)
+    assert poll(lambda: 'publishing stopped until ~/reset' in p.log(), 10.0), p.log()
     count = len(p.states)
-    time.sleep(0.5)
+    time.sleep(0.3)  # 30 ticks of the 100 Hz clock
     assert len(p.states) == count, 'publishing must stop once the run diverged'
-    assert p.sim.sim.diverged is not None
     for state in p.states:
         assert np.all(np.isfinite(state.cable_strains)) and math.isfinite(state.energy)
     for markers in p.markers:
         assert all(math.isfinite(pt.x) for m in markers.markers for pt in m.points)
-    p.sim.set_parameters(
-        [Parameter('cable_stiffness_n_per_m', value=10.0), Parameter('dt_s', value=0.01)]
-    )
+    p.client.set_parameters(NODE, cable_stiffness_n_per_m=10.0, dt_s=0.01)
     assert p.call(p.reset_client, ResetTensegrity.Request(psi=math.radians(40.0))).success
     assert p.wait_states(5), 'a reset revives the simulation'

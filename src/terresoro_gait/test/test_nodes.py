@@ -7,36 +7,28 @@ the firmware, the camera and the executor's τ schedule keep their timing whatev
 do with this interpreter."""
 
 import math
-import threading
 import time
 
 import numpy as np
 import pytest
-import rclpy
 from action_msgs.msg import GoalStatus
 from geometry_msgs.msg import PoseStamped
 from nav_msgs.msg import Path
-from rcl_interfaces.srv import SetParameters
-from rclpy.executors import MultiThreadedExecutor
-from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 from soro_interfaces.action import ExecuteGait, ExecuteWalk, LearnEdges, SweepGaits
 from soro_interfaces.msg import ExecutedEdge, LinkStatus
 from soro_interfaces.srv import SynthesizeGait
 
 from softbots_bringup import runner
-from softbots_bringup.runner import Process, executable
 from soro_analysis.analyses import analyze
 from soro_node.probe_node import Probe
 from soro_node.waiting import poll
 from terresoro_gait.commander import TerreSoroCommander
 from terresoro_gait.digraph import LimbDigraph
 from terresoro_gait.execution import MAX_GOAL_PRIMITIVES
-from terresoro_gait.learner_node import TerreSoroLearner
 from terresoro_gait.messages import paper_pose
 from terresoro_gait.sweep import lhs_sweep
 from terresoro_gait.synthesis import GaitProblem
-from terresoro_gait.synthesis_node import TerreSoroSynthesis
 from terresoro_gait.units import objective_from_si
 from terresoro_gait.weights import read_csv
 
@@ -47,110 +39,65 @@ TRACKING_TIMEOUT_S = 0.08  # under τ - settle_s: a stand-in frame is one of the
 RECORDED = ['/tracked_pose', '/terresoro_executor/executed_edge']
 
 
-def params(**values):
-    return [Parameter(k, value=v) for k, v in values.items()]
+LINK, JOINTS = '/terresoro_executor/link_status', '/joint_states'
+EDGES, TRUTH = '/terresoro_executor/executed_edge', '/terresoro_sim/ground_truth'
+WATCHED = {LINK: LinkStatus, JOINTS: JointState, EDGES: ExecutedEdge, TRUTH: PoseStamped}
 
 
 class World:
-    """Simulated robot and tracker, executor, learner and synthesis nodes, each on its own
-    executor, and a client."""
+    """terresoro.launch.py's nodes (simulated robot and tracker, executor, learner, synthesis) for
+    a 2-limb robot at τ = 0.15 s, its commander, and the recorder of a learning run."""
 
-    def __init__(self, tmp_path):
+    def __init__(self, launch, tmp_path):
         self.weights, self.truth = tmp_path / 'weights.csv', tmp_path / 'truth.csv'
-        self.tmp_path, port = tmp_path, str(tmp_path / 'ttySIM0')
-        robot = dict(n_limbs=LIMBS, tau_s=TAU)
-        self.sim_command = [
-            executable('terresoro_gait', 'terresoro_sim'),
-            '--ros-args',
-            '-p',
-            f'n_limbs:={LIMBS}',
-            '-p',
-            f'port:={port}',
-            '-p',
-            'settle_s:=0.06',
-            '-p',
-            f'truth_file:={self.truth}',
-            '-p',
-            'seed:=5',
-        ]
-        self.sim = self.start_sim()
-        self.executor_command = [
-            executable('terresoro_gait', 'terresoro_executor'),
-            '--ros-args',
-        ] + [
-            a
-            for k, v in dict(
-                robot,
-                port=port,
-                reversal_pulse_s=0.03,
-                weights_file=self.weights,
-                stale_timeout_s=1.0,
-                autostart=True,
-            ).items()
-            for a in ('-p', f'{k}:={v}')
-        ]
-        self.executor = self.start_executor()
+        robot, board = dict(n_limbs=LIMBS, tau_s=TAU), dict(motor_of_limb=[0, 1])
+        self.robot = launch(
+            'terresoro.launch.py',
+            arguments={'weights_file': str(self.weights)},
+            params={
+                'terresoro_sim': dict(
+                    robot, **board, settle_s=0.06, truth_file=self.truth, seed=5
+                ),
+                'terresoro_executor': dict(
+                    robot, **board, reversal_pulse_s=0.03, stale_timeout_s=1.0
+                ),
+                'terresoro_learner': dict(
+                    robot, pose_window_s=POSE_WINDOW_S, tracking_timeout_s=TRACKING_TIMEOUT_S
+                ),
+                'terresoro_synthesis': robot,
+            },
+            commander=TerreSoroCommander,
+            topics=WATCHED,
+        )
+        self.commander, self.probe = self.robot.commander, self.robot.probe
+        self.client = self.probe.node
+        self.learn_client = self.commander.learn_client
+        self.gait_client = self.commander.gait_client
+        self.sweep_client = self.commander.sweep_client
         # the learning run is recorded, as a researcher records one, for the offline analysis to
         # redo
         self.bag = tmp_path / 'bag'
         self.recorder = runner.start_recorder(self.bag, RECORDED, tmp_path)
         runner.wait_recording(self.recorder, RECORDED)
-        self.learner = TerreSoroLearner(
-            parameter_overrides=params(
-                n_limbs=LIMBS,
-                weights_file=str(self.weights),
-                pose_window_s=POSE_WINDOW_S,
-                tracking_timeout_s=TRACKING_TIMEOUT_S,
-            )
-        )
-        self.synthesis = TerreSoroSynthesis(
-            parameter_overrides=params(**robot, weights_file=str(self.weights))
-        )
-        self.commander = TerreSoroCommander()
-        self.probe = Probe('probe', {})  # spins the subscriptions below on its own thread
-        self.client = self.probe.node
-        self.edges, self.truth_poses, self.link, self.joints = [], [], None, None
-        self.client.create_subscription(
-            LinkStatus, '/terresoro_executor/link_status', lambda m: setattr(self, 'link', m), 10
-        )
-        self.client.create_subscription(
-            JointState, '/joint_states', lambda m: setattr(self, 'joints', m), 10
-        )
-        self.client.create_subscription(
-            ExecutedEdge, '/terresoro_executor/executed_edge', self.edges.append, 100
-        )
-        self.client.create_subscription(
-            PoseStamped, '/terresoro_sim/ground_truth', self.truth_poses.append, 100
-        )
-        self.learn_client = self.commander.learn_client
-        self.gait_client = self.commander.gait_client
-        self.sweep_client = self.commander.sweep_client
-        self.spinners = []
-        for node, executor in (
-            (self.learner, MultiThreadedExecutor(3)),
-            (self.synthesis, MultiThreadedExecutor(2)),
-        ):
-            executor.add_node(node)
-            thread = threading.Thread(target=executor.spin, daemon=True)
-            thread.start()
-            self.spinners.append((executor, thread, node))
         assert poll(self.connected, 10.0), 'the executor did not connect to the simulated robot'
         assert poll(lambda: self.joints is not None, 5.0), (
             'no limb telemetry from the simulated robot'
         )
 
-    def connected(self) -> bool:
-        return self.link is not None and self.link.state == LinkStatus.CONNECTED
+    executor = property(lambda self: self.robot.process('terresoro_executor'))
+    sim = property(lambda self: self.robot.process('terresoro_sim'))
+    joints = property(lambda self: self.probe.latest(JOINTS))
+    truth_poses = property(lambda self: self.probe.messages[TRUTH])
 
-    def start_executor(self) -> Process:
-        executor = Process('terresoro_executor', self.executor_command, self.tmp_path)
-        executor.wait_for_output('opening')
-        return executor
+    def connected(self, since: int = 0) -> bool:
+        """The executor's link reported connected (in a status after the first ``since``)."""
+        return any(m.state == LinkStatus.CONNECTED for m in self.probe.messages[LINK][since:])
 
-    def start_sim(self) -> Process:
-        sim = Process('terresoro_sim', self.sim_command, self.tmp_path)
-        sim.wait_for_output('behind')
-        return sim
+    def restart(self, name: str, ready: str) -> None:
+        """Node ``name`` (stopped or killed by a test) started again, and the link connected."""
+        since = len(self.probe.messages[LINK])
+        self.robot.restart(name, ready)
+        assert poll(lambda: self.connected(since), 10.0)
 
     def goal(self, client, goal, timeout_s, on_feedback=None):
         sent = self.commander.send_goal(client, goal, on_feedback)
@@ -162,25 +109,12 @@ class World:
             self.commander.synthesis_client, SynthesizeGait.Request(**request), 10.0, 'synthesize'
         )
 
-    def close(self):
-        self.probe.close()
-        self.commander.close()
-        for executor, thread, node in self.spinners:
-            executor.shutdown()
-            thread.join(timeout=5.0)
-            node.destroy_node()
-        assert self.executor.stop() == 0
-        assert self.sim.stop() == 0
-        self.recorder.stop()
-
 
 @pytest.fixture(scope='module')
-def world(tmp_path_factory):
-    rclpy.init()
-    w = World(tmp_path_factory.mktemp('terresoro'))
+def world(launch, tmp_path_factory):
+    w = World(launch, tmp_path_factory.mktemp('terresoro'))
     yield w
-    w.close()
-    rclpy.try_shutdown()
+    w.recorder.stop()
 
 
 def test_learned_weights_approach_the_substrate(world):
@@ -227,20 +161,8 @@ def test_the_recorded_learning_run_gives_the_learners_weights_offline(world, tmp
     assert report.numbers['exploration']['max_abs_difference_to_weights_file'] < 0.1
 
 
-def parameter_results(world, node, **values):
-    """What ``node``'s set_parameters service answers to ``values`` (as ``ros2 param set``)."""
-    client = world.client.create_client(SetParameters, f'/{node}/set_parameters')
-    assert client.wait_for_service(timeout_sec=5.0)
-    future = client.call_async(
-        SetParameters.Request(parameters=[p.to_parameter_msg() for p in params(**values)])
-    )
-    assert poll(future.done, 5.0)
-    world.client.destroy_client(client)
-    return future.result().results
-
-
 def set_sim_parameters(world, **values):
-    assert all(r.successful for r in parameter_results(world, 'terresoro_sim', **values))
+    assert all(r.successful for r in world.commander.set_parameters('terresoro_sim', **values))
 
 
 def test_what_the_nodes_must_agree_on_is_read_only(world):
@@ -248,13 +170,15 @@ def test_what_the_nodes_must_agree_on_is_read_only(world):
     request: one ``ros2 param set`` made them disagree. τ and the weights file the learner writes
     are read-only everywhere."""
     for node in ('terresoro_executor', 'terresoro_synthesis', 'terresoro_sim'):
-        [result] = parameter_results(world, node, tau_s=0.3)
+        [result] = world.commander.set_parameters(node, tau_s=0.3)
         assert not result.successful and 'read-only' in result.reason, node
     for node in ('terresoro_executor', 'terresoro_learner', 'terresoro_synthesis'):
-        [result] = parameter_results(world, node, weights_file='elsewhere.csv')
+        [result] = world.commander.set_parameters(node, weights_file='elsewhere.csv')
         assert not result.successful and 'read-only' in result.reason, node
-    assert world.synthesis.settings.tau_s == TAU
-    assert world.synthesis.settings.weights_file == str(world.weights)
+    assert world.commander.parameters('terresoro_synthesis', 'tau_s', 'weights_file') == [
+        TAU,
+        str(world.weights),
+    ]
 
 
 def test_a_round_count_the_rounds_parameter_refuses_is_refused_with_its_range(world):
@@ -475,9 +399,7 @@ def test_sigint_stops_the_executor_mid_goal_in_its_safe_state(world):
     assert 'the bridge was deactivated' in result.result().result.message
     log = world.executor.log.read_text()
     assert 'device in its safe state (bridge stopping)' in log and 'Traceback' not in log, log
-    world.link = None
-    world.executor = world.start_executor()
-    assert poll(world.connected, 10.0)
+    world.restart('terresoro_executor', 'opening')
 
 
 def test_device_vanishing_mid_gait_aborts_safely_and_recovers(world):
@@ -495,31 +417,33 @@ def test_device_vanishing_mid_gait_aborts_safely_and_recovers(world):
     assert 'aborted in primitive' in result.message and ('safe state' in result.message)
     assert 0 < result.primitives < 50 * 4
     world.sim.stop()
-    world.link = None
-    world.sim = world.start_sim()
     # the firmware boots safe with its limbs released; once the link is back a new gait runs
-    assert poll(world.connected, 10.0)
+    world.restart('terresoro_sim', 'behind')
     again, _ = world.goal(world.gait_client, ExecuteGait.Goal(vertices=[1, 2], cycles=1), 10.0)
     assert again.success, again.message
 
 
 def test_a_best_effort_tracker_drives_the_executor_and_the_learner(world):
-    """vrpn_mocap and mocap4r2 publish best effort: the executor's trail reaches such a pose, the
-    learner keeps it."""
+    """vrpn_mocap and mocap4r2 publish best effort: the executor's trail reaches such a pose, and
+    every subscriber of tracked_pose, the learner among them, is matched to such a publisher (a
+    reliable subscription would not be, and would hear nothing)."""
     trail = '/terresoro_executor/trail'
     probe = Probe('terresoro_qos_probe', {trail: Path})
     far = PoseStamped()
     far.header.stamp, far.header.frame_id = world.client.get_clock().now().to_msg(), 'world'
     far.pose.position.x, far.pose.orientation.w = 2.5, 1.0
-    t_s = far.header.stamp.sec + far.header.stamp.nanosec * 1e-9
     try:
-        with probe.best_effort_stream('/tracked_pose', far):
+        with probe.best_effort_stream('/tracked_pose', far) as tracker:
             assert poll(
                 lambda: any(
                     p.pose.position.x == 2.5 for m in probe.messages[trail] for p in m.poses
                 ),
                 10.0,
             )
-            assert poll(lambda: 2.5 in world.learner.history.between(t_s, t_s)[:, 0], 5.0)
+            subscribers = probe.node.get_subscriptions_info_by_topic('/tracked_pose')
+            assert 'terresoro_learner' in {s.node_name for s in subscribers}
+            assert poll(lambda: tracker.get_subscription_count() == len(subscribers), 5.0), [
+                (s.node_name, s.qos_profile.reliability) for s in subscribers
+            ]
     finally:
         probe.close()

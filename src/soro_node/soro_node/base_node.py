@@ -351,9 +351,12 @@ def run_node(
         node = make_node()
     except (StartRefused, *refused) as error:
         return refuse_start(name, error)  # the node never came to be
-    executor = make_executor() if make_executor else rclpy.executors.SingleThreadedExecutor()
-    executor.add_node(node)
+    except KeyboardInterrupt:  # Ctrl-C while it was being built: nothing to stop yet
+        shut_down()
+        return 0
     try:
+        executor = make_executor() if make_executor else rclpy.executors.SingleThreadedExecutor()
+        executor.add_node(node)
         while rclpy.ok() and not (until and until(node)):
             spin_once(executor, node.get_logger(), 0.1)
     except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):

@@ -12,6 +12,7 @@ from salamander_nav.distance_field import (
     cell_centres,
     check_grid,
     grid_occupancy,
+    inside_polygon,
     rasterise,
 )
 from salamander_nav.scene import SceneError, load_scene, scene_from_dict, scene_to_dict
@@ -105,6 +106,21 @@ def test_a_map_with_no_free_cell_is_refused(tmp_path):
         load_scene(tmp_path / 'bad.yaml')
     with pytest.raises(SceneError, match='No such file'):
         load_scene(tmp_path / 'missing.yaml')
+
+
+def test_the_even_odd_rule_agrees_with_matplotlibs_path_on_concave_polygons():
+    """inside_polygon against matplotlib's Path on random star-shaped (concave) polygons and
+    20,000 random points each."""
+    rng = np.random.default_rng(7)
+    for vertices in (3, 5, 12, 40):
+        angles = np.sort(rng.uniform(0, 2 * math.pi, vertices))
+        radii = rng.uniform(0.2, 1.0, vertices)
+        polygon = np.column_stack([radii * np.cos(angles), radii * np.sin(angles)])
+        points = rng.uniform(-1.1, 1.1, (20000, 2))
+        ours = inside_polygon(polygon, points)
+        theirs = Polygon(polygon).contains_points(points)
+        assert np.array_equal(ours, theirs), (vertices, np.count_nonzero(ours != theirs))
+        assert 0 < np.count_nonzero(ours) < len(points)
 
 
 def test_rasterising_each_obstacle_over_its_box_gives_the_full_grid_result():

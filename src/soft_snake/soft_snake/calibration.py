@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 
-from soft_snake import body, simulator
+from soft_snake import body
 from soft_snake.gaits import PRESETS, Gait
 
 # wave_direction that moves the head first (D-S6, checked in simulation)
@@ -37,6 +37,9 @@ def head_first(gait: Gait) -> Gait:
 
 def headline_speeds(params: body.BodyParameters) -> list[tuple[str, float, float]]:
     """(preset, simulated, measured) speeds in m/s of the two headline runs."""
+    # here: the driver reads CALIBRATED only, and starts without MuJoCo (0.2 s)
+    from soft_snake import simulator
+
     out = []
     for name in HEADLINES:
         gait, measured = PRESETS[name]

@@ -32,9 +32,9 @@ from scipy.optimize import Bounds, LinearConstraint, milp
 
 from terresoro_gait.cycle_bounds import KnownCycles, edges_to_keep, lp_edge_bounds, merged_cycles
 from terresoro_gait.digraph import LimbDigraph, canonical
+from terresoro_gait.objective import Objective
 from terresoro_gait.weights import EdgeWeights
 
-GOALS = ('translation', 'rotation')
 BACKENDS = ('auto', 'highs', 'cpsat')
 # 'auto' takes CP-SAT from TerreSoRo-IV's 16 states up (bench/terresoro.py)
 AUTO_CPSAT_STATES = 16
@@ -50,36 +50,6 @@ class SynthesisInfeasible(RuntimeError):
 class IterationLimit(SynthesisInfeasible):
     """The cut loop found no single cycle within its L iterations: no gait for this α (spec
     A12)."""
-
-
-@dataclass(frozen=True)
-class Objective:
-    """What to minimise, in the weights' units: alpha (2,) for translation (mm⁻¹) or (1,) for
-    rotation (deg⁻¹); beta penalises variance, gamma length (per primitive); eps is ε_θ (deg) or
-    ε_t (mm)."""
-
-    goal: str
-    alpha: tuple[float, ...]
-    beta: float = 0.0
-    gamma: float = 0.0
-    eps: float = 1.0
-
-    def __post_init__(self):
-        if self.goal not in GOALS:
-            raise ValueError(f'goal = {self.goal!r}: allowed values are {", ".join(GOALS)}')
-        size = 2 if self.goal == 'translation' else 1
-        if len(self.alpha) != size:
-            raise ValueError(
-                f'alpha: a {self.goal} goal takes {size} value(s), got {len(self.alpha)}'
-            )
-        if not np.isfinite(self.alpha).all():
-            raise ValueError(f'alpha = {list(self.alpha)}: must be finite')
-        # penalties: a negative one rewards
-        for name, value in (('beta', self.beta), ('gamma', self.gamma)):
-            if not (np.isfinite(value) and value >= 0):
-                raise ValueError(f'{name} = {value!r}: must be finite and >= 0')
-        if not (np.isfinite(self.eps) and self.eps >= 0):
-            raise ValueError(f'eps = {self.eps!r}: must be finite and >= 0')
 
 
 @dataclass(frozen=True)

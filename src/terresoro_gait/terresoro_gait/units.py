@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from terresoro_gait.synthesis import Objective
+from terresoro_gait.objective import Objective
 
 MM_PER_M = 1000.0
 DEG_PER_RAD = 180.0 / math.pi

@@ -23,6 +23,7 @@ from softbots_bringup.share import installed, share_dir
 from soro_node.arguments import Terminated
 
 STOP_TIMEOUT_S = 10.0
+DUMP_WAIT_S = 0.5  # for a stuck node to write its threads' stacks
 
 
 class ScenarioError(RuntimeError):
@@ -88,9 +89,16 @@ class Process:
             try:
                 self.popen.wait(STOP_TIMEOUT_S)
             except subprocess.TimeoutExpired:
+                self.dump_threads()
                 return self.kill()
         self._log_file.close()
         return self.popen.returncode
+
+    def dump_threads(self) -> None:
+        """Has a node that does not stop write every thread's stack into its log (soro_node's
+        nodes answer SIGUSR1 so: ``init_ros``), before it is killed."""
+        self.popen.send_signal(signal.SIGUSR1)
+        time.sleep(DUMP_WAIT_S)
 
     def kill(self) -> int:
         """SIGKILL and wait; the exit code."""

@@ -23,6 +23,7 @@ action goals.
 
 from __future__ import annotations
 
+import faulthandler
 import math
 import signal
 import sys
@@ -292,6 +293,9 @@ def init_ros(args=None, stop: StopRequest | None = None) -> None:
     write and must get it back quickly while executor threads compute (at 5 ms a driver streaming
     100 commands/s starved its own link's reader until the board's watchdog fired)."""
     sys.setswitchinterval(SWITCH_INTERVAL_S)
+    # a node that hangs instead of stopping can be asked where: kill -USR1 <pid> prints every
+    # thread's stack (the test runner does, before it kills one)
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     if stop is not None:
         stop.install()
     elif signal.getsignal(signal.SIGINT) in (signal.SIG_IGN, signal.SIG_DFL):

@@ -104,17 +104,17 @@ def launch_robot(
     commander=None,
     topics: dict | None = None,
 ) -> LaunchedRobot:
-    """Starts ``launch_file`` with ``arguments`` (``sim: 'true'`` unless given; ``namespace:
-    'robot1'`` puts its nodes and its probe's name under robot1) and ``params`` over its own,
-    then ``commander()`` (a Commander class or any callable, or None) and a probe of ``topics``
+    """Starts ``launch_file`` with ``arguments`` (``sim: 'true'`` unless given) and ``params``
+    over its own, then ``commander()`` (a Commander class, or None) and a probe of ``topics``
     ({topic: message type})."""
-    arguments = {'sim': 'true', **(arguments or {})}
     extra = [write_params(log_dir / 'params.yaml', params)] if params else []
-    processes = runner.start(launch_file, log_dir, arguments, extra_params=extra)
-    # robot1's probe and robot2's: two robots in one test, two probe names
-    namespace = arguments.get('namespace', '').strip('/').replace('/', '_')
-    name = '_'.join(filter(None, (namespace, launch_file.removesuffix('.launch.py'), 'probe')))
-    client = None
+    processes = runner.start(
+        launch_file, log_dir, {'sim': 'true', **(arguments or {})}, extra_params=extra
+    )
+    name, client = launch_file.removesuffix('.launch.py'), None
+    # namespace:=robot1's probe and robot2's: two robots in one test, two probe names
+    namespace = (arguments or {}).get('namespace', '').strip('/').replace('/', '_')
+    name = '_'.join(filter(None, (namespace, name, 'probe')))
     try:
         client = commander() if commander else None
         return LaunchedRobot(processes, client, Probe(name, topics or {}), log_dir)

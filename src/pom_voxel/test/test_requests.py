@@ -9,17 +9,14 @@ import time
 
 import numpy as np
 import pytest
-import rclpy
 from action_msgs.msg import GoalStatus
 from geometry_msgs.msg import PoseArray
 from rclpy.qos import QoSProfile
 from soro_interfaces.action import ExecuteVoxelGait
 from soro_interfaces.msg import LinkStatus
 
-from softbots_bringup import runner
+from pom_voxel.commander import PomCommander
 from soro_node.base_node import ActionClient
-from soro_node.commander import Commander
-from soro_node.probe_node import Probe
 from soro_node.waiting import poll
 
 pytestmark = pytest.mark.ros
@@ -32,41 +29,32 @@ QUEUE = QoSProfile(depth=GOALS)
 
 
 @pytest.fixture
-def quadruped(tmp_path):
+def quadruped(launch_in_test, tmp_path):
     """The simulated quadruped with a still camera (no drift, turn or noise): (processes, probe,
     gait client)."""
     port = tmp_path / 'ttyPOM'
-    params = tmp_path / 'params.yaml'
-    params.write_text(
-        f'pom_sim:\n  ros__parameters: {{port: {port}, drift_m_s: 0.0, turn_rad_s: 0.0, '
-        f'camera_noise_m: 0.0}}\npom_controller:\n  ros__parameters: '
-        f'{{port: {port}}}\n'
+    robot = launch_in_test(
+        'pom.launch.py',
+        commander=PomCommander,
+        topics={LINK: LinkStatus, CAMERA: PoseArray},
+        params={
+            'pom_sim': {'port': port, 'drift_m_s': 0.0, 'turn_rad_s': 0.0, 'camera_noise_m': 0.0},
+            'pom_controller': {'port': port},
+        },
     )
-    rclpy.init()
-    processes = runner.start('pom.launch.py', tmp_path, {'sim': 'true'}, extra_params=[params])
-    probe = Probe('pom_request_probe', {LINK: LinkStatus, CAMERA: PoseArray})
     client = ActionClient(
-        probe.node,
+        robot.probe.node,
         ExecuteVoxelGait,
         '/pom_controller/execute_gait',
         goal_service_qos_profile=QUEUE,
         result_service_qos_profile=QUEUE,
         cancel_service_qos_profile=QUEUE,
     )
-    try:
-        assert probe.wait(LINK, lambda m: m.state == LinkStatus.CONNECTED, 10.0)
-        assert client.wait_for_server(timeout_sec=5.0)
-        meeter = Commander('pom_request_meeter')  # the controller can answer us before the burst
-        try:
-            assert meeter.meet('/pom_controller/execute_gait')
-        finally:
-            meeter.close()
-        yield processes, probe, client
-    finally:
-        probe.close()
-        codes = runner.stop_all(processes)
-        rclpy.try_shutdown()
-    assert codes['pom_sim'] == 0
+    assert robot.probe.wait(LINK, lambda m: m.state == LinkStatus.CONNECTED, 10.0)
+    assert client.wait_for_server(timeout_sec=5.0)
+    # the controller can answer us before the burst
+    assert robot.commander.meet('/pom_controller/execute_gait')
+    return robot.processes, robot.probe, client
 
 
 def test_a_burst_of_goals_is_answered_goal_by_goal(quadruped):

@@ -3,20 +3,20 @@ its gait, publishes the simulated bends and motion capture, takes a new gait wit
 set`` and refuses a bad one by name, through real rclpy."""
 
 import math
-import threading
 
 import pytest
 import rclpy
 from geometry_msgs.msg import PoseStamped
 from rcl_interfaces.srv import SetParameters
-from rclpy.executors import SingleThreadedExecutor
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 
 from softbots_bringup import runner
+from soro_node.probe_node import Probe
 from soro_node.waiting import poll, wait_for
 
 pytestmark = pytest.mark.ros
+COM, JOINTS = '/mocap/soft_snake/com', '/joint_states'
 
 
 @pytest.fixture(scope='module')
@@ -36,14 +36,9 @@ def alone(tmp_path_factory):
         log_dir,
     )
     sim.wait_for_output('running undulation itself')
-    node = rclpy.create_node('sim_alone_probe')
-    seen = {'com': [], 'joints': []}
-    node.create_subscription(PoseStamped, '/mocap/soft_snake/com', seen['com'].append, 100)
-    node.create_subscription(JointState, '/joint_states', seen['joints'].append, 100)
-    setter = node.create_client(SetParameters, '/soft_snake_sim/set_parameters')
-    executor = SingleThreadedExecutor()
-    executor.add_node(node)
-    threading.Thread(target=executor.spin, daemon=True).start()
+    probe = Probe('sim_alone_probe', {COM: PoseStamped, JOINTS: JointState})
+    seen = {'com': probe.messages[COM], 'joints': probe.messages[JOINTS]}
+    setter = probe.node.create_client(SetParameters, '/soft_snake_sim/set_parameters')
 
     def set_parameter(name, value):
         assert setter.wait_for_service(timeout_sec=5.0)
@@ -53,8 +48,7 @@ def alone(tmp_path_factory):
         return wait_for(setter.call_async(request), 5.0).results[0]
 
     yield seen, set_parameter, sim
-    executor.shutdown()
-    node.destroy_node()
+    probe.close()
     assert sim.stop() == 0
     rclpy.try_shutdown()
 

@@ -5,58 +5,40 @@ simulator when a wheel lands)."""
 import threading
 
 import pytest
-import rclpy
-from rclpy.executors import SingleThreadedExecutor
 from std_msgs.msg import Float64MultiArray
 
 from soft_snake.commander import SoftSnakeCommander
-from softbots_bringup import runner
 from soro_node.commander import CommanderError
 from soro_node.waiting import poll
 
 pytestmark = pytest.mark.ros
+WHEELS = '/soft_snake_sim/wheel_heights'
 
 
-def test_rows_advance_on_the_service_and_the_wheels_are_reported(tmp_path):
-    rclpy.init()
-    processes = runner.start(
-        'soft_snake.launch.py', tmp_path, {'sim': 'true', 'segments': '5', 'step_ahead_m': '0.15'}
+def test_rows_advance_on_the_service_and_the_wheels_are_reported(launch_in_test):
+    robot = launch_in_test(
+        'soft_snake.launch.py',
+        arguments={'segments': '5', 'step_ahead_m': '0.15'},
+        commander=SoftSnakeCommander,
+        topics={WHEELS: Float64MultiArray},
     )
-    snake = SoftSnakeCommander()
-    node = rclpy.create_node('climb_probe')
-    wheels = []
-    node.create_subscription(
-        Float64MultiArray, '/soft_snake_sim/wheel_heights', wheels.append, 100
-    )
-    executor = SingleThreadedExecutor()
-    executor.add_node(node)
-    threading.Thread(target=executor.spin, daemon=True).start()
-    try:
-        feedback, box = [], {}
-        worker = threading.Thread(
-            target=lambda: box.setdefault(
-                'result',
-                snake.run_gait(
-                    'step_climb', 2.0, 2.0944, duration_s=5.0, on_feedback=feedback.append
-                ),
-            )
+    snake, wheels = robot.commander, robot.probe.messages[WHEELS]
+    feedback, box = [], {}
+    worker = threading.Thread(
+        target=lambda: box.setdefault(
+            'result',
+            snake.run_gait('step_climb', 2.0, 2.0944, duration_s=5.0, on_feedback=feedback.append),
         )
-        worker.start()
-        assert poll(lambda: feedback, 10.0)
-        assert feedback[-1].step_climb_row == 1
-        assert snake.advance_row() == 'lifting wheel 2'
-        assert poll(lambda: feedback[-1].step_climb_row == 2, 3.0)
-        assert snake.advance_row() == 'lifting wheel 3'
-        worker.join(timeout=20.0)
-        assert box['result'].success and 'every chamber vented' in box['result'].message
-        with pytest.raises(CommanderError, match='no step climb is running'):
-            snake.advance_row()
-        assert wheels and len(wheels[-1].data) == 6
-        assert max(max(m.data) for m in wheels) > 0.02  # row 1 raised the head
-    finally:
-        executor.shutdown()
-        node.destroy_node()
-        snake.close()
-        codes = runner.stop_all(processes)
-        rclpy.try_shutdown()
-    assert set(codes.values()) == {0}
+    )
+    worker.start()
+    assert poll(lambda: feedback, 10.0)
+    assert feedback[-1].step_climb_row == 1
+    assert snake.advance_row() == 'lifting wheel 2'
+    assert poll(lambda: feedback[-1].step_climb_row == 2, 3.0)
+    assert snake.advance_row() == 'lifting wheel 3'
+    worker.join(timeout=20.0)
+    assert box['result'].success and 'every chamber vented' in box['result'].message
+    with pytest.raises(CommanderError, match='no step climb is running'):
+        snake.advance_row()
+    assert wheels and len(wheels[-1].data) == 6
+    assert max(max(m.data) for m in wheels) > 0.02  # row 1 raised the head

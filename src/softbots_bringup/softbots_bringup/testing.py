@@ -9,11 +9,12 @@ probe that keeps what the nodes publish.
                       params={'pom_controller': {'command_rate_hz': 40.0}})
 
 rclpy is started once per test module that asks for ``launch`` and ended after it; every node
-must exit 0.
+must exit 0 (or be one a test killed by ``LaunchedRobot.kill``).
 """
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,8 @@ class LaunchedRobot:
     def __init__(self, processes: list[runner.Process], commander, probe: Probe, log_dir: Path):
         self.processes, self.commander, self.probe = processes, commander, probe
         self.log_dir = log_dir
+        self.killed: list[runner.Process] = []  # by the test, on purpose (``kill``)
+        self._clients_open = True
 
     def process(self, name: str) -> runner.Process:
         """The running process of node ``name``."""
@@ -45,12 +48,40 @@ class LaunchedRobot:
         self.processes[index].wait_for_output(ready)
         return self.processes[index]
 
-    def close(self) -> dict[str, int]:
-        """Probe and commander destroyed, every process stopped: {process: exit code}."""
-        self.probe.close()
-        if self.commander is not None:
-            self.commander.close()
-        return runner.stop_all(self.processes)
+    def kill(self, name: str) -> runner.Process:
+        """Node ``name`` killed (SIGKILL: a host that dies without a goodbye); the harness then
+        expects SIGKILL's exit code of it, not 0 (unless ``restart`` starts it again)."""
+        process = self.process(name)
+        process.kill()
+        self.killed.append(process)
+        return process
+
+    def unclean(self) -> list[tuple[str, int | None]]:
+        """(name, exit code) of each process that did not exit 0, or by SIGKILL if it was
+        ``kill``ed."""
+        return [
+            (p.name, p.popen.returncode)
+            for p in self.processes
+            if p.popen.returncode != (-signal.SIGKILL if p in self.killed else 0)
+        ]
+
+    def close_clients(self) -> None:
+        """Probe and commander destroyed (once)."""
+        if self._clients_open:
+            self._clients_open = False
+            self.probe.close()
+            if self.commander is not None:
+                self.commander.close()
+
+
+def close_all(robots: list[LaunchedRobot], at_once: bool = False) -> dict[str, int]:
+    """Every robot's probe and commander destroyed, then all their processes stopped, the last
+    started first; ``at_once``: SIGINT to every process of every robot together, as one Ctrl-C
+    reaches every launch in a terminal (``runner.stop_all``). Exit codes by process name; robots
+    stopped already give theirs again."""
+    for robot in robots:
+        robot.close_clients()
+    return runner.stop_all([p for robot in robots for p in robot.processes], at_once)
 
 
 def write_params(path: Path, params: dict) -> Path:
@@ -90,9 +121,12 @@ def launch_robot(
         launch_file, log_dir, {**simulated, **(arguments or {})}, extra_params=extra
     )
     name, client = launch_file.removesuffix('.launch.py'), None
+    # namespace:=robot1's probe and robot2's: two robots in one test, two probe names
+    namespace = (arguments or {}).get('namespace', '').strip('/').replace('/', '_')
+    name = '_'.join(filter(None, (namespace, name, 'probe')))
     try:
         client = commander() if commander else None
-        return LaunchedRobot(processes, client, Probe(f'{name}_probe', topics or {}), log_dir)
+        return LaunchedRobot(processes, client, Probe(name, topics or {}), log_dir)
     except BaseException:  # nothing started outlives a harness that could not finish
         if client is not None:
             client.close()
@@ -129,9 +163,12 @@ def _launcher(tmp_path_factory):
         return robots[-1]
 
     yield start
-    codes = [robot.close() for robot in robots]
-    commanders.shutdown()
-    assert all(set(c.values()) == {0} for c in codes), codes
+    try:
+        close_all(robots)
+    finally:
+        commanders.shutdown()
+    unclean = [code for robot in robots for code in robot.unclean()]
+    assert not unclean, f'nodes that did not exit 0: {unclean}'
 
 
 @pytest.fixture(scope='module')

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import array
 import logging
+import math
 import sys
 import threading
 import time
@@ -49,7 +50,7 @@ from visualization_msgs.msg import MarkerArray
 from salamander_nav import planning
 from salamander_nav.distance_field import check_grid, grid_occupancy
 from salamander_nav.drawing import obstacle_markers
-from salamander_nav.live_scene import LiveScene
+from salamander_nav.live_scene import LiveScene, map_yaw
 from salamander_nav.parameters import PLANNER
 from salamander_nav.planning import paths
 from salamander_nav.scene import SceneError, load_scene, resolve_scene
@@ -172,17 +173,20 @@ class SalamanderPlanner(Node):
 
     def _on_map(self, msg: OccupancyGrid) -> None:
         info, origin = msg.info, (msg.info.origin.position.x, msg.info.origin.position.y)
+        q = info.origin.orientation
         # before any array is made: a resolution of 0 or a 36 M-cell grid must cost nothing
         try:
             check_grid(info.width, info.height, info.resolution, origin, len(msg.data))
+            yaw = map_yaw(q.x, q.y, q.z, q.w)
         except SceneError as error:
             self.get_logger().warning(f'map refused: {error}; planning on the previous world')
             return
+        turned = f', turned {math.degrees(yaw):.1f}°' if yaw else ''
         self._update_world(
             lambda: self.world.set_map(
-                grid_occupancy(msg.data, info.width, info.height), origin, info.resolution
+                grid_occupancy(msg.data, info.width, info.height), origin, info.resolution, yaw
             ),
-            f'map of {info.width} × {info.height} cells at {info.resolution} m',
+            f'map of {info.width} × {info.height} cells at {info.resolution} m{turned}',
         )
 
     def _update_world(self, change, what: str) -> None:

@@ -51,7 +51,9 @@ def test_targets_step_the_actuators_at_the_rate_limit_and_come_back_in_telemetry
         assert checks.command(host, 'set_strokes', target_um=to_um([2.0, -1.0, 0.0, 4.9])) is None
         early = checks.telemetry_after(host, 'strokes', 0.05)
         assert 0 < early['position_um'][0] < 2000  # 20 mm/s: 2 mm takes 100 ms
-        strokes = checks.telemetry_after(host, 'strokes', 0.35)
+        strokes = checks.telemetry_when(
+            host, 'strokes', lambda f: f['position_um'] == f['target_um']
+        )
         assert strokes['position_um'] == (2000, -1000, 0, 4900) and strokes['target_um'] == (
             2000,
             -1000,

@@ -102,6 +102,7 @@ CONTROLLER = (
 )
 PLANNER = (
     FRAME,
+    BASE_FRAME,  # the start from tf (frame_id -> base_frame) where no motion capture publishes
     ParamSpec(
         'planner', 'chomp', 'default planner of a request that names none', choices=PLANNERS
     ),

@@ -4,20 +4,17 @@ their own names.
 
 ``~/plan_path`` (PlanPath) plans with CHOMP (default) or lattice A* on one signed-distance field of
 the scene's obstacles, the ``obstacles`` topic (soro_interfaces/ObstacleScene, replacing them) and
-the ``map`` topic (nav_msgs/OccupancyGrid, whose occupied and unknown cells count too). Every path
-is checked before it is called a success; the result carries planning time, iterations or
-expansions, length, maximum curvature and the end heading errors. ``~/plan_and_track``
-(PlanAndTrack) plans from the tracked pose and has the controller follow the plan (its
-``~/track_path``), relaying its feedback; ``goal_pose`` (rviz's 2D Goal Pose) does the same. Out:
-``plan`` (nav_msgs/Path), ``~/costmap`` (the occupancy planned on), ``~/obstacle_markers``.
+the ``map`` topic (nav_msgs/OccupancyGrid, whose occupied and unknown cells count too; it replaces
+the scene file's grid and obstacles, and a turned origin is honoured). Every path is checked before
+it is called a success; the result carries planning time, iterations or expansions, length,
+maximum curvature and the end heading errors. The start is motion capture's pose or, where nothing
+publishes it, tf's ``frame_id -> base_frame``. ``~/plan_and_track`` and ``goal_pose`` navigate
+(``navigation_node``: plan, follow, plan again when the world blocks the path). Out: ``plan``
+(nav_msgs/Path), ``~/costmap`` (the occupancy planned on), ``~/obstacle_markers``.
 
 One plan at a time: a plan asked for while another runs is refused at once ("busy: planning another
-path"). One navigation at a time: further PlanAndTrack goals are rejected at once, and a
-``goal_pose`` that comes while navigating is dropped with a log line. The controller's TrackPath is
-waited on through a node and executor of its own, so the threads that serve this node's requests
-are never the ones its reply needs. On Ctrl-C the planner cancels the path it had the controller
-follow and answers its navigation client before it exits. A map or obstacle message that cannot be
-planned on is refused with one line naming the field; the previous world stays.
+path"). A map or obstacle message that cannot be planned on is refused with one line naming the
+field; the previous world stays.
 """
 
 from __future__ import annotations
@@ -38,11 +35,10 @@ from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import (
     ExternalShutdownException,
     MultiThreadedExecutor,
-    SingleThreadedExecutor,
 )
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile
-from soro_interfaces.action import PlanAndTrack, PlanPath, TrackPath
+from soro_interfaces.action import PlanAndTrack, PlanPath
 from soro_interfaces.msg import ObstacleScene
 from std_msgs.msg import Header
 from visualization_msgs.msg import MarkerArray
@@ -51,14 +47,13 @@ from salamander_nav import planning
 from salamander_nav.distance_field import check_grid, grid_occupancy
 from salamander_nav.drawing import obstacle_markers
 from salamander_nav.live_scene import LiveScene, map_yaw
+from salamander_nav.navigation_node import Navigation
 from salamander_nav.parameters import PLANNER
 from salamander_nav.planning import paths
 from salamander_nav.scene import SceneError, load_scene, resolve_scene
 from soro_geometry.pose_msgs import planar_pose, stamped
 from soro_link.link_reports import log_at
 from soro_node.base_node import (
-    ActionClient,
-    OneGoal,
     StartRefused,
     action_server,
     declare_parameters,
@@ -70,23 +65,14 @@ from soro_node.base_node import (
 )
 from soro_node.params import FieldRefused, ParameterError, field_value
 from soro_node.stop import StopRequest
+from soro_node.tf_listener_node import PlanarTf
 
 LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
-FOLLOW_ACTION = 'salamander_controller/track_path'
 POSE_MAX_AGE_S = 0.5
+MOCAP_TOPIC = 'mocap/salamander/pose'
 # a goal sent just after start-up waits this long for motion capture's first pose (a busy machine's
 # discovery took over 2 s)
 FIRST_POSE_WAIT_S = 5.0
-# a navigation sent just after start-up waits this long for the controller's TrackPath
-FOLLOW_SERVER_WAIT_S = 5.0
-# the controller answers a cancel within one command period; this bounds a silent one
-CANCEL_WAIT_S = 3.0
-# on Ctrl-C, how long the running navigation gets to cancel its path and answer
-STOP_WAIT_S = 5.0
-# a following controller reports every command period (20 Hz), and ends its goal itself after
-# tracking_lost_s (3 s) without a pose; silent this long, it died or hangs (DDS notices a killed
-# process only when its 20 s lease runs out)
-CONTROLLER_SILENT_S = 5.0
 FEEDBACK = QoSProfile(depth=10)
 # How long an ended goal's result is kept for a client that asks late (rclpy's default is 900 s:
 # goal_pose at 100/s then kept every failed plan's path, and the planner grew by megabytes a
@@ -107,12 +93,10 @@ class SalamanderPlanner(Node):
         self._lock = threading.Lock()
         self._pose: tuple[np.ndarray, float] | None = None
         self._first_pose = threading.Event()
-        self._planning, self._navigating, self._stopping = (
-            threading.Lock(),
-            OneGoal(),
-            threading.Event(),
-        )
+        self._planning = threading.Lock()
         group = ReentrantCallbackGroup()
+        self.navigation = Navigation(self, group)
+        self.tf = PlanarTf(self, POSE_MAX_AGE_S)
         self.plan_pub = self.create_publisher(Path, 'plan', LATCHED)
         self.costmap_pub = self.create_publisher(OccupancyGrid, '~/costmap', LATCHED)
         self.markers_pub = self.create_publisher(MarkerArray, '~/obstacle_markers', LATCHED)
@@ -122,13 +106,13 @@ class SalamanderPlanner(Node):
         self.create_subscription(OccupancyGrid, 'map', self._on_map, LATCHED, callback_group=group)
         self.create_subscription(
             PoseStamped,
-            'mocap/salamander/pose',
+            MOCAP_TOPIC,
             self._on_pose,
             sensor_data_qos(5),
             callback_group=group,
         )  # only the latest pose counts
         self.create_subscription(
-            PoseStamped, 'goal_pose', self._on_goal_pose, 1, callback_group=group
+            PoseStamped, 'goal_pose', self.navigation.on_goal_pose, 1, callback_group=group
         )
         # every request is answered or refused at once (the toolkit's queues hold a burst): one
         # plan and one navigation at a time, the robot following one path
@@ -146,15 +130,11 @@ class SalamanderPlanner(Node):
             self,
             PlanAndTrack,
             '~/plan_and_track',
-            self._navigation,
-            one_at_a_time=self._navigating,
+            self.navigation.navigate,
+            one_at_a_time=self.navigation.running,
             callback_group=group,
             **kept,
         )
-        self.tracker = Tracker(
-            self.get_name(), self.get_namespace(), self.resolve_service_name(FOLLOW_ACTION)
-        )
-        self.navigator = ActionClient(self, PlanAndTrack, '~/plan_and_track', callback_group=group)
         self._publish_world()
         self.get_logger().info(
             f'{p["planner"]} planner on a {self.world.scene.shape[1]} × '
@@ -260,14 +240,27 @@ class SalamanderPlanner(Node):
             f'{plan.effort} {plan.effort_name})',
         )
         if plan.success:
-            self.plan_pub.publish(self._path_msg(plan))
+            self.plan_pub.publish(self.path_msg(plan))
         return plan
 
-    def _start_pose(self):
+    def path_is_clear(self, points) -> bool:
+        """Whether ``points`` (N, 2) keep the planner's clearance in the present world."""
+        with self._lock:
+            field = self.world.field()
+        return field.is_free(points, self.settings.clearance_m)
+
+    def position(self):
+        """The last tracked (x, y) in m, or None before motion capture's first pose."""
+        return None if self._pose is None else self._pose[0][:2]
+
+    def start_pose(self):
+        """(the robot's pose (x, y, ψ), '') or (None, why there is none fresh enough): motion
+        capture's, or, where nothing publishes it, tf's frame_id -> base_frame (Nav2's way)."""
+        if self.tf.available and not self.count_publishers(MOCAP_TOPIC):
+            return self._tf_start()
         if not self._first_pose.wait(FIRST_POSE_WAIT_S):
             return None, (
-                f'no tracked pose on mocap/salamander/pose in {FIRST_POSE_WAIT_S:.0f} s (or '
-                'set use_start)'
+                f'no tracked pose on {MOCAP_TOPIC} in {FIRST_POSE_WAIT_S:.0f} s (or set use_start)'
             )
         pose, seen = self._pose
         age = self.get_clock().now().nanoseconds * 1e-9 - seen
@@ -275,10 +268,20 @@ class SalamanderPlanner(Node):
             return None, f'the tracked pose is {age:.1f} s old: is motion capture running?'
         return pose, ''
 
-    def _plan_one_at_a_time(self, start_of, goal, planner_id: str):
+    def _tf_start(self):
+        """The pose tf gives, waiting up to FIRST_POSE_WAIT_S for a first transform."""
+        deadline = time.monotonic() + FIRST_POSE_WAIT_S
+        while True:
+            pose, why = self.tf.pose(self.settings.frame_id, self.settings.base_frame)
+            if pose is not None or time.monotonic() > deadline:
+                return pose, why
+            time.sleep(0.1)
+
+    def plan_one_at_a_time(self, start_of, goal, planner_id: str, wait_s: float = 0.0):
         """(start, plan): the plan from ``start_of()`` (a pose and why not) to ``goal``; a refusal
-        at once while another plan runs, so no request waits behind a slow one."""
-        if not self._planning.acquire(blocking=False):
+        while another plan runs (at once, or after ``wait_s``: a replan waits), so no request waits
+        behind a slow one."""
+        if not self._planning.acquire(timeout=wait_s if wait_s > 0 else -1, blocking=wait_s > 0):
             self.get_logger().warning(f'plan refused: {BUSY}', throttle_duration_sec=1.0)
             return None, _refusal(planner_id, BUSY)
         try:
@@ -291,9 +294,9 @@ class SalamanderPlanner(Node):
 
     def _compute(self, goal_handle) -> PlanPath.Result:
         request = goal_handle.request
-        start, plan = self._plan_one_at_a_time(
+        start, plan = self.plan_one_at_a_time(
             lambda: (
-                (planar_pose(request.start.pose), '') if request.use_start else self._start_pose()
+                (planar_pose(request.start.pose), '') if request.use_start else self.start_pose()
             ),
             planar_pose(request.goal.pose),
             request.planner_id or '',
@@ -301,7 +304,7 @@ class SalamanderPlanner(Node):
         result = PlanPath.Result(
             success=plan.success,
             message=plan.reason,
-            path=self._path_msg(plan),
+            path=self.path_msg(plan),
             effort_name=plan.effort_name,
             effort=int(plan.effort),
             length_m=plan.length_m if len(plan.path) > 1 else 0.0,
@@ -320,7 +323,8 @@ class SalamanderPlanner(Node):
             goal_handle.abort()
         return result
 
-    def _path_msg(self, plan: paths.Plan) -> Path:
+    def path_msg(self, plan: paths.Plan) -> Path:
+        """``plan``'s path as a nav_msgs/Path in the map frame, each pose along its chord."""
         header = Header(stamp=self.get_clock().now().to_msg(), frame_id=self.settings.frame_id)
         path = np.asarray(plan.path).reshape(-1, 2)
         if len(path) < 2:
@@ -328,184 +332,10 @@ class SalamanderPlanner(Node):
         poses = np.column_stack([path, plan.headings])
         return Path(header=header, poses=[stamped(p, header) for p in poses])
 
-    # --- navigating: plan, then follow -----------------------------------------------------------
-    def _on_goal_pose(self, msg: PoseStamped) -> None:
-        goal = np.round(planar_pose(msg.pose), 3).tolist()
-        # dropped, not queued: a stream of goals must not pile up
-        if self._navigating.running():
-            self.get_logger().warning(
-                f'goal_pose {goal} dropped: navigating (cancel that goal first)',
-                throttle_duration_sec=1.0,
-            )
-            return
-        self.get_logger().info(f'goal_pose {goal}: navigating')
-        self.navigator.send_goal_async(PlanAndTrack.Goal(goal=msg))
-
-    def _navigation(self, goal_handle) -> PlanAndTrack.Result:
-        request, result = goal_handle.request, PlanAndTrack.Result()
-        if self._stopping.is_set():
-            result.message = 'aborted: the planner is stopping'
-            goal_handle.abort()
-            return result
-        goal_handle.publish_feedback(PlanAndTrack.Feedback(phase='planning'))
-        _start, plan = self._plan_one_at_a_time(
-            self._start_pose, planar_pose(request.goal.pose), request.planner_id
-        )
-        result.planning_time_s, result.path = plan.planning_s, self._path_msg(plan)
-        if not plan.success or self._stopping.is_set():
-            result.message = (
-                f'no plan: {plan.reason}'
-                if not plan.success
-                else 'aborted: the planner is stopping'
-            )
-            goal_handle.abort()
-            return result
-        follow = self._follow(goal_handle, result.path)
-        result.success, result.final_distance_m = follow.success, follow.final_distance_m
-        result.max_cross_track_m, result.message = follow.max_cross_track_m, follow.message
-        log_at(
-            self.get_logger(),
-            logging.INFO if follow.success else logging.WARNING,
-            f'navigation ended: {follow.message}',
-        )
-        if goal_handle.is_cancel_requested:
-            goal_handle.canceled()
-        elif follow.success:
-            goal_handle.succeed()
-        else:
-            goal_handle.abort()
-        return result
-
-    def _follow(self, goal_handle, path: Path) -> TrackPath.Result:
-        """Have the controller follow ``path``, relaying its feedback and our client's cancel (or
-        our stopping); its result. The wait holds this thread only: the controller's replies come
-        in on the tracker's own."""
-        client = self.tracker.client
-        if not client.wait_for_server(timeout_sec=FOLLOW_SERVER_WAIT_S):
-            return TrackPath.Result(
-                message=f'no controller: {self.tracker.action} is not available in '
-                f'{FOLLOW_SERVER_WAIT_S:.0f} s'
-            )
-
-        def relay(feedback) -> None:
-            box['heard'] = time.monotonic()
-            f = feedback.feedback
-            goal_handle.publish_feedback(
-                PlanAndTrack.Feedback(
-                    phase='following',
-                    distance_left_m=f.distance_left_m,
-                    cross_track_m=f.cross_track_m,
-                    heading_error=f.heading_error,
-                    waypoint=f.waypoint,
-                )
-            )
-
-        done, box = threading.Event(), {}
-        sent = client.send_goal_async(TrackPath.Goal(path=path), feedback_callback=relay)
-        sent.add_done_callback(lambda future: _chain(future, box, done))
-        sent_at, ending_at, cancelled = time.monotonic(), None, False
-        while not done.wait(0.05):
-            now = time.monotonic()
-            # the reply lost or never sent
-            if 'handle' not in box and now - sent_at > FOLLOW_SERVER_WAIT_S:
-                return TrackPath.Result(
-                    message=f'the controller did not answer the path in '
-                    f'{FOLLOW_SERVER_WAIT_S:.0f} s'
-                )
-            if (
-                'handle' in box
-                and now - box.setdefault('heard', now) > CONTROLLER_SILENT_S
-                and not cancelled
-            ):
-                box['handle'].cancel_goal_async()  # in case it only hangs
-                return TrackPath.Result(
-                    message=f'the controller went away (no feedback for '
-                    f'{CONTROLLER_SILENT_S:.0f} s while following)'
-                )
-            if ending_at is None and (goal_handle.is_cancel_requested or self._stopping.is_set()):
-                ending_at = now
-            if ending_at is not None and 'handle' in box and not cancelled:
-                cancelled = True
-                box['handle'].cancel_goal_async()
-            if ending_at is not None and now - ending_at > CANCEL_WAIT_S:
-                return TrackPath.Result(
-                    message=f'the controller did not answer the cancel in {CANCEL_WAIT_S:.0f} s'
-                )
-        result = box.get('result') or TrackPath.Result(message='the controller refused the path')
-        if self._stopping.is_set() and cancelled:
-            result.message = f'aborted: the planner is stopping; the controller: {result.message}'
-        return result
-
-    def stop_navigating(self, executor, stop: StopRequest) -> None:
-        """Ctrl-C: refuse new navigations, have the running one cancel its path, and spin until it
-        has answered its client (at most STOP_WAIT_S; a second Ctrl-C cuts it short)."""
-        self._stopping.set()
-        if self._navigating.running():
-            self.get_logger().warning(
-                'stopping: cancelling the running navigation (its path and its goal)'
-            )
-        deadline = time.monotonic() + STOP_WAIT_S
-        while (
-            self._navigating.running()
-            and time.monotonic() < deadline
-            and stop.count < 2
-            and rclpy.ok()
-        ):
-            spin_once(executor, self.get_logger(), 0.05)
-        # the result goes out to a client waiting for it as the goal ends
-        for _ in range(5):
-            if rclpy.ok():
-                spin_once(executor, self.get_logger(), 0.05)
-
     def destroy_node(self) -> None:
-        """Close the TrackPath client (its thread and node), then destroy this node."""
-        self.tracker.close()
+        """Close the navigations' TrackPath client, then destroy this node."""
+        self.navigation.close()
         super().destroy_node()
-
-
-class Tracker:
-    """The controller's TrackPath client on a node and a thread-spun executor of its own. A
-    navigation waits for the controller with one of the planner's executor threads; were the
-    replies delivered by the same executor, four navigations at once held every thread and none
-    could deliver (issue 26). The node takes no command-line remapping (it would take the planner's
-    own name), so it is given the planner's namespace and the action's name as the planner resolved
-    it."""
-
-    def __init__(self, planner_name: str, namespace: str, action: str):
-        self.node = Node(
-            f'{planner_name}_tracker',
-            namespace=namespace,
-            use_global_arguments=False,
-            start_parameter_services=False,
-        )
-        self.action, self.client = action, ActionClient(self.node, TrackPath, action)
-        self.executor = SingleThreadedExecutor()
-        self.executor.add_node(self.node)
-        self._thread = threading.Thread(target=self._spin, daemon=True)
-        self._thread.start()
-
-    def _spin(self) -> None:
-        try:
-            self.executor.spin()
-        except ExternalShutdownException:
-            pass
-
-    def close(self) -> None:
-        """Shut the executor down, wait for its thread (at most 2 s), destroy the client's node."""
-        self.executor.shutdown()
-        self._thread.join(timeout=2.0)
-        self.node.destroy_node()
-
-
-def _chain(future, box: dict, done: threading.Event) -> None:
-    handle = future.result()
-    if not handle.accepted:
-        done.set()
-        return
-    box['handle'] = handle
-    handle.get_result_async().add_done_callback(
-        lambda f: (box.update(result=f.result().result), done.set())
-    )
 
 
 def _refusal(planner: str, reason: str) -> paths.Plan:
@@ -530,7 +360,7 @@ def main(args=None) -> int:
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     finally:
-        node.stop_navigating(executor, stop)
+        node.navigation.stop(executor, stop)
         node.destroy_node()
         shut_down()
     return 0

@@ -29,6 +29,7 @@ from salamander_nav.commander import SalamanderCommander
 from softbots_bringup import runner
 from soro_geometry.pose_msgs import planar_pose, stamped
 from soro_node.base_node import ActionClient
+from soro_node.probe_node import Probe
 from soro_node.waiting import poll
 
 pytestmark = pytest.mark.ros
@@ -126,6 +127,45 @@ def test_navigate_reaches_the_goal_around_the_obstacles(robot):
     assert math.dist(robot.pose()[:2], GOAL[:2]) < 0.06
     assert robot.los and len(robot.los[-1].markers) == 3
     assert robot.joints and robot.joints[-1].name[0] == 'body_bend_1'
+
+
+def test_an_obstacle_dropped_on_the_path_while_following_is_planned_around(robot):
+    """Issue 28 item 6: the world changes under the path (an obstacle message puts a disc on what
+    is left of it): the navigation stops the controller, plans again from where the robot is, and
+    arrives on a path that keeps its clearance from the disc."""
+    header = Header(frame_id='map')
+    robot.obstacles.publish(ObstacleScene(header=header))  # an empty world to start from
+    plans = Probe('replan_probe', {'/plan': Path})
+    goal = (0.4, 1.0, math.pi)  # open ground, clear of the scene file's obstacles too
+    try:
+        sent = robot.commander.send_goal(
+            robot.navigate, PlanAndTrack.Goal(goal=stamped(goal, header))
+        )
+        assert sent.accepted
+        assert poll(lambda: any(f.phase == 'following' for f in sent.feedback), 20.0)
+        assert poll(lambda: plans.latest('/plan') is not None, 5.0)
+        first = _points(plans.latest('/plan'))
+        disc = first[int(0.6 * len(first))]
+        robot.obstacles.publish(
+            ObstacleScene(
+                header=header, circles=[CircleObstacle(x=disc[0], y=disc[1], radius=0.1)]
+            )
+        )
+        assert sent.ended(60.0), 'the navigation did not end'
+        assert sent.status == GoalStatus.STATUS_SUCCEEDED, sent.result.message
+        assert 'replanned 1 time' in sent.result.message
+        phases = [f.phase for f in sent.feedback]
+        assert phases.index('replanning') > phases.index('following')
+        around = _points(sent.result.path)
+        assert around[-1] == pytest.approx(goal[:2], abs=0.04)
+        assert np.min(np.hypot(*(around - disc).T)) >= 0.1 + 0.04 - 1e-3
+    finally:
+        plans.close()
+        robot.obstacles.publish(ObstacleScene(header=header))
+
+
+def _points(path: Path) -> np.ndarray:
+    return np.array([[p.pose.position.x, p.pose.position.y] for p in path.poses])
 
 
 def test_obstacles_set_at_run_time_block_the_goal(robot):

@@ -63,6 +63,22 @@ def telemetry_after(host: RawHost, name: str, wait_s: float) -> dict:
     return got[1].fields
 
 
+def telemetry_when(host: RawHost, name: str, done, timeout_s: float = 3.0) -> dict:
+    """The fields of the first ``name`` message that satisfies ``done`` (heartbeats sent
+    meanwhile), or of the last one seen when none did within ``timeout_s``: the board's clock says
+    when a state is reached, not the host's (emulated boards run slow on a loaded machine)."""
+    end, last = time.monotonic() + timeout_s, None
+    while time.monotonic() < end:
+        host.send('heartbeat', uptime_ms=0, flags=0)
+        got = host.read_until(lambda m: m.name == name, HEARTBEAT_S)
+        if got is not None:
+            last = got[1].fields
+            if done(last):
+                return last
+    assert last is not None, f'no {name} telemetry within {timeout_s:g} s'
+    return last
+
+
 def watchdog_delay_s(
     port: str, protocol: Protocol, name: str, **fields: object
 ) -> tuple[float, float]:

@@ -2,6 +2,7 @@
 simulated ports."""
 
 import os
+import threading
 
 import pytest
 import ros_isolation
@@ -31,3 +32,30 @@ def test_the_simulated_ports_of_this_worker_are_its_own():
     from softbots_bringup.description import SIM_ROOT
 
     assert SIM_ROOT.endswith(f'/{worker}') and os.environ['SOFTBOTS_SIM_ROOT'] == SIM_ROOT
+
+
+def test_a_niced_worker_is_niced_in_every_thread_and_comes_back():
+    """Linux nices threads, not processes: every thread of the worker (a BLAS pool's too) runs at
+    the niceness while the context lasts, and at its own again after."""
+    started, stop = threading.Event(), threading.Event()
+    helper = threading.Thread(target=lambda: (started.set(), stop.wait(5.0)), daemon=True)
+    helper.start()
+    started.wait(5.0)
+    before = _niceness_of_threads()
+    try:
+        with ros_isolation._niced(7):
+            assert set(_niceness_of_threads().values()) == {7}
+    finally:
+        stop.set()
+        helper.join(5.0)
+    after = _niceness_of_threads()
+    assert {tid: after[tid] for tid in after if tid in before} == {
+        tid: before[tid] for tid in after if tid in before
+    }
+
+
+def _niceness_of_threads() -> dict:
+    return {
+        int(tid): os.getpriority(os.PRIO_PROCESS, int(tid))
+        for tid in os.listdir('/proc/self/task')
+    }

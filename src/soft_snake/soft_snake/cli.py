@@ -19,6 +19,15 @@ from soft_snake.gaits import GAITS, Gait, GaitError, chamber_states
 from soro_node.arguments import CommandParser, add_option, output_file, worker_count, write_output
 from soro_node.params import ParamSpec
 
+GAIT_HELP = (
+    'the chamber pattern K (segments × chambers, the top chamber included) of a gait at given '
+    'times'
+)
+TABLES_HELP = (
+    "the calibrated simulator's prediction of every cell of the thesis's Tables 5.2-5.7 beside "
+    "the measured value, the rank correlations and SN-13's trends"
+)
+
 
 def _times(text: str) -> list[float]:
     try:
@@ -42,7 +51,7 @@ def _number(text: str) -> float:
 def main(argv: list[str] | None = None) -> int:
     """``soft-snake-gait``: the chamber states K (N, 3) of a gait (Eq. 2.1 or 2.2) at each of
     ``--times`` (s), printed as JSON; returns 0, or 2 when the gait is refused."""
-    parser = CommandParser(prog='soft-snake-gait', description=__doc__.splitlines()[0])
+    parser = CommandParser(prog='soft-snake-gait', description=GAIT_HELP)
     parser.add_argument('--gait', required=True, choices=GAITS)
     parser.add_argument('--segments', type=int, default=4, help='modules, 3-5')
     parser.add_argument(
@@ -88,7 +97,7 @@ def tables_main(argv: list[str] | None = None) -> int:
     """``soft-snake-tables``: the calibrated simulator's prediction of every cell of Tables
     5.2-5.7 with the rank correlations and SN-13's trends, written to ``--json`` (and a
     scatter plot to ``--plot``); prints the correlations and trends; returns 0."""
-    parser = CommandParser(prog='soft-snake-tables', description=__doc__.splitlines()[2])
+    parser = CommandParser(prog='soft-snake-tables', description=TABLES_HELP)
     parser.add_argument(
         '--json', type=output_file, required=True, help='where to write the predictions (JSON)'
     )

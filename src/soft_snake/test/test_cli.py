@@ -166,3 +166,14 @@ def test_tables_caps_its_workers_and_ends_them_on_a_signal(tmp_path, signum):
     # no orphans left working
     assert poll(lambda: not any(_alive(w) for w in workers), timeout_s=30)
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ('main', 'words'),
+    [(cli.main, 'of a gait at given times'), (cli.tables_main, "SN-13's trends")],
+)
+def test_help_says_what_each_tool_does_in_whole_sentences(main, words, capsys):
+    """The description was one line of the module docstring, cut mid-sentence."""
+    with pytest.raises(SystemExit) as ended:
+        main(['--help'])
+    assert ended.value.code == 0 and words in ' '.join(capsys.readouterr().out.split())

@@ -224,9 +224,9 @@ class LinkSupervisor:
         if not pending.done.wait(max(0.0, pending.sent + timeout_s - time.monotonic())):
             with self._lock:
                 self._pending.pop(pending.seq, None)
-                newest = self._newest.get(pending.name) == pending.seq
-            if resend and newest:
-                self.stats.resent += 1
+                again = resend and self._newest.get(pending.name) == pending.seq
+                self.stats.resent += again  # under the lock, as the reader counts
+            if again:
                 log.warning(
                     f'no ack for {pending.name} within {timeout_s * 1000:.0f} ms: sending '
                     'it once more'

@@ -202,6 +202,24 @@ SIMULATOR = (
         read_only=True,
     ),
     ParamSpec('seed', 0, 'noise seed', 0, 2**31 - 1, read_only=True),
+    # the plant's model error (kinematics.Plant): defaults are the planner's own model
+    ParamSpec(
+        'curvature_lag_m',
+        0.0,
+        "path curvature's first-order lag behind the bend's, in m travelled (0: none, the "
+        "thesis's §3.3.2 assumption; 0.148: one body length)",
+        0.0,
+        1.0,
+        read_only=True,
+    ),
+    ParamSpec(
+        'bend_gain',
+        1.0,
+        "steering gain error: the path's curvature is this times the bend's (1: none)",
+        0.1,
+        3.0,
+        read_only=True,
+    ),
 )
 
 

@@ -99,6 +99,30 @@ CONTROLLER = (
         'without the kinematics',
         read_only=True,
     ),
+    # the follower's goal and progress checks (los.py, tracking.ProgressChecker)
+    ParamSpec(
+        'goal_heading_tolerance_rad',
+        LosSettings.goal_heading_tolerance_rad,
+        "the goal is reached only this close to the path's end heading (rad), when it has one",
+        0.01,
+        math.pi,
+    ),
+    ParamSpec(
+        'progress_required_m',
+        0.02,
+        'a path is abandoned when the distance left along it falls by less than this (m) in '
+        'progress_window_s',
+        0.001,
+        1.0,
+    ),
+    ParamSpec(
+        'progress_window_s',
+        8.0,
+        'time allowed for progress_required_m along the path (s): a blocked or circling robot '
+        'stops within it',
+        0.5,
+        600.0,
+    ),
 )
 PLANNER = (
     FRAME,

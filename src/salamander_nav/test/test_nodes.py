@@ -581,7 +581,7 @@ def test_a_blocked_follow_is_aborted_with_the_reason(robot, tmp_path):
         with robot.probe.best_effort_stream('/blocked/pose', stamped(here, header)):
             sent = robot.commander.send_goal(client, goal)
             assert sent.accepted
-            assert poll(lambda: firmware.modules[1].wheels[1] > 1.0, 5.0), 'no wheel turned'
+            assert poll(lambda: firmware.modules[1].wheels[1] > 1.0, 10.0), 'no wheel turned'
             assert sent.ended(30.0), 'the blocked follow did not end'
     finally:
         assert controller.stop() == 0

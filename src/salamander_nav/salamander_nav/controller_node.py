@@ -6,16 +6,20 @@ Action ``~/track_path`` (TrackPath) runs line-of-sight tracking with PD steering
 ``command_rate_hz`` on the tracked pose (``mocap/salamander/pose``): each step commands the front
 module's planar bend and wheel speed, and reports cross-track and heading error, distance left and
 the waypoint. The wheels stop at the goal, on cancel, when the link drops and whenever the pose is
-stale; after ``tracking_lost_s`` without a fresh pose the path is abandoned. ``~/module_command``
-(soro_interfaces/ModuleCommand) drives any module by hand (the pre-programmed gaits of §3.2.6) when
-no path is being followed. Out: ``~/los_debug`` (projection point, reference point, LOS vector),
-``~/trail`` (the tracked path), ``joint_states`` (module 1's bend for the URDF), and on tf map→odom
-(a static identity) and odom→base_link (the tracked pose).
+stale; after ``tracking_lost_s`` without a fresh pose the path is abandoned, and so is a path the
+robot makes less than ``progress_required_m`` of progress along in ``progress_window_s`` (blocked,
+circling) or whose goal it passes outside the goal tolerances (position, and heading when the last
+pose has one), each with the reason. ``~/module_command`` (soro_interfaces/ModuleCommand) drives
+any module by hand (the pre-programmed gaits of §3.2.6) when no path is being followed. Out:
+``~/los_debug`` (projection point, reference point, LOS vector), ``~/trail`` (the tracked path),
+``joint_states`` (module 1's bend for the URDF), and on tf map→odom (a static identity) and
+odom→base_link (the tracked pose).
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 import sys
 import time
 
@@ -114,13 +118,13 @@ class SalamanderController(BridgeNode):
             self.settings.speed_m_s,
         )
         self.require_active('controller')
-        try:
-            tracker = LosTracker(
-                [(p.pose.position.x, p.pose.position.y) for p in request.path.poses],
-                self._los_settings(),
-            )
-        except ValueError as error:
-            raise GoalRefused(f'refused: {error}') from None
+        tracker = self._tracker(request.path.poses)
+        progress = tracking.ProgressChecker(s['progress_required_m'], s['progress_window_s'])
+        problem = tracking.progress_problem(
+            speed, s['progress_required_m'], s['progress_window_s']
+        )
+        if problem:
+            raise GoalRefused(f'refused: {problem}')
         stale = tracking.StaleClock(self.settings.tracking_lost_s)
         outcome: list[str] = []
 
@@ -136,13 +140,13 @@ class SalamanderController(BridgeNode):
                     step, speed, s['s_nominal_m'], s['wheel_radius_m'], self._held_bend()
                 )
             )
-            if step.status == 'goal reached':
+            if step.status in ('goal reached', 'goal missed'):
                 result.final_distance_m = float(np.hypot(*(pose[:2] - tracker.waypoints[-1])))
-                outcome.append(
-                    f'goal reached {result.final_distance_m * 1e3:.0f} mm from the last waypoint'
-                )
+                outcome.append(arrival(step.status, result.final_distance_m, pose, tracker))
             elif stale.update(not step.drive, now):
                 outcome.append('lost')
+            elif step.drive and (stuck := progress.update(step.distance_left_m, now)):
+                outcome.append(stuck)
             if step.drive:
                 self.los_pub.publish(los_markers(pose, step, self._header()))
                 goal_handle.publish_feedback(
@@ -171,7 +175,25 @@ class SalamanderController(BridgeNode):
                 's; '
                 'wheels stopped'
             )
+        if outcome and not outcome[0].startswith('goal reached'):
+            raise GoalRefused(f'aborted: {outcome[0]}; wheels stopped')
         return outcome[0] if outcome else 'cancelled'
+
+    def _tracker(self, poses) -> LosTracker:
+        """The LOS tracker of a TrackPath's poses, to arrive with the last one's heading if it has
+        one; GoalRefused with the reason for a path it cannot follow."""
+        heading = None
+        if poses:
+            q = poses[-1].pose.orientation
+            heading = tracking.end_heading((q.w, q.x, q.y, q.z))
+        try:
+            return LosTracker(
+                [(p.pose.position.x, p.pose.position.y) for p in poses],
+                self._los_settings(),
+                heading,
+            )
+        except ValueError as error:
+            raise GoalRefused(f'refused: {error}') from None
 
     def _los_settings(self) -> LosSettings:
         s = self.settings
@@ -182,6 +204,8 @@ class SalamanderController(BridgeNode):
             s.kp,
             s.kd_s,
             stale_after_s=s.stale_after_s,
+            goal_heading_tolerance_rad=s.goal_heading_tolerance_rad,
+            s_nominal_m=s.s_nominal_m,
         )
 
     def _held_bend(self) -> Bend:
@@ -248,6 +272,20 @@ class SalamanderController(BridgeNode):
 
     def _header(self) -> Header:
         return Header(stamp=self.get_clock().now().to_msg(), frame_id=self.settings.frame_id)
+
+
+def arrival(status: str, distance_m: float, pose, tracker: LosTracker) -> str:
+    """The outcome of a follow that ended at the goal: reached, or passed without meeting the
+    goal's position and heading tolerances."""
+    off = math.degrees(tracker.heading_error_at_goal(pose[2]))
+    if status == 'goal reached':
+        return f'goal reached {distance_m * 1e3:.0f} mm from the last waypoint'
+    st = tracker.settings
+    return (
+        f'goal missed: passed it {distance_m * 1e3:.0f} mm away, heading {off:.0f}° off (goal '
+        f'tolerances {st.goal_tolerance_m * 1e3:.0f} mm, '
+        f'{math.degrees(st.goal_heading_tolerance_rad):.0f}°)'
+    )
 
 
 def los_markers(pose, step, header: Header) -> MarkerArray:

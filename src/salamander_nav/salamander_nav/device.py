@@ -9,10 +9,11 @@ lag. A module whose commands stop for 300 ms stops its wheels (the firmware watc
 and the link watchdog stops every wheel (the safe state; bends hold). Commands outside the
 workspace or for a module that does not exist are refused (OUT_OF_RANGE), nothing moves.
 
-The plant is the single-module model of §3.3.2 driven by module 1 (the front module): v from its
-bottom wheel pair, with a multiplicative slip noise, and the path's curvature that of its bend's
-horizontal part. Further modules are simulated as deformation states only (their effect on the
-chain's motion is not modelled: D-M20).
+The plant (``kinematics.Plant``) is the single-module model of §3.3.2 driven by module 1 (the front
+module): v from its bottom wheel pair, with a multiplicative slip noise, and the path's curvature
+that of its bend's horizontal part, or, with a ``plant_error``, lagging behind it over distance and
+scaled by a steering gain (the model error the tracker must survive). Further modules are simulated
+as deformation states only (their effect on the chain's motion is not modelled: D-M20).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import threading
 import numpy as np
 
 from salamander_nav import kinematics, origami
-from salamander_nav.kinematics import ModuleGeometry
+from salamander_nav.kinematics import ModuleGeometry, Plant, PlantError
 from salamander_nav.modules import (
     COMMAND_TIMEOUT_S,
     FLAG_WHEELS_TIMED_OUT,
@@ -118,6 +119,7 @@ class SalamanderFirmware(DeviceModel):
         start_pose=(0.0, 0.0, 0.0),
         seed: int = 0,
         kinematics: bool = True,
+        plant_error: PlantError | None = None,
     ):
         super().__init__()
         # False: a firmware that knows only cable lengths (module_cables)
@@ -130,8 +132,7 @@ class SalamanderFirmware(DeviceModel):
             for i in range(1, modules + 1)
         }
         self._lock = threading.Lock()
-        # x, y, ψ, κ of the front wheel set
-        self._state = np.array([*start_pose, 0.0], dtype=float)
+        self.plant = Plant(start_pose, plant_error or PlantError())
         self._rng = np.random.default_rng(seed)
         self._period, self._next = 1.0 / telemetry_hz, 0.0
 
@@ -208,8 +209,7 @@ class SalamanderFirmware(DeviceModel):
         wheels = front.wheels[list(BOTTOM_WHEELS)]
         v = float(kinematics.forward_speed(*wheels, self.geometry.wheel_radius_m))
         v *= 1.0 + self.slip_noise * self._rng.standard_normal()
-        rate = (kappa - self._state[3]) / dt if dt > 0 else 0.0
-        self._state = kinematics.advance(self._state, v, rate, dt, kappa_max=math.inf)
+        self.plant.step(v, kappa, dt)
 
     def _report(self, module: ModuleFirmware) -> dict:
         bend = module.bend()
@@ -225,7 +225,7 @@ class SalamanderFirmware(DeviceModel):
     def pose(self) -> np.ndarray:
         """(x m, y m, ψ rad) of the front wheel set: what motion capture sees."""
         with self._lock:
-            return self._state[:3].copy()
+            return self.plant.state[:3].copy()
 
     def speed_and_curvature(self) -> tuple[float, float]:
         """Module 1's forward speed v (m/s, from its bottom wheels, without the slip noise) and the
@@ -234,5 +234,5 @@ class SalamanderFirmware(DeviceModel):
             front = self.modules[1]
             wheels = front.wheels[list(BOTTOM_WHEELS)]
             return float(kinematics.forward_speed(*wheels, self.geometry.wheel_radius_m)), float(
-                self._state[3]
+                self.plant.state[3]
             )

@@ -2,12 +2,21 @@
 LOS-01..05). No ROS.
 
 Each control step: switch to the next waypoint inside the switch radius R_switch of the current one
-(LOS-01); project the robot on the current segment, clamped to it (LOS-02); move the projection
-ahead by the lookahead Δ, or take the waypoint when less than Δ is left (LOS-03); steer toward that
-reference point: the heading error e = wrap(atan2(p_ref − p) − ψ) (LOS-04) goes through a PD whose
-output is the planar bending angle, saturated at the module's 106° (LOS-05, D-M17). The robot stops
-within the goal tolerance of the last waypoint, and whenever the tracked pose is older than
-``stale_after_s``. Scalar ``math`` throughout: a step is a few microseconds.
+(LOS-01), or once the robot has passed it (its along-track position beyond the waypoint, across the
+perpendicular to the segment there: a robot that cannot get inside R_switch, say on a plant that
+turns later than the model, moves on instead of circling the waypoint for ever); project the robot
+on the current segment, clamped to it (LOS-02); move the projection ahead by the lookahead Δ along
+the segment's line, past its waypoint if need be (LOS-03 took the waypoint when less than Δ was
+left: the lookahead then shrank to nothing at each waypoint, and a robot whose path curvature lags
+its bend oscillated about the path); steer toward that reference point: the heading error e =
+wrap(atan2(p_ref − p) − ψ) (LOS-04) goes through a PD whose output is the planar bending angle
+(LOS-05, D-M17), to which the bend of the path's own curvature at the projection is added (κ s: the
+robot turns with the path before an error shows the turn), saturated at the module's 106°. The goal
+is reached within the goal tolerance of the last waypoint and, when the path's end has a heading,
+within ``goal_heading_tolerance_rad`` of it; a robot that passes the goal without that stops ('goal
+missed'): a car-like robot would come back only by a loop off the planned path. The robot also
+stops whenever the tracked pose is older than ``stale_after_s``. Scalar ``math`` throughout: a step
+is a few microseconds.
 """
 
 from __future__ import annotations
@@ -17,25 +26,37 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from salamander_nav.origami import BODY_LENGTH_M, THETA_MAX_RAD
+from salamander_nav.origami import BODY_LENGTH_M, S_MAX_M, THETA_MAX_RAD
+from salamander_nav.planning.paths import curvatures
 
 
 @dataclass(frozen=True)
 class LosSettings:
     """Spec D-M17's starting values: Δ ≈ 1 BL, R_switch ≈ 0.5 BL, Kp 1 rad of bend per rad of
-    error, Kd 0.1 s."""
+    error; Kd 0.5 s, not 0.1 s, damps a robot whose path curvature lags its bend by a body length
+    (test_closed_loop.py). ``s_nominal_m``: the central axis's length while steering (bend =
+    κ s)."""
 
     lookahead_m: float = BODY_LENGTH_M
     switch_radius_m: float = 0.075
     goal_tolerance_m: float = 0.05
     kp: float = 1.0
-    kd_s: float = 0.1
+    kd_s: float = 0.5
     max_bend_rad: float = THETA_MAX_RAD
     stale_after_s: float = 0.3
+    goal_heading_tolerance_rad: float = math.radians(25.0)
+    s_nominal_m: float = S_MAX_M
 
     def __post_init__(self):
         """ValueError on a length or staleness <= 0, a gain < 0 or a bend beyond 106°."""
-        for name in ('lookahead_m', 'switch_radius_m', 'goal_tolerance_m', 'stale_after_s'):
+        for name in (
+            'lookahead_m',
+            'switch_radius_m',
+            'goal_tolerance_m',
+            'stale_after_s',
+            'goal_heading_tolerance_rad',
+            's_nominal_m',
+        ):
             value = getattr(self, name)
             if not (math.isfinite(value) and value > 0):
                 raise ValueError(f'{name} = {value}: must be finite and > 0')
@@ -55,7 +76,7 @@ class LosStep:
 
     bend_rad: float
     drive: bool
-    status: str  # 'tracking', 'goal reached' or 'pose stale'
+    status: str  # 'tracking', 'goal reached', 'goal missed', 'pose stale' or 'pose not finite'
     waypoint: int  # index k of the waypoint being approached
     projection: tuple[float, float]
     reference: tuple[float, float]
@@ -71,10 +92,20 @@ def wrap(angle: float) -> float:
 
 
 class LosTracker:
-    """Follows ``waypoints`` (M+1, 2) in m from w_0; call ``step`` at the control rate."""
+    """Follows ``waypoints`` (M+1, 2) in m from w_0 to arrive with ``goal_heading`` (rad; None:
+    any); call ``step`` at the control rate."""
 
-    def __init__(self, waypoints, settings: LosSettings = LosSettings()):
-        """ValueError unless ``waypoints`` has two distinct finite points; repeats dropped."""
+    def __init__(
+        self,
+        waypoints,
+        settings: LosSettings = LosSettings(),
+        goal_heading: float | None = None,
+    ):
+        """ValueError unless ``waypoints`` has two distinct finite points (repeats dropped) and
+        ``goal_heading`` is None or finite."""
+        if goal_heading is not None and not math.isfinite(goal_heading):
+            raise ValueError(f'goal heading {goal_heading}: not finite')
+        self.goal_heading = goal_heading
         w = np.asarray(waypoints, dtype=float)
         if w.ndim != 2 or w.shape[1] != 2 or len(w) < 2 or not np.all(np.isfinite(w)):
             raise ValueError(
@@ -89,6 +120,8 @@ class LosTracker:
         # path left after w_k
         self._after = np.concatenate([np.cumsum(seg[::-1])[::-1], [0.0]]).tolist()
         self.settings, self.index = settings, 1
+        # the path's own (Menger) curvature at each waypoint, 0 at both ends
+        self._curvature = curvatures(w[keep]).tolist()
         self._last_error: float | None = None
         self._last_t: float | None = None
 
@@ -106,29 +139,24 @@ class LosTracker:
             return self._stop('pose not finite')
         if now_s - pose_time_s > st.stale_after_s:
             return self._stop('pose stale')
-        k, w = self.index, self.waypoints
-        # LOS-01
-        while k < self.last and math.hypot(x - w[k][0], y - w[k][1]) < st.switch_radius_m:
-            k += 1
-        self.index = k
-        (ax, ay), (bx, by) = w[k - 1], w[k]
+        k = self.index = self._switch(x, y)
+        (ax, ay), (bx, by) = self.waypoints[k - 1], self.waypoints[k]
         length = math.hypot(bx - ax, by - ay)
         ux, uy = (bx - ax) / length, (by - ay) / length
         # LOS-02
-        along = min(max((x - ax) * ux + (y - ay) * uy, 0.0), length)
+        ahead = (x - ax) * ux + (y - ay) * uy
+        along = min(max(ahead, 0.0), length)
         px, py = ax + along * ux, ay + along * uy
-        # LOS-03
-        if length - along <= st.lookahead_m:
-            rx, ry = bx, by
-        else:
-            rx, ry = px + st.lookahead_m * ux, py + st.lookahead_m * uy
+        # LOS-03, except that the reference runs on along the segment's line past its waypoint
+        # instead of stopping on it: a lookahead that shrank to nothing at each waypoint made a
+        # robot whose path curvature lags its bend oscillate about the path
+        rx, ry = px + st.lookahead_m * ux, py + st.lookahead_m * uy
         left = length - along + self._after[k]
         cross = ux * (y - ay) - uy * (x - ax)
-        if k == self.last and math.hypot(x - bx, y - by) < st.goal_tolerance_m:
+        arrival = self._arrival(x, y, psi, ahead >= length) if k == self.last else None
+        if arrival:
             self._last_error = None
-            return LosStep(
-                0.0, False, 'goal reached', k, (px, py), (rx, ry), psi, 0.0, cross, left
-            )
+            return LosStep(0.0, False, arrival, k, (px, py), (rx, ry), psi, 0.0, cross, left)
         # LOS-04
         los = math.atan2(ry - y, rx - x)
         error = wrap(los - psi)
@@ -138,9 +166,42 @@ class LosTracker:
             else wrap(error - self._last_error) / (now_s - self._last_t)
         )
         self._last_error, self._last_t = error, now_s
-        # LOS-05, PD saturated
-        bend = min(max(st.kp * error + st.kd_s * rate, -st.max_bend_rad), st.max_bend_rad)
+        # LOS-05, PD plus the bend of the path's own curvature at the projection (between its
+        # waypoints' Menger curvatures), saturated
+        kappa = self._curvature[k - 1] + (self._curvature[k] - self._curvature[k - 1]) * (
+            along / length
+        )
+        ahead = kappa * st.s_nominal_m
+        bend = min(max(st.kp * error + st.kd_s * rate + ahead, -st.max_bend_rad), st.max_bend_rad)
         return LosStep(bend, True, 'tracking', k, (px, py), (rx, ry), los, error, cross, left)
+
+    def _switch(self, x: float, y: float) -> int:
+        """The waypoint to approach from (x, y): past every one the robot is inside R_switch of
+        (LOS-01) or has passed along its segment; never past the goal."""
+        k, w = self.index, self.waypoints
+        while k < self.last:
+            (ax, ay), (bx, by) = w[k - 1], w[k]
+            passed = (x - bx) * (bx - ax) + (y - by) * (by - ay) >= 0.0
+            if not passed and math.hypot(x - bx, y - by) >= self.settings.switch_radius_m:
+                break
+            k += 1
+        return k
+
+    def heading_error_at_goal(self, psi: float) -> float:
+        """ψ − the goal heading, wrapped (rad); 0 when the path's end has no heading."""
+        return 0.0 if self.goal_heading is None else wrap(psi - self.goal_heading)
+
+    def _arrival(self, x: float, y: float, psi: float, passed: bool) -> str | None:
+        """'goal reached' within the goal's position and heading tolerances, 'goal missed' when the
+        robot passed the goal without, else None (on the last segment)."""
+        gx, gy = self.waypoints[-1]
+        st = self.settings
+        if (
+            math.hypot(x - gx, y - gy) < st.goal_tolerance_m
+            and abs(self.heading_error_at_goal(psi)) <= st.goal_heading_tolerance_rad
+        ):
+            return 'goal reached'
+        return 'goal missed' if passed else None
 
     def _stop(self, status: str) -> LosStep:
         self._last_error = None  # a pause is not a heading rate

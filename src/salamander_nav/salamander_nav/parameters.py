@@ -99,6 +99,30 @@ CONTROLLER = (
         'without the kinematics',
         read_only=True,
     ),
+    # the follower's goal and progress checks (los.py, tracking.ProgressChecker)
+    ParamSpec(
+        'goal_heading_tolerance_rad',
+        LosSettings.goal_heading_tolerance_rad,
+        "the goal is reached only this close to the path's end heading (rad), when it has one",
+        0.01,
+        math.pi,
+    ),
+    ParamSpec(
+        'progress_required_m',
+        0.02,
+        'a path is abandoned when the distance left along it falls by less than this (m) in '
+        'progress_window_s',
+        0.001,
+        1.0,
+    ),
+    ParamSpec(
+        'progress_window_s',
+        8.0,
+        'time allowed for progress_required_m along the path (s): a blocked or circling robot '
+        'stops within it',
+        0.5,
+        600.0,
+    ),
 )
 PLANNER = (
     FRAME,
@@ -203,6 +227,24 @@ SIMULATOR = (
         read_only=True,
     ),
     ParamSpec('seed', 0, 'noise seed', 0, 2**31 - 1, read_only=True),
+    # the plant's model error (kinematics.Plant): defaults are the planner's own model
+    ParamSpec(
+        'curvature_lag_m',
+        0.0,
+        "path curvature's first-order lag behind the bend's, in m travelled (0: none, the "
+        "thesis's §3.3.2 assumption; 0.148: one body length)",
+        0.0,
+        1.0,
+        read_only=True,
+    ),
+    ParamSpec(
+        'bend_gain',
+        1.0,
+        "steering gain error: the path's curvature is this times the bend's (1: none)",
+        0.1,
+        3.0,
+        read_only=True,
+    ),
 )
 
 

@@ -3,9 +3,10 @@ modules behind a pseudo-terminal, and motion capture.
 
 The ESP32 (``device.SalamanderFirmware``) answers on ``port`` exactly as the real one would, so the
 controller runs its real bridge code; behind it the single-module model of §3.3.2 moves the front
-wheel set with the cable and wheel loops' lag and a wheel slip noise. Motion capture publishes that
-pose as ``mocap/salamander/pose`` (geometry_msgs/PoseStamped in ``frame_id``) at ``mocap_rate_hz``
-with position noise, as the thesis's Matlab loop read its mocap (§3.4.5).
+wheel set with the cable and wheel loops' lag and a wheel slip noise, and, as parameters, the model
+error of a real robot (``curvature_lag_m``, ``bend_gain``: ``kinematics.Plant``). Motion capture
+publishes that pose as ``mocap/salamander/pose`` (geometry_msgs/PoseStamped in ``frame_id``) at
+``mocap_rate_hz`` with position noise, as the thesis's Matlab loop read its mocap (§3.4.5).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from rclpy.node import Node
 from std_msgs.msg import Header
 
 from salamander_nav.device import SalamanderFirmware
-from salamander_nav.kinematics import ModuleGeometry
+from salamander_nav.kinematics import ModuleGeometry, PlantError
 from salamander_nav.origami import BODY_LENGTH_M
 from salamander_nav.parameters import SIMULATOR
 from soro_geometry.pose_msgs import stamped
@@ -55,6 +56,7 @@ class SalamanderSimNode(Node):
             start_pose=start,
             seed=p['seed'],
             kinematics=p['firmware_kinematics'],
+            plant_error=PlantError(p['curvature_lag_m'], p['bend_gain']),
         )
         Path(p['port']).parent.mkdir(parents=True, exist_ok=True)
         self.device = SimulatedDevice(self.firmware, p['port'], p['watchdog_ms']).start()

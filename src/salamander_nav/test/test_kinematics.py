@@ -54,3 +54,44 @@ def test_curvature_saturates_at_kappa_max():
 def test_standing_still_only_bends():
     state = kinematics.advance([1, 2, 0.3, 0.0], 0.0, 4.0, 0.5)
     np.testing.assert_allclose(state, [1, 2, 0.3, 2.0])
+
+
+def test_path_curvature_lags_the_bend_over_distance_not_time():
+    # the step response: 1 - e^-1 of the way after one lag length, whatever the speed
+    lag = 0.148
+    for v, dt in ((0.05, 0.01), (0.25, 0.002)):
+        plant = kinematics.Plant((0, 0, 0), kinematics.PlantError(curvature_lag_m=lag))
+        for _ in range(round(lag / (v * dt))):
+            plant.step(v, 5.0, dt)
+        assert plant.state[3] == pytest.approx(5.0 * (1 - math.exp(-1)), rel=1e-9)
+    assert kinematics.lagged_curvature(1.0, 5.0, 3 * lag, lag) == pytest.approx(
+        5.0 - 4.0 * math.exp(-3)
+    )
+    # standing still, the path keeps its curvature
+    assert kinematics.lagged_curvature(1.0, 5.0, 0.0, lag) == 1.0
+
+
+def test_steering_gain_scales_the_circle_the_bend_drives():
+    plant = kinematics.Plant((0, 0, 0), kinematics.PlantError(bend_gain=0.8))
+    start = plant.step(0.1, 5.0, 0.05).copy()  # the curvature's ramp from straight
+    assert start[3] == pytest.approx(4.0)  # 0.8 × 5 1/m
+    points = [plant.step(0.1, 5.0, 0.05).copy() for _ in range(100)]
+    # then an arc of radius 1/4 m: the heading turns 4 rad per metre
+    assert points[-1][2] - start[2] == pytest.approx(4.0 * 0.1 * 0.05 * 100)
+    centre = start[:2] + 0.25 * np.array([-math.sin(start[2]), math.cos(start[2])])
+    radii = np.hypot(*(np.array(points)[:, :2] - centre).T)
+    np.testing.assert_allclose(radii, 0.25, atol=1e-9)
+
+
+def test_the_default_plant_is_the_planners_model():
+    plant, state = kinematics.Plant((1, 2, 0.3)), np.array([1, 2, 0.3, 0.0])
+    for kappa in (2.0, 2.0, -3.0, 0.5):
+        state = kinematics.advance(state, 0.1, (kappa - state[3]) / 0.02, 0.02, math.inf)
+        np.testing.assert_array_equal(plant.step(0.1, kappa, 0.02), state)
+    assert state[3] == 0.5
+
+
+@pytest.mark.parametrize('error', [{'curvature_lag_m': -0.1}, {'bend_gain': 0.0}])
+def test_a_plant_error_out_of_range_is_refused(error):
+    with pytest.raises(ValueError, match=next(iter(error))):
+        kinematics.PlantError(**error)

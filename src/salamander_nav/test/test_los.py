@@ -18,6 +18,33 @@ def test_waypoint_switches_exactly_inside_the_switch_radius():
     assert tracker.index == 2
 
 
+def test_waypoint_switches_once_the_robot_has_passed_it_outside_the_radius():
+    # 0.2 m to the side of w_1, never inside R: the old tracker held w_1 and circled it
+    tracker = LosTracker(STRAIGHT, LosSettings(switch_radius_m=0.1))
+    assert tracker.step((0.999, 0.2, 0.0), 0, 0).waypoint == 1  # not yet across w_1's normal
+    out = tracker.step((1.001, 0.2, 0.0), 0, 0.05)
+    assert out.waypoint == 2 and out.projection == pytest.approx((1.001, 0.0))
+    # passing several at once: the first waypoint not passed
+    tracker = LosTracker([(0, 0), (0.1, 0), (0.2, 0), (0.3, 0), (2, 0)])
+    assert tracker.step((0.25, 0.5, 0.0), 0, 0).waypoint == 3
+
+
+def test_the_goal_is_reached_only_with_its_heading_and_missed_once_passed():
+    settings = LosSettings(goal_tolerance_m=0.05, goal_heading_tolerance_rad=0.2)
+    tracker = LosTracker(STRAIGHT, settings, goal_heading=0.1)
+    assert tracker.step((1.97, 0.01, 0.35), 0, 0).status == 'tracking'  # 0.25 rad off
+    assert tracker.step((1.98, 0.01, 0.25), 0, 0.05).status == 'goal reached'  # 0.15 rad off
+    missed = LosTracker(STRAIGHT, settings, goal_heading=0.1).step((2.01, 0.01, 0.5), 0, 0)
+    assert (missed.status, missed.drive, missed.bend_rad) == ('goal missed', False, 0.0)
+    # 80 mm to the side of the goal, across its normal: missed, not circled back to
+    wide = LosTracker(STRAIGHT, settings).step((2.001, 0.08, 0.0), 0, 0)
+    assert wide.status == 'goal missed'
+    # without a heading at the path's end, any heading arrives
+    assert LosTracker(STRAIGHT, settings).step((1.98, 0.0, 3.0), 0, 0).status == 'goal reached'
+    with pytest.raises(ValueError, match='goal heading'):
+        LosTracker(STRAIGHT, goal_heading=math.nan)
+
+
 def test_projection_is_clamped_to_the_segment_and_reference_leads_by_the_lookahead():
     tracker = LosTracker(STRAIGHT, LosSettings(lookahead_m=0.2, switch_radius_m=0.05))
     out = tracker.step((-0.3, 0.4, 0.0), 0, 0)
@@ -27,9 +54,10 @@ def test_projection_is_clamped_to_the_segment_and_reference_leads_by_the_lookahe
         (0.7, 0.0)
     )
     assert out.cross_track_m == pytest.approx(-0.2) and out.distance_left_m == pytest.approx(1.5)
-    # 0.15 m left on the segment ≤ Δ: the waypoint
+    # 0.15 m left on the segment ≤ Δ: no longer the waypoint (the lookahead would shrink to
+    # nothing there) but Δ on along the segment's line
     out = tracker.step((0.85, 0.1, 0.0), 0, 0.1)
-    assert out.reference == (1.0, 0.0)
+    assert out.reference == pytest.approx((1.05, 0.0))
 
 
 def test_los_heading_and_wrapped_error():
@@ -101,3 +129,5 @@ def test_bad_settings_are_refused():
         LosSettings(lookahead_m=-1)
     with pytest.raises(ValueError, match='106'):
         LosSettings(max_bend_rad=3.0)
+    with pytest.raises(ValueError, match='goal_heading_tolerance_rad'):
+        LosSettings(goal_heading_tolerance_rad=0.0)

@@ -2,8 +2,8 @@
 controller bridge, planner), each in its own process, through real rclpy and a real
 pseudo-terminal: planning with both planners, the closed loop from a 90° start to a 0° goal around
 the thesis's obstacles (SYS-01), obstacles set at run time, refusals, a module command by hand, a
-best-effort motion capture driving the controller and the planner, and the ESP32 vanishing
-mid-path."""
+best-effort motion capture driving the controller and the planner, the ESP32 vanishing
+mid-path, and a blocked follow given up."""
 
 import array
 import contextlib
@@ -26,8 +26,10 @@ from std_msgs.msg import Header
 from visualization_msgs.msg import MarkerArray
 
 from salamander_nav.commander import SalamanderCommander
+from salamander_nav.device import SalamanderFirmware
 from softbots_bringup import runner
 from soro_geometry.pose_msgs import planar_pose, stamped
+from soro_link.device import SimulatedDevice
 from soro_node.base_node import ActionClient
 from soro_node.probe_node import Probe
 from soro_node.waiting import poll
@@ -587,3 +589,47 @@ def test_the_esp32_vanishing_aborts_the_path_and_the_link_comes_back(robot):
     assert poll(lambda: robot.link.state == LinkStatus.CONNECTED, 10.0), (
         'the bridge did not reconnect'
     )
+
+
+def test_a_blocked_follow_is_aborted_with_the_reason(robot, tmp_path):
+    """Issue 28 item 6: a path the robot makes no progress along is given up with the reason and
+    the wheels stop. A controller of the test's own drives an ESP32 of the test's own while its
+    motion capture sees the robot stay where it is: blocked, its wheels turning on the spot."""
+    firmware = SalamanderFirmware(slip_noise=0.0)
+    port = tmp_path / 'ttyBLOCKED'
+    device = SimulatedDevice(firmware, str(port), 300).start()
+    controller = runner.Process(
+        'blocked_controller',
+        [
+            runner.executable('salamander_nav', 'salamander_controller'),
+            '--ros-args',
+            '-r',
+            '__node:=blocked_controller',
+            *('-r', 'mocap/salamander/pose:=/blocked/pose'),
+            *('-r', 'joint_states:=/blocked/joint_states'),
+            *('-r', '/tf:=/blocked/tf', '-r', '/tf_static:=/blocked/tf_static'),
+            *('-p', f'port:={port}', '-p', 'autostart:=true'),
+        ],
+        tmp_path,
+    )
+    here, header = (1.0, 1.0, 0.0), Header(frame_id='map')
+    goal = TrackPath.Goal(speed_m_s=0.08)
+    goal.path.poses = [stamped((1.0 + 0.01 * k, 1.0, 0.0), header) for k in range(100)]
+    try:
+        assert poll(lambda: device.event_times('handshake'), 20.0), controller.log.read_text()
+        client = ActionClient(robot.commander, TrackPath, '/blocked_controller/track_path')
+        with robot.probe.best_effort_stream('/blocked/pose', stamped(here, header)):
+            sent = robot.commander.send_goal(client, goal)
+            assert sent.accepted
+            assert poll(lambda: firmware.modules[1].wheels[1] > 1.0, 10.0), 'no wheel turned'
+            assert sent.ended(30.0), 'the blocked follow did not end'
+    finally:
+        assert controller.stop() == 0
+        device.stop()
+    assert sent.status == GoalStatus.STATUS_ABORTED
+    # 0.99 m of path less the 70 mm of waypoints inside R_switch of the start, passed at once
+    assert sent.result.message == (
+        'aborted: no progress: less than 20 mm along the path in 8.0 s (0.92 m left); wheels '
+        'stopped'
+    )
+    assert not firmware.modules[1].wheels_target.any()

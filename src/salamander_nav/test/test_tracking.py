@@ -54,6 +54,43 @@ def test_stale_clock_gives_up_only_after_the_whole_period():
     )
 
 
+def test_progress_checker_gives_up_only_after_a_window_without_progress():
+    checker = tracking.ProgressChecker(0.02, 8.0)
+    # 2 m left, then 10.5 mm of progress a second: 21 mm every 2 s
+    assert all(checker.update(2.0 - 0.0105 * t, t) is None for t in range(20))
+    # blocked at 1.80 m left (the last 20 mm came at 18 s, 1.811 m left): 8 s from then
+    assert checker.update(1.8, 26.0) is None and checker.update(math.nan, 26.0) is None
+    reason = checker.update(1.8, 26.01)
+    assert reason == 'no progress: less than 20 mm along the path in 8.0 s (1.81 m left)'
+    # circling: the distance left swings but never falls below its best by 20 mm
+    circling = tracking.ProgressChecker(0.02, 8.0)
+    swings = [circling.update(1.0 + 0.1 * math.sin(t), t) for t in np.arange(0, 20, 0.05)]
+    assert swings[-1] and swings[-1].startswith('no progress')
+    with pytest.raises(ValueError, match='must be > 0'):
+        tracking.ProgressChecker(0.0, 8.0)
+
+
+def test_a_speed_too_slow_for_the_progress_check_is_refused():
+    assert tracking.progress_problem(0.005, 0.01, 8.0) is None  # 40 mm in 8 s
+    problem = tracking.progress_problem(0.005, 0.03, 8.0)
+    assert problem == (
+        'speed_m_s = 0.005: 40 mm in progress_window_s = 8.0 s is under twice '
+        'progress_required_m = 0.03 m'
+    )
+
+
+def test_the_end_heading_of_a_path_is_its_last_orientation_if_it_has_one():
+    half = math.pi / 4
+    assert tracking.end_heading((math.cos(half), 0, 0, math.sin(half))) == pytest.approx(
+        math.pi / 2
+    )
+    assert tracking.end_heading((1, 0, 0, 0)) == 0.0
+    assert tracking.end_heading((0, 0, 0, 0)) is None  # a path of positions only
+    assert tracking.end_heading((math.nan, 0, 0, 1)) is None
+    # not normalised: its direction still says the heading
+    assert tracking.end_heading((2, 0, 0, 2)) == pytest.approx(math.pi / 2)
+
+
 def test_trail_keeps_moving_points_only_and_caps_its_length():
     trail = tracking.Trail(spacing_m=0.01, max_points=3)
     kept = [trail.add((x, 0.0, 0.0)) for x in (0.0, 0.005, 0.011, 0.03, 0.05, 0.07)]

@@ -43,6 +43,9 @@ def _parser() -> CommandParser:
     )
     add_option(parser, '--planner', named(PLANNER, 'planner'))
     add_option(parser, '--clearance', named(PLANNER, 'clearance_m'), dest='clearance_m')
+    add_option(
+        parser, '--safety-margin', named(PLANNER, 'safety_margin_m'), dest='safety_margin_m'
+    )
     add_option(parser, '--kappa-max', named(PLANNER, 'kappa_max'), dest='kappa_max')
     add_option(parser, '--iterations', named(PLANNER, 'chomp_iterations'), dest='chomp_iterations')
     add_option(
@@ -51,6 +54,7 @@ def _parser() -> CommandParser:
         named(PLANNER, 'astar_max_expansions'),
         dest='astar_max_expansions',
     )
+    add_option(parser, '--max-states', named(PLANNER, 'astar_max_states'), dest='astar_max_states')
     add_option(parser, '--max-time', named(PLANNER, 'max_planning_s'), dest='max_planning_s')
     add_option(
         parser,
@@ -89,6 +93,8 @@ def main(argv: list[str] | None = None) -> int:
         args.max_planning_s,
         args.seed,
         args.astar_heuristic_weight,
+        args.safety_margin_m,
+        args.astar_max_states,
     )
     plan = planning.plan(args.planner, field, scene.start, scene.goal, options)
     document = plan.to_json()

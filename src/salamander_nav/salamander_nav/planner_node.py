@@ -243,6 +243,8 @@ class SalamanderPlanner(Node):
             p['astar_max_expansions'],
             p['max_planning_s'],
             astar_heuristic_weight=p['astar_heuristic_weight'],
+            safety_margin_m=p['safety_margin_m'],
+            astar_max_states=p['astar_max_states'],
         )
         with self._lock:
             field = self.world.field()

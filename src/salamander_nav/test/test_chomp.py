@@ -244,3 +244,20 @@ def test_bad_settings_are_refused():
         ChompSettings(lambda_growth=0.9)
     with pytest.raises(ValueError, match='n_points'):
         ChompSettings(n_points=2)
+
+
+def test_the_point_count_follows_the_distance_and_the_turning_radius():
+    """Issue 28: CHOMP was fixed at 100 points, 3 cm apart on the thesis's scene, 28 cm on a 28 m
+    diagonal."""
+    from salamander_nav import planning
+
+    assert chomp.points_for((0, 0, 0), (2.0, 0, 0), 12.5) == 100
+    assert chomp.points_for((0, 0, 0), (2.0, 0, 0), 6.25) == 50
+    assert chomp.points_for((0, 0, 0), (0.1, 0, 0), 12.5) == chomp.MIN_POINTS
+    assert chomp.points_for((0, 0, 0), (100.0, 0, 0), 12.5) == chomp.MAX_POINTS
+    start, goal = (0.2, 1.5, 0.0), (2.8, 1.5, 0.0)
+    plan = planning.plan('chomp', OPEN, start, goal)
+    assert plan.success, plan.reason
+    assert (
+        len(plan.path) == chomp.points_for(start, goal, ChompSettings().kappa_max) + 2 == 131 + 2
+    )

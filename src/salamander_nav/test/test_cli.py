@@ -54,7 +54,14 @@ def test_an_unreachable_goal_exits_1_with_the_reason(tmp_path, capsys):
     ]
     (tmp_path / 'closed.yaml').write_text(yaml.safe_dump(scene))
     code = cli.main(
-        ['--scene', str(tmp_path / 'closed.yaml'), '--json', str(tmp_path / 'out.json')]
+        [
+            '--scene',
+            str(tmp_path / 'closed.yaml'),
+            '--json',
+            str(tmp_path / 'out.json'),
+            '--safety-margin',
+            '0',
+        ]
     )
     assert code == 1
     plan = json.loads((tmp_path / 'out.json').read_text())

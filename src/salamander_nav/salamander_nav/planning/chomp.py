@@ -58,9 +58,16 @@ class ChompSettings:
     converged_stop: bool = True
     seed: int = 0
     # least distance from the path to an obstacle (half the robot's width)
-    clearance_m: float = 0.04
+    clearance_m: float = paths.HALF_WIDTH_M
     kappa_max: float = KAPPA_MAX
     heading_tolerance_rad: float = paths.HEADING_TOLERANCE_RAD
+    # kept beyond the half-width (paths.SAFETY_MARGIN_M)
+    safety_margin_m: float = paths.SAFETY_MARGIN_M
+
+    @property
+    def required_m(self) -> float:
+        """The clearance the path keeps (m): the half-width and the safety margin."""
+        return self.clearance_m + self.safety_margin_m
 
     def __post_init__(self):
         """ValueError naming the first setting outside its allowed range."""
@@ -79,6 +86,7 @@ class ChompSettings:
             'clearance_m': (0.0, 10.0),
             'kappa_max': (1e-3, 1e4),
             'heading_tolerance_rad': (0.0, math.pi),
+            'safety_margin_m': (0.0, 1.0),
         }
         for f in fields(self):
             if f.name == 'converged_stop':
@@ -86,6 +94,20 @@ class ChompSettings:
             value, (low, high) = getattr(self, f.name), limits[f.name]
             if not (math.isfinite(value) and low <= value <= high):
                 raise ValueError(f'ChompSettings.{f.name} = {value}: allowed [{low}, {high}]')
+
+
+# at κ_max a segment turns at most this (rad): the discrete curvature then sees the turn
+TURN_PER_SEGMENT_RAD = 0.25
+MIN_POINTS, MAX_POINTS = 20, 1000
+
+
+def points_for(start, goal, kappa_max: float) -> int:
+    """How many free points a path from ``start`` to ``goal`` needs (issue 28: CHOMP was fixed at
+    100 whatever the distance): one every TURN_PER_SEGMENT_RAD / κ_max (20 mm at 12.52 1/m) of
+    the straight distance, within [MIN_POINTS, MAX_POINTS]."""
+    spacing = TURN_PER_SEGMENT_RAD / kappa_max
+    n = math.ceil(math.dist(start[:2], goal[:2]) / spacing)
+    return max(MIN_POINTS, min(MAX_POINTS, n))
 
 
 def plan(
@@ -106,7 +128,7 @@ def plan(
         path,
         field,
         settings.kappa_max,
-        settings.clearance_m,
+        settings.required_m,
         start,
         goal,
         heading_tolerance_rad=settings.heading_tolerance_rad,
@@ -138,15 +160,7 @@ def _refusal(field, start, goal, settings) -> str | None:
         return f'start {start.tolist()} and goal {goal.tolist()} must be finite (x, y, heading)'
     if math.dist(start[:2], goal[:2]) < 1e-6:
         return 'start and goal are the same point'
-    for name, pose in (('start', start), ('goal', goal)):
-        d = float(field.distance_at(pose[:2]))
-        if d < settings.clearance_m:
-            where = 'inside an obstacle' if d < 0 else f'{d * 1e3:.0f} mm from an obstacle'
-            return (
-                f'{name} ({pose[0]:.3f}, {pose[1]:.3f}) is {where} (needs '
-                f'{settings.clearance_m * 1e3:.0f} mm)'
-            )
-    return None
+    return paths.ends_problem(field, start, goal, settings.required_m)
 
 
 class _Search:
@@ -182,12 +196,11 @@ class _Search:
             if self._descend(xi):
                 break
         path = full(self.best, self.q0, self.q_end)
-        d = self.field.distance_at(path)
         errors = paths.heading_errors(path, self.start, self.goal)
         return path, {
             'restarts': self.restarts,
             'best_cost': self.best_key[1],
-            'min_clearance_m': float(d.min()),
+            'min_clearance_m': paths.least_clearance(self.field, path)[0],
             'start_heading_error_deg': math.degrees(errors[0]),
             'goal_heading_error_deg': math.degrees(errors[1]),
         }
@@ -204,7 +217,7 @@ class _Search:
             )
             virtual = virtual_obstacles(path, s.kappa_max)
             f_obs, g_obs = obstacle_term(
-                xi, self.q0, self.q_end, self.field, virtual, s.epsilon_m, s.clearance_m
+                xi, self.q0, self.q_end, self.field, virtual, s.epsilon_m, s.required_m
             )
             f_smooth, g_smooth = smoothness(xi, self.q0, self.q_end)
             cost = f_obs + lam * f_smooth
@@ -237,10 +250,9 @@ class _Search:
         )
 
     def _feasible(self, path: np.ndarray) -> bool:
-        """The cheap per-iteration check: clearance at the points, with half the longest segment to
-        spare (the distance changes no faster than along the segment), curvature, end headings."""
-        spare = 0.5 * float(np.hypot(*np.diff(path, axis=0).T).max())
-        if self.field.distance_at(path).min() < self.s.clearance_m + spare:
+        """The per-iteration check: ``paths.problems``' clearance (the same check lattice A*
+        makes), curvature, end headings."""
+        if paths.least_clearance(self.field, path)[0] < self.s.required_m:
             return False
         if np.abs(paths.curvatures(path)).max() > self.s.kappa_max:
             return False

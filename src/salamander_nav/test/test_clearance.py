@@ -106,12 +106,14 @@ def test_the_sampling_loss_bounds_the_field_between_two_samples():
     ends = np.minimum(field.clearance(a), field.clearance(b))
     loss = float((ends - between).max())
     assert 0 < loss <= paths.sampling_loss(spacing) <= 0.5 * field.resolution
-    # the check passes a sample only with that loss to spare
-    x, y = a.T
+    # the check passes a sample only with that loss to spare, and its fast form agrees
+    x, y = np.random.default_rng(4).uniform(-0.1, SIDE + 0.1, (2, 200_000))
+    verdicts = paths.clear(field, x, y, 0.05, spacing)
     np.testing.assert_array_equal(
-        paths.clear(field, x, y, 0.05, spacing),
-        field.clearance(a) >= 0.05 + paths.sampling_loss(spacing),
+        verdicts, field.clearance_xy(x, y) >= 0.05 + paths.sampling_loss(spacing)
     )
+    np.testing.assert_array_equal(paths.Check(field, 0.05, spacing)(x, y), verdicts)
+    assert 0.2 < verdicts.mean() < 0.95
 
 
 def wall_with_gap(low, high, resolution=0.01):

@@ -289,6 +289,7 @@ class _Search:
     ):
         self.s, self.p, self.goal = settings, primitives, (float(goal[0]), float(goal[1]))
         self.field, self.required = field, settings.required_m
+        self.check = paths.Check(field, settings.required_m, primitives.spacing)
         # the turn penalty's lower bound, when the path is to end at the goal's heading
         aimed = len(goal) == 3 and settings.analytic_expansion and settings.turn_penalty > 0
         self.goal_psi = float(goal[2]) if aimed else None
@@ -361,9 +362,9 @@ class _Search:
 
     def clear(self, x: float, y: float, psi: float, level: int) -> np.ndarray:
         """(L,) bool: which primitives from the state keep the required clearance along them
-        (``paths.clear`` on all their samples at once)."""
+        (``paths.clear``, as ``paths.Check``, on all their samples at once)."""
         z = (x + 1j * y) + complex(math.cos(psi), math.sin(psi)) * self.p.samples_z[level]
-        ok = paths.clear(self.field, z.real, z.imag, self.required, self.p.spacing)
+        ok = self.check(z.real, z.imag)
         return ok.reshape(self.counts[level], -1).all(axis=1)
 
     def run(self, began: float) -> tuple[int, str]:

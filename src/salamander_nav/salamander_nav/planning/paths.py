@@ -156,6 +156,31 @@ def clear(field, x, y, required_m: float, spacing_m: float) -> np.ndarray:
     return field.clearance_xy(x, y) >= required_m + sampling_loss(spacing_m)
 
 
+class Check:
+    """``clear`` bound to a field, a required clearance and a spacing, for many calls (lattice A*'s
+    expansions): the same verdicts, faster. A point's bilinear value is within a cell of its own
+    cell centre's (the gradient is at most √2, the centre at most h/√2 away), so a point whose
+    cell centre clears the threshold by a cell passes without interpolating; the others are
+    interpolated."""
+
+    def __init__(self, field, required_m: float, spacing_m: float):
+        self.field, self.threshold = field, required_m + sampling_loss(spacing_m)
+        self.sure = (field.distance >= self.threshold + field.resolution).ravel()
+        self.rows, self.cols = field.shape
+        self.x0, self.y0 = (float(v) for v in field.origin)
+        self.inv_res = 1.0 / field.resolution
+
+    def __call__(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """``clear(field, x, y, required_m, spacing_m)``: bool, the shape of x and y."""
+        col = np.clip(((x - self.x0) * self.inv_res).astype(np.intp), 0, self.cols - 1)
+        row = np.clip(((y - self.y0) * self.inv_res).astype(np.intp), 0, self.rows - 1)
+        ok = self.sure[row * self.cols + col]
+        unsure = ~ok
+        if unsure.any():
+            ok[unsure] = self.field.clearance_xy(x[unsure], y[unsure]) >= self.threshold
+        return ok
+
+
 def least_clearance(field, path) -> tuple[float, float]:
     """(the least clearance (m) of the continuous field at ``path``'s (N, 2) points and between
     them, sampled every ``check_spacing`` at most, the sampling loss taken off; that spacing

@@ -14,6 +14,7 @@ import sys
 from salamander_nav import planning, plots
 from salamander_nav.distance_field import DistanceField
 from salamander_nav.parameters import PLANNER
+from salamander_nav.planning import paths
 from salamander_nav.scene import SceneError, load_scene
 from soro_analysis.plotting import save
 from soro_node.arguments import (
@@ -82,6 +83,10 @@ def main(argv: list[str] | None = None) -> int:
                 f'{args.scene} has no start and goal: add start: [x, y, heading_deg] and goal'
             )
         field = DistanceField.from_scene(scene)
+        # off the map or inside an obstacle is bad input; too near one is the plan's failure
+        misplaced = paths.ends_problem(field, scene.start, scene.goal, 0.0)
+        if misplaced:
+            raise SceneError(f'{args.scene}: {misplaced}')
     except SceneError as error:
         print(f'salamander-plan: {error}', file=sys.stderr)
         return 2

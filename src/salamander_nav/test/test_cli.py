@@ -88,6 +88,14 @@ def test_an_unreachable_goal_exits_1_with_the_reason(tmp_path, capsys):
             ['--scene', str(SCENE), '--clearance', '-1'],
             'argument --clearance: -1: allowed range is [0.0, 1.0]',
         ),
+        (
+            ['--scene', str(SCENE), '--safety-margin', '-0.01'],
+            'argument --safety-margin: -0.01: allowed range is [0.0, 1.0]',
+        ),
+        (
+            ['--scene', str(SCENE), '--max-states', '10'],
+            'argument --max-states: 10: allowed range is [1000, 100000000]',
+        ),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(argv, message, capsys):
@@ -131,6 +139,16 @@ START_GOAL = 'start: [0.05, 0.05, 0]\ngoal: [0.95, 0.05, 0]\n'
             'bounds: [0, 0, 1, 1]\nresolution: 0.1\n',
             ['--seed', '-1'],
             'argument --seed: -1: allowed range is [0, ',
+        ),
+        (
+            'bounds: [1, 1, 2, 2]\nresolution: 0.1\n',
+            [],
+            'is off the map (x 1 to 2 m, y 1 to 2 m)',
+        ),
+        (
+            'bounds: [0, 0, 1, 1]\nresolution: 0.01\ncircles: [[0.95, 0.05, 0.03]]\n',
+            [],
+            'goal (0.950, 0.050) is inside an obstacle',
         ),
     ],
 )

@@ -201,9 +201,10 @@ def ends_problem(field, start, goal, required_m: float) -> str | None:
             (x0, y0), (x1, y1) = field.origin, field.extent
             return f'{at} is off the map (x {x0:g} to {x1:g} m, y {y0:g} to {y1:g} m)'
         d = float(field.clearance(point))
-        if d < required_m:
+        if d < required_m or d < 0:
             where = 'inside an obstacle' if d < 0 else f'{d * 1e3:.0f} mm from an obstacle'
-            return f'{at} is {where} (needs {required_m * 1e3:.0f} mm)'
+            needs = f' (needs {required_m * 1e3:.0f} mm)' if required_m > 0 else ''
+            return f'{at} is {where}{needs}'
     return None
 
 

@@ -65,6 +65,11 @@ def _parser() -> CommandParser:
     )
     add_option(parser, '--seed', SEED)
     parser.add_argument(
+        '--chomp-from-lattice',
+        action='store_true',
+        help=named(PLANNER, 'chomp_from_lattice').description,
+    )
+    parser.add_argument(
         '--json', type=output_file, default=STDOUT, help='write here ("-": stdout, the default)'
     )
     parser.add_argument('--plots', type=output_dir, help='folder for plan.png')
@@ -100,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         args.astar_heuristic_weight,
         args.safety_margin_m,
         args.astar_max_states,
+        chomp_from_lattice=args.chomp_from_lattice,
     )
     plan = planning.plan(args.planner, field, scene.start, scene.goal, options)
     document = plan.to_json()

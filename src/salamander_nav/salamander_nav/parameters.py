@@ -147,6 +147,11 @@ PLANNER = (
     ),
     ParamSpec('max_planning_s', 10.0, 'lattice A* time budget (s)', 0.01, 600.0),
     ParamSpec(
+        'chomp_from_lattice',
+        False,
+        "CHOMP starts from lattice A*'s path (planned first) instead of the straight line",
+    ),
+    ParamSpec(
         'astar_heuristic_weight',
         1.0,
         "lattice A* heuristic weight: 1 is the thesis's A*, above 1 weighted A* "

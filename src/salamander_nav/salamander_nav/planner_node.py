@@ -245,6 +245,7 @@ class SalamanderPlanner(Node):
             astar_heuristic_weight=p['astar_heuristic_weight'],
             safety_margin_m=p['safety_margin_m'],
             astar_max_states=p['astar_max_states'],
+            chomp_from_lattice=p['chomp_from_lattice'],
         )
         with self._lock:
             field = self.world.field()

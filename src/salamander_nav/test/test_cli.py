@@ -173,3 +173,11 @@ def test_a_one_row_map_is_refused_by_name_not_by_numpy():
     escaped it before."""
     with pytest.raises(SceneError, match='a grid of 1 × 10 cells: at least 2 × 2'):
         DistanceField([[False] * 10], (0.0, 0.0), 0.1)
+
+
+def test_chomp_can_start_from_lattice_astars_path(tmp_path):
+    out = tmp_path / 'plan.json'
+    code = cli.main(['--scene', str(SCENE), '--chomp-from-lattice', '--json', str(out)])
+    plan = json.loads(out.read_text())
+    assert code == 0 and plan['success'] and plan['lattice_seed'] is True
+    assert plan['lattice_expansions'] > 0

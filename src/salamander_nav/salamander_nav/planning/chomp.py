@@ -101,20 +101,30 @@ TURN_PER_SEGMENT_RAD = 0.25
 MIN_POINTS, MAX_POINTS = 20, 1000
 
 
-def points_for(start, goal, kappa_max: float) -> int:
+def points_for(start, goal, kappa_max: float, length_m: float | None = None) -> int:
     """How many free points a path from ``start`` to ``goal`` needs (issue 28: CHOMP was fixed at
     100 whatever the distance): one every TURN_PER_SEGMENT_RAD / κ_max (20 mm at 12.52 1/m) of
-    the straight distance, within [MIN_POINTS, MAX_POINTS]."""
+    ``length_m`` (None: the straight distance), within [MIN_POINTS, MAX_POINTS]."""
     spacing = TURN_PER_SEGMENT_RAD / kappa_max
-    n = math.ceil(math.dist(start[:2], goal[:2]) / spacing)
-    return max(MIN_POINTS, min(MAX_POINTS, n))
+    length = math.dist(start[:2], goal[:2]) if length_m is None else length_m
+    return max(MIN_POINTS, min(MAX_POINTS, math.ceil(length / spacing)))
+
+
+def resampled(path, n: int) -> np.ndarray:
+    """n points (n, 2) evenly spaced by arc length strictly between the ends of ``path`` (M, 2):
+    a first guess for the free points from another planner's path."""
+    path = np.asarray(path, dtype=float)
+    along = np.r_[0.0, np.cumsum(np.hypot(*np.diff(path, axis=0).T))]
+    at = along[-1] * np.arange(1, n + 1) / (n + 1)
+    return np.column_stack([np.interp(at, along, path[:, k]) for k in range(2)])
 
 
 def plan(
-    field: DistanceField, start, goal, settings: ChompSettings = ChompSettings()
+    field: DistanceField, start, goal, settings: ChompSettings = ChompSettings(), initial=None
 ) -> paths.Plan:
     """A path (n + 2, 2) from ``start`` to ``goal`` (x m, y m, ψ rad) by CHOMP, checked; ``effort``
-    counts every iteration over all attempts."""
+    counts every iteration over all attempts. The first attempt starts from ``initial`` (a path
+    (M, 2) from start to goal, e.g. lattice A*'s, resampled) when given, else the straight line."""
     began = time.perf_counter()
     start, goal = np.asarray(start, dtype=float), np.asarray(goal, dtype=float)
     refusal = _refusal(field, start, goal, settings)
@@ -122,7 +132,7 @@ def plan(
         return paths.Plan(
             False, refusal, np.zeros((0, 2)), PLANNER, 0, EFFORT, time.perf_counter() - began
         )
-    search = _Search(field, start, goal, settings)
+    search = _Search(field, start, goal, settings, initial)
     path, details = search.run()
     found = paths.problems(
         path,
@@ -166,8 +176,9 @@ def _refusal(field, start, goal, settings) -> str | None:
 class _Search:
     """Algorithm 1 with restarts; keeps the best path seen."""
 
-    def __init__(self, field, start, goal, settings: ChompSettings):
+    def __init__(self, field, start, goal, settings: ChompSettings, initial=None):
         self.field, self.start, self.goal, self.s = field, start, goal, settings
+        self.initial = initial
         n = settings.n_points
         self.q0, self.q_end = start[:2], goal[:2]
         metric = 2 * np.eye(n) - np.eye(n, k=1) - np.eye(n, k=-1)  # A Δt²
@@ -179,6 +190,8 @@ class _Search:
     def run(self) -> tuple[np.ndarray, dict]:
         n = self.s.n_points
         xi = self.q0 + (self.q_end - self.q0) * (np.arange(1, n + 1) / (n + 1))[:, None]
+        if self.initial is not None:
+            xi = resampled(self.initial, n)
         side, strata = (
             self.rng.choice([-1.0, 1.0]),
             np.linspace(0.1, 0.95, self.s.max_restarts + 1),

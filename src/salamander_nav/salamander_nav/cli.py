@@ -76,22 +76,26 @@ def _parser() -> CommandParser:
     return parser
 
 
+def _scene(path: str):
+    """The scene at ``path`` and its field; SceneError when it has no start and goal, or one lies
+    off the map or inside an obstacle (bad input: too near one is the plan's failure)."""
+    scene = load_scene(path)
+    if scene.start is None or scene.goal is None:
+        raise SceneError(f'{path} has no start and goal: add start: [x, y, heading_deg] and goal')
+    field = DistanceField.from_scene(scene)
+    misplaced = paths.ends_problem(field, scene.start, scene.goal, 0.0)
+    if misplaced:
+        raise SceneError(f'{path}: {misplaced}')
+    return scene, field
+
+
 def main(argv: list[str] | None = None) -> int:
     """``salamander-plan`` on ``argv`` (default: the command line): 0 when the plan passes its
     check, EXIT_NO_PLAN (1) when it fails (its JSON is written all the same), 2 when the scene is
     refused."""
     args = _parser().parse_args(argv)
     try:
-        scene = load_scene(args.scene)
-        if scene.start is None or scene.goal is None:
-            raise SceneError(
-                f'{args.scene} has no start and goal: add start: [x, y, heading_deg] and goal'
-            )
-        field = DistanceField.from_scene(scene)
-        # off the map or inside an obstacle is bad input; too near one is the plan's failure
-        misplaced = paths.ends_problem(field, scene.start, scene.goal, 0.0)
-        if misplaced:
-            raise SceneError(f'{args.scene}: {misplaced}')
+        scene, field = _scene(args.scene)
     except SceneError as error:
         print(f'salamander-plan: {error}', file=sys.stderr)
         return 2

@@ -215,14 +215,16 @@ CUP = [
 
 def test_the_flood_heuristic_keeps_the_search_out_of_a_cup():
     field, start, goal = field_of(polygons=CUP), (0.3, 1.0, 0.0), (2.7, 1.0, 0.0)
-    flood = lattice_astar.plan(field, start, goal)
+    untimed = LatticeSettings(max_time_s=1e5)  # budgets in expansions only: no timed test
+    flood = lattice_astar.plan(field, start, goal, untimed)
     assert flood.success and flood.effort < 80_000, flood.reason
     assert check(flood, field, start, goal) == []
-    # the Euclidean heuristic fills the cup: twice the expansions are not enough (it searched
-    # 10 s, 160,000 expansions, without a path)
-    euclidean = LatticeSettings(obstacle_heuristic=False, max_expansions=2 * flood.effort)
+    # the Euclidean heuristic fills the cup: as many expansions are not enough (it searched 10 s,
+    # 160,000 expansions, without a path)
+    euclidean = replace(untimed, obstacle_heuristic=False, max_expansions=flood.effort)
     plan = lattice_astar.plan(field, start, goal, euclidean)
-    assert plan.reason.startswith(f'budget of {2 * flood.effort} expansions exhausted')
+    assert plan.reason.startswith(f'budget of {flood.effort} expansions exhausted')
+    assert plan.details['best_distance_m'] > 1.0  # still in the cup
 
 
 def test_the_flood_is_a_lower_bound_that_sees_round_obstacles():

@@ -367,6 +367,24 @@ class _Search:
         ok = self.check(z.real, z.imag)
         return ok.reshape(self.counts[level], -1).all(axis=1)
 
+    def over_budget(self, began: float) -> str:
+        """Which budget the search has used up (expansions, states stored, time from ``began``),
+        or ''."""
+        s = self.s
+        if self.expansions >= s.max_expansions:
+            return f'budget of {s.max_expansions} expansions exhausted'
+        if len(self.states) >= s.max_states:
+            return (
+                f'memory budget of {s.max_states} states (about '
+                f'{s.max_states * STATE_BYTES / 1e6:.0f} MB) exhausted after {self.expansions} '
+                'expansions'
+            )
+        if self.expansions % 128 == 0 and time.perf_counter() - began > s.max_time_s:
+            return (
+                f'time budget of {s.max_time_s:g} s exhausted after {self.expansions} expansions'
+            )
+        return ''
+
     def run(self, began: float) -> tuple[int, str]:
         """(index of the state the path ends at, '' when within the goal tolerance or why the
         search stopped)."""
@@ -383,19 +401,9 @@ class _Search:
             # stale: the key is closed, or was reached again more cheaply
             if best_g[key] != g:
                 continue
-            if self.expansions >= s.max_expansions:
-                return best[1], f'budget of {s.max_expansions} expansions exhausted'
-            if len(states) >= s.max_states:
-                return best[1], (
-                    f'memory budget of {s.max_states} states (about '
-                    f'{s.max_states * STATE_BYTES / 1e6:.0f} MB) exhausted after '
-                    f'{self.expansions} expansions'
-                )
-            if self.expansions % 128 == 0 and time.perf_counter() - began > s.max_time_s:
-                return best[1], (
-                    f'time budget of {s.max_time_s:g} s exhausted after {self.expansions} '
-                    'expansions'
-                )
+            over = self.over_budget(began)
+            if over:
+                return best[1], over
             best_g[key], self.expansions = -1, self.expansions + 1
             d = math.hypot(x - gx, y - gy)
             if d < best[0]:

@@ -220,7 +220,8 @@ def _densify(path: np.ndarray, spacing_m: float) -> tuple[np.ndarray, float]:
     seg = np.diff(path, axis=0)
     lengths = np.hypot(*seg.T)
     n = np.maximum(1, np.ceil(lengths / spacing_m - 1e-9).astype(int))
-    t = np.concatenate([np.arange(k) / k for k in n])
     base = np.repeat(np.arange(len(seg)), n)
+    first = np.repeat(np.cumsum(n) - n, n)  # the index of each segment's first sample
+    t = (np.arange(int(n.sum())) - first) / n[base]
     dense = np.vstack([path[base] + t[:, None] * seg[base], path[-1:]])
     return dense, float((lengths / n).max(initial=0.0))

@@ -141,7 +141,7 @@ PLANNER = (
     ParamSpec(
         'astar_max_states',
         2_000_000,
-        'lattice A* memory budget: states stored (about 300 bytes each)',
+        'lattice A* memory budget: states stored (about 320 bytes each)',
         1000,
         100_000_000,
     ),

@@ -49,7 +49,7 @@ from salamander_nav.planning.lattice_primitives import PrimitiveSet, curvature_l
 __all__ = ['LatticeSettings', 'PrimitiveSet', 'curvature_levels', 'plan']
 
 PLANNER, EFFORT = 'lattice_astar', 'expansions'
-STATE_BYTES = 300  # a stored state, its closed-set entry and heap entry (tracemalloc)
+STATE_BYTES = 320  # a stored state with its closed-set and heap entries (tracemalloc: 310-320)
 COST_UNIT = 64  # g counts 1/64 primitive, the resolution of the turn penalty
 ANALYTIC_TRIES = 8  # states back from the goal the connection may leave from (~10 ms each)
 

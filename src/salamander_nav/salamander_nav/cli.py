@@ -14,6 +14,7 @@ import sys
 from salamander_nav import planning, plots
 from salamander_nav.distance_field import DistanceField
 from salamander_nav.parameters import PLANNER
+from salamander_nav.planning import paths
 from salamander_nav.scene import SceneError, load_scene
 from soro_analysis.plotting import save
 from soro_node.arguments import (
@@ -43,6 +44,9 @@ def _parser() -> CommandParser:
     )
     add_option(parser, '--planner', named(PLANNER, 'planner'))
     add_option(parser, '--clearance', named(PLANNER, 'clearance_m'), dest='clearance_m')
+    add_option(
+        parser, '--safety-margin', named(PLANNER, 'safety_margin_m'), dest='safety_margin_m'
+    )
     add_option(parser, '--kappa-max', named(PLANNER, 'kappa_max'), dest='kappa_max')
     add_option(parser, '--iterations', named(PLANNER, 'chomp_iterations'), dest='chomp_iterations')
     add_option(
@@ -51,6 +55,7 @@ def _parser() -> CommandParser:
         named(PLANNER, 'astar_max_expansions'),
         dest='astar_max_expansions',
     )
+    add_option(parser, '--max-states', named(PLANNER, 'astar_max_states'), dest='astar_max_states')
     add_option(parser, '--max-time', named(PLANNER, 'max_planning_s'), dest='max_planning_s')
     add_option(
         parser,
@@ -60,10 +65,28 @@ def _parser() -> CommandParser:
     )
     add_option(parser, '--seed', SEED)
     parser.add_argument(
+        '--chomp-from-lattice',
+        action='store_true',
+        help=named(PLANNER, 'chomp_from_lattice').description,
+    )
+    parser.add_argument(
         '--json', type=output_file, default=STDOUT, help='write here ("-": stdout, the default)'
     )
     parser.add_argument('--plots', type=output_dir, help='folder for plan.png')
     return parser
+
+
+def _scene(path: str):
+    """The scene at ``path`` and its field; SceneError when it has no start and goal, or one lies
+    off the map or inside an obstacle (bad input: too near one is the plan's failure)."""
+    scene = load_scene(path)
+    if scene.start is None or scene.goal is None:
+        raise SceneError(f'{path} has no start and goal: add start: [x, y, heading_deg] and goal')
+    field = DistanceField.from_scene(scene)
+    misplaced = paths.ends_problem(field, scene.start, scene.goal, 0.0)
+    if misplaced:
+        raise SceneError(f'{path}: {misplaced}')
+    return scene, field
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -72,12 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     refused."""
     args = _parser().parse_args(argv)
     try:
-        scene = load_scene(args.scene)
-        if scene.start is None or scene.goal is None:
-            raise SceneError(
-                f'{args.scene} has no start and goal: add start: [x, y, heading_deg] and goal'
-            )
-        field = DistanceField.from_scene(scene)
+        scene, field = _scene(args.scene)
     except SceneError as error:
         print(f'salamander-plan: {error}', file=sys.stderr)
         return 2
@@ -89,6 +107,9 @@ def main(argv: list[str] | None = None) -> int:
         args.max_planning_s,
         args.seed,
         args.astar_heuristic_weight,
+        args.safety_margin_m,
+        args.astar_max_states,
+        chomp_from_lattice=args.chomp_from_lattice,
     )
     plan = planning.plan(args.planner, field, scene.start, scene.goal, options)
     document = plan.to_json()

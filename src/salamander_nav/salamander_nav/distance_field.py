@@ -131,6 +131,7 @@ class DistanceField:
         outside = ndimage.distance_transform_edt(~walled)[1:-1, 1:-1]
         inside = ndimage.distance_transform_edt(walled)[1:-1, 1:-1]
         self.distance = np.where(occupied, 0.5 - inside, outside - 0.5) * self.resolution
+        self._flat, self._inv_res = self.distance.ravel(), 1.0 / self.resolution
         gy, gx = np.gradient(self.distance, self.resolution)
         self._gradient = np.stack([gx, gy], -1)
         self.extent = self.origin + self.resolution * np.array(self.shape[::-1])
@@ -167,6 +168,41 @@ class DistanceField:
         outward = np.where(out[..., None] > 0, -beyond / np.maximum(out, 1e-300)[..., None], grad)
         return d - out, outward
 
+    def clearance(self, points) -> np.ndarray:
+        """Signed distance (...,) at ``points`` (..., 2): the continuous field (bilinear between
+        cell centres, as ``query``), without the gradient; what every collision check reads
+        (``planning.paths.clear``)."""
+        points = np.asarray(points, dtype=float)
+        return self.clearance_xy(points[..., 0], points[..., 1])
+
+    def clearance_xy(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """``clearance`` at the points (x, y) given as two arrays of one shape: the lattice's hot
+        loop has them apart. Beyond the grid, the distance to it is subtracted (the edge is a
+        wall)."""
+        rows, cols = self.shape
+        u = (x - self.origin[0]) * self._inv_res - 0.5  # fractional column of centres
+        v = (y - self.origin[1]) * self._inv_res - 0.5
+        u_in, v_in = np.clip(u, 0.0, cols - 1), np.clip(v, 0.0, rows - 1)
+        c0 = np.minimum(u_in.astype(np.intp), cols - 2)
+        r0 = np.minimum(v_in.astype(np.intp), rows - 2)
+        fu, fv = u_in - c0, v_in - r0
+        i = r0 * cols + c0
+        d = self._flat
+        low = d[i] + fu * (d[i + 1] - d[i])
+        high = d[i + cols] + fu * (d[i + cols + 1] - d[i + cols])
+        beyond = np.hypot(
+            np.clip(x, self.origin[0], self.extent[0]) - x,
+            np.clip(y, self.origin[1], self.extent[1]) - y,
+        )
+        return low + fv * (high - low) - beyond
+
+    def contains(self, point) -> bool:
+        """Whether ``point`` (x, y in m) lies on the grid."""
+        x, y = (float(v) for v in np.asarray(point, dtype=float).ravel()[:2])
+        return bool(
+            self.origin[0] <= x <= self.extent[0] and self.origin[1] <= y <= self.extent[1]
+        )
+
     def distance_at(self, points) -> np.ndarray:
         """Signed distance at ``points`` (..., 2): the nearest cell's value (fast, for collision
         checks along many points), minus how far a point lies beyond the grid."""
@@ -179,5 +215,5 @@ class DistanceField:
 
     def is_free(self, points, clearance_m: float = 0.0) -> bool:
         """Whether every point of ``points`` (..., 2) is at least ``clearance_m`` from every
-        obstacle."""
-        return bool(np.all(self.distance_at(points) >= clearance_m))
+        obstacle, on the continuous field (``clearance``)."""
+        return bool(np.all(self.clearance(points) >= clearance_m))

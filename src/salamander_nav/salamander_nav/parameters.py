@@ -145,6 +145,14 @@ PLANNER = (
         1.0,
     ),
     ParamSpec(
+        'safety_margin_m',
+        0.02,
+        'kept beyond clearance_m (m): covers the distance field (exact to half a cell) and '
+        'tracking; 0 lets the robot graze a gap its width',
+        0.0,
+        1.0,
+    ),
+    ParamSpec(
         'kappa_max',
         KAPPA_MAX,
         "largest path curvature (1/m; 12.52 = the module's 79.9 mm turning radius, D-M9)",
@@ -155,7 +163,19 @@ PLANNER = (
         'chomp_iterations', 60, 'CHOMP iterations per restart (the thesis used 60)', 1, 10_000
     ),
     ParamSpec('astar_max_expansions', 500_000, 'lattice A* expansion budget', 1, 50_000_000),
+    ParamSpec(
+        'astar_max_states',
+        2_000_000,
+        'lattice A* memory budget: states stored (about 320 bytes each)',
+        1000,
+        100_000_000,
+    ),
     ParamSpec('max_planning_s', 10.0, 'lattice A* time budget (s)', 0.01, 600.0),
+    ParamSpec(
+        'chomp_from_lattice',
+        False,
+        "CHOMP starts from lattice A*'s path (planned first) instead of the straight line",
+    ),
     ParamSpec(
         'astar_heuristic_weight',
         1.0,

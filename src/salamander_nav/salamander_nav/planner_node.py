@@ -227,6 +227,9 @@ class SalamanderPlanner(Node):
             p['astar_max_expansions'],
             p['max_planning_s'],
             astar_heuristic_weight=p['astar_heuristic_weight'],
+            safety_margin_m=p['safety_margin_m'],
+            astar_max_states=p['astar_max_states'],
+            chomp_from_lattice=p['chomp_from_lattice'],
         )
         with self._lock:
             field = self.world.field()

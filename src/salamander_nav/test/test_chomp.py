@@ -1,11 +1,13 @@
 """CHOMP (thesis Algorithm 1; spec B5.2, C3: PL-01..PL-05, PL-03 on the thesis's scenes)."""
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from salamander_nav.distance_field import DistanceField
+from salamander_nav.origami import KAPPA_MAX
 from salamander_nav.planning import chomp, chomp_costs, paths
 from salamander_nav.planning.chomp import ChompSettings
 from salamander_nav.scene import load_scene, scene_from_dict
@@ -244,3 +246,44 @@ def test_bad_settings_are_refused():
         ChompSettings(lambda_growth=0.9)
     with pytest.raises(ValueError, match='n_points'):
         ChompSettings(n_points=2)
+
+
+def test_the_point_count_follows_the_distance_and_the_turning_radius():
+    """Issue 28: CHOMP was fixed at 100 points, 3 cm apart on the thesis's scene, 28 cm on a 28 m
+    diagonal."""
+    from salamander_nav import planning
+
+    assert chomp.points_for((0, 0, 0), (2.0, 0, 0), 12.5) == 100
+    assert chomp.points_for((0, 0, 0), (2.0, 0, 0), 6.25) == 50
+    assert chomp.points_for((0, 0, 0), (0.1, 0, 0), 12.5) == chomp.MIN_POINTS
+    assert chomp.points_for((0, 0, 0), (100.0, 0, 0), 12.5) == chomp.MAX_POINTS
+    start, goal = (0.2, 1.5, 0.0), (2.8, 1.5, 0.0)
+    plan = planning.plan('chomp', OPEN, start, goal)
+    assert plan.success, plan.reason
+    assert (
+        len(plan.path) == chomp.points_for(start, goal, ChompSettings().kappa_max) + 2 == 131 + 2
+    )
+
+
+def test_chomp_started_from_lattice_astars_path_passes_a_slalom_it_misses_from_the_line():
+    """Issue 28, item 4: CHOMP's straight line and minor arcs cannot find an S; A*'s path can
+    seed it."""
+    from salamander_nav import planning
+
+    slalom = [
+        [[0.95, 0.0], [1.05, 0.0], [1.05, 1.4], [0.95, 1.4]],
+        [[1.95, 0.6], [2.05, 0.6], [2.05, 2.0], [1.95, 2.0]],
+    ]
+    field = DistanceField.from_scene(
+        scene_from_dict({'bounds': [0, 0, 3, 2], 'resolution': 0.01, 'polygons': slalom})
+    )
+    start, goal = (0.4, 1.0, 0.0), (2.6, 1.0, 0.0)
+    options = planning.PlannerOptions(astar_heuristic_weight=1.2)
+    alone = planning.plan('chomp', field, start, goal, options)
+    assert not alone.success and 'collides' in alone.reason
+    seeded = planning.plan('chomp', field, start, goal, replace(options, chomp_from_lattice=True))
+    assert seeded.success, seeded.reason
+    assert seeded.details['lattice_seed'] and seeded.details['lattice_expansions'] > 0
+    # as many points as A*'s longer path asks
+    assert len(seeded.path) > len(alone.path)
+    assert paths.problems(seeded.path, field, KAPPA_MAX, 0.06, start, goal) == []

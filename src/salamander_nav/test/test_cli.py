@@ -54,7 +54,14 @@ def test_an_unreachable_goal_exits_1_with_the_reason(tmp_path, capsys):
     ]
     (tmp_path / 'closed.yaml').write_text(yaml.safe_dump(scene))
     code = cli.main(
-        ['--scene', str(tmp_path / 'closed.yaml'), '--json', str(tmp_path / 'out.json')]
+        [
+            '--scene',
+            str(tmp_path / 'closed.yaml'),
+            '--json',
+            str(tmp_path / 'out.json'),
+            '--safety-margin',
+            '0',
+        ]
     )
     assert code == 1
     plan = json.loads((tmp_path / 'out.json').read_text())
@@ -80,6 +87,14 @@ def test_an_unreachable_goal_exits_1_with_the_reason(tmp_path, capsys):
         (
             ['--scene', str(SCENE), '--clearance', '-1'],
             'argument --clearance: -1: allowed range is [0.0, 1.0]',
+        ),
+        (
+            ['--scene', str(SCENE), '--safety-margin', '-0.01'],
+            'argument --safety-margin: -0.01: allowed range is [0.0, 1.0]',
+        ),
+        (
+            ['--scene', str(SCENE), '--max-states', '10'],
+            'argument --max-states: 10: allowed range is [1000, 100000000]',
         ),
     ],
 )
@@ -125,6 +140,16 @@ START_GOAL = 'start: [0.05, 0.05, 0]\ngoal: [0.95, 0.05, 0]\n'
             ['--seed', '-1'],
             'argument --seed: -1: allowed range is [0, ',
         ),
+        (
+            'bounds: [1, 1, 2, 2]\nresolution: 0.1\n',
+            [],
+            'is off the map (x 1 to 2 m, y 1 to 2 m)',
+        ),
+        (
+            'bounds: [0, 0, 1, 1]\nresolution: 0.01\ncircles: [[0.95, 0.05, 0.03]]\n',
+            [],
+            'goal (0.950, 0.050) is inside an obstacle',
+        ),
     ],
 )
 def test_a_bad_scene_or_seed_is_one_line_and_exit_2(tmp_path, scene, argv, message, capsys):
@@ -148,3 +173,11 @@ def test_a_one_row_map_is_refused_by_name_not_by_numpy():
     escaped it before."""
     with pytest.raises(SceneError, match='a grid of 1 × 10 cells: at least 2 × 2'):
         DistanceField([[False] * 10], (0.0, 0.0), 0.1)
+
+
+def test_chomp_can_start_from_lattice_astars_path(tmp_path):
+    out = tmp_path / 'plan.json'
+    code = cli.main(['--scene', str(SCENE), '--chomp-from-lattice', '--json', str(out)])
+    plan = json.loads(out.read_text())
+    assert code == 0 and plan['success'] and plan['lattice_seed'] is True
+    assert plan['lattice_expansions'] > 0

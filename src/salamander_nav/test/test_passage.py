@@ -49,6 +49,7 @@ def test_both_planners_refuse_an_enclosed_goal_without_searching(planner):
     hollow = scene_from_dict({'bounds': [0, 0, 2, 1], 'resolution': 0.01, 'polygons': [inner]})
     occupied = walled.occupied & ~DistanceField.from_scene(hollow).occupied
     field = DistanceField(occupied, (0.0, 0.0), 0.01)
-    plan = planning.plan(planner, field, START, GOAL, planning.PlannerOptions(HALF_WIDTH_M))
+    options = planning.PlannerOptions(HALF_WIDTH_M, safety_margin_m=0.0)
+    plan = planning.plan(planner, field, START, GOAL, options)
     assert not plan.success and plan.effort == 0, plan.reason
     assert plan.reason.startswith('no passage at least 80 mm wide'), plan.reason

@@ -16,7 +16,7 @@ import numpy as np
 
 from salamander_nav.distance_field import DistanceField
 from salamander_nav.origami import KAPPA_MAX
-from salamander_nav.planning import chomp, lattice_astar
+from salamander_nav.planning import chomp, lattice_astar, paths
 from salamander_nav.planning.passage import passage_problem
 from salamander_nav.planning.paths import Plan
 
@@ -27,16 +27,28 @@ PLANNERS = tuple(EFFORT_NAMES)
 
 @dataclass(frozen=True)
 class PlannerOptions:
-    """What a user tunes: clearance (m), curvature limit (1/m), CHOMP's iterations, A*'s budgets,
-    the restarts' random seed, A*'s heuristic weight (1: the thesis's A*)."""
+    """What a user tunes: clearance (m, the robot's half-width), curvature limit (1/m), CHOMP's
+    iterations, A*'s budgets, the restarts' random seed, A*'s heuristic weight (1: the thesis's
+    A*), the safety margin (m) kept beyond the clearance, A*'s memory bound in states, CHOMP's
+    points (0: as many as the distance asks) and whether it starts from lattice A*'s path.
+    Paths keep ``required_m``, the half-width and the margin summed, from every obstacle."""
 
-    clearance_m: float = 0.04
+    clearance_m: float = paths.HALF_WIDTH_M
     kappa_max: float = KAPPA_MAX
     chomp_iterations: int = 60
     astar_max_expansions: int = 500_000
     max_planning_s: float = 10.0
     seed: int = 0
     astar_heuristic_weight: float = 1.0
+    safety_margin_m: float = paths.SAFETY_MARGIN_M
+    astar_max_states: int = 2_000_000
+    chomp_points: int = 0  # 0: as the distance asks (chomp.points_for)
+    chomp_from_lattice: bool = False  # CHOMP's first guess: lattice A*'s path, not the line
+
+    @property
+    def required_m(self) -> float:
+        """The clearance every path keeps (m): the half-width and the safety margin."""
+        return self.clearance_m + self.safety_margin_m
 
 
 def plan(
@@ -47,25 +59,52 @@ def plan(
     if planner not in PLANNERS:
         raise ValueError(f'planner {planner!r}: allowed {", ".join(PLANNERS)}')
     began = time.perf_counter()
-    unreachable = passage_problem(field, start, goal, options.clearance_m)
+    unreachable = passage_problem(field, start, goal, options.required_m)
     if unreachable:
         elapsed = time.perf_counter() - began
         return Plan(
             False, unreachable, np.zeros((0, 2)), planner, 0, EFFORT_NAMES[planner], elapsed
         )
     if planner == 'chomp':
-        settings = chomp.ChompSettings(
-            clearance_m=options.clearance_m,
-            kappa_max=options.kappa_max,
-            max_iterations=options.chomp_iterations,
-            seed=options.seed,
-        )
-        return chomp.plan(field, start, goal, settings)
-    settings = lattice_astar.LatticeSettings(
+        return _chomp(field, start, goal, options)
+    return lattice_astar.plan(field, start, goal, _lattice_settings(options))
+
+
+def _lattice_settings(options: PlannerOptions) -> lattice_astar.LatticeSettings:
+    """Lattice A*'s settings from the user's options."""
+    return lattice_astar.LatticeSettings(
         clearance_m=options.clearance_m,
+        safety_margin_m=options.safety_margin_m,
         kappa_max=options.kappa_max,
         max_expansions=options.astar_max_expansions,
+        max_states=options.astar_max_states,
         max_time_s=options.max_planning_s,
         heuristic_weight=options.astar_heuristic_weight,
     )
-    return lattice_astar.plan(field, start, goal, settings)
+
+
+def _chomp(field: DistanceField, start, goal, options: PlannerOptions) -> Plan:
+    """CHOMP with as many points as the path's length asks, from lattice A*'s path when
+    ``chomp_from_lattice`` and A* found one (its time and expansions counted in)."""
+    seed, length = None, None
+    if options.chomp_from_lattice:
+        seed = lattice_astar.plan(field, start, goal, _lattice_settings(options))
+        length = seed.length_m if seed.success else None
+    n = options.chomp_points or chomp.points_for(start, goal, options.kappa_max, length)
+    settings = chomp.ChompSettings(
+        n_points=n,
+        orientation_points=max(1, n // 10),
+        clearance_m=options.clearance_m,
+        safety_margin_m=options.safety_margin_m,
+        kappa_max=options.kappa_max,
+        max_iterations=options.chomp_iterations,
+        seed=options.seed,
+    )
+    initial = seed.path if seed is not None and seed.success else None
+    plan = chomp.plan(field, start, goal, settings, initial)
+    if seed is not None:
+        plan.planning_s += seed.planning_s
+        plan.details.update(
+            lattice_seed=seed.success, lattice_expansions=seed.effort, lattice_reason=seed.reason
+        )
+    return plan

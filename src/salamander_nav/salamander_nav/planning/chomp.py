@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, fields
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve
+from scipy.linalg import cho_solve_banded, cholesky_banded
 
 from salamander_nav.distance_field import DistanceField
 from salamander_nav.origami import KAPPA_MAX
@@ -58,9 +58,16 @@ class ChompSettings:
     converged_stop: bool = True
     seed: int = 0
     # least distance from the path to an obstacle (half the robot's width)
-    clearance_m: float = 0.04
+    clearance_m: float = paths.HALF_WIDTH_M
     kappa_max: float = KAPPA_MAX
     heading_tolerance_rad: float = paths.HEADING_TOLERANCE_RAD
+    # kept beyond the half-width (paths.SAFETY_MARGIN_M)
+    safety_margin_m: float = paths.SAFETY_MARGIN_M
+
+    @property
+    def required_m(self) -> float:
+        """The clearance the path keeps (m): the half-width and the safety margin."""
+        return self.clearance_m + self.safety_margin_m
 
     def __post_init__(self):
         """ValueError naming the first setting outside its allowed range."""
@@ -79,6 +86,7 @@ class ChompSettings:
             'clearance_m': (0.0, 10.0),
             'kappa_max': (1e-3, 1e4),
             'heading_tolerance_rad': (0.0, math.pi),
+            'safety_margin_m': (0.0, 1.0),
         }
         for f in fields(self):
             if f.name == 'converged_stop':
@@ -88,11 +96,48 @@ class ChompSettings:
                 raise ValueError(f'ChompSettings.{f.name} = {value}: allowed [{low}, {high}]')
 
 
+# at κ_max a segment turns at most this (rad): the discrete curvature then sees the turn
+TURN_PER_SEGMENT_RAD = 0.25
+MIN_POINTS, MAX_POINTS = 20, 1000
+
+
+def points_for(start, goal, kappa_max: float, length_m: float | None = None) -> int:
+    """How many free points a path from ``start`` to ``goal`` needs (issue 28: CHOMP was fixed at
+    100 whatever the distance): one every TURN_PER_SEGMENT_RAD / κ_max (20 mm at 12.52 1/m) of
+    ``length_m`` (None: the straight distance), within [MIN_POINTS, MAX_POINTS]."""
+    spacing = TURN_PER_SEGMENT_RAD / kappa_max
+    length = math.dist(start[:2], goal[:2]) if length_m is None else length_m
+    return max(MIN_POINTS, min(MAX_POINTS, math.ceil(length / spacing)))
+
+
+def metric_factor(n: int) -> np.ndarray:
+    """The banded Cholesky factor of the metric A Δt² = tridiag(−1, 2, −1) (n × n), for
+    ``cho_solve``: O(n) (the dense factor took 4 s and each solve 33 ms at 631 points)."""
+    bands = np.zeros((2, n))
+    bands[0, 1:], bands[1] = -1.0, 2.0  # superdiagonal, diagonal (upper form)
+    return cholesky_banded(bands)
+
+
+def cho_solve(factor: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """A⁻¹ rhs (n, k) for the metric whose ``metric_factor`` is ``factor``."""
+    return cho_solve_banded((factor, False), rhs)
+
+
+def resampled(path, n: int) -> np.ndarray:
+    """n points (n, 2) evenly spaced by arc length strictly between the ends of ``path`` (M, 2):
+    a first guess for the free points from another planner's path."""
+    path = np.asarray(path, dtype=float)
+    along = np.r_[0.0, np.cumsum(np.hypot(*np.diff(path, axis=0).T))]
+    at = along[-1] * np.arange(1, n + 1) / (n + 1)
+    return np.column_stack([np.interp(at, along, path[:, k]) for k in range(2)])
+
+
 def plan(
-    field: DistanceField, start, goal, settings: ChompSettings = ChompSettings()
+    field: DistanceField, start, goal, settings: ChompSettings = ChompSettings(), initial=None
 ) -> paths.Plan:
     """A path (n + 2, 2) from ``start`` to ``goal`` (x m, y m, ψ rad) by CHOMP, checked; ``effort``
-    counts every iteration over all attempts."""
+    counts every iteration over all attempts. The first attempt starts from ``initial`` (a path
+    (M, 2) from start to goal, e.g. lattice A*'s, resampled) when given, else the straight line."""
     began = time.perf_counter()
     start, goal = np.asarray(start, dtype=float), np.asarray(goal, dtype=float)
     refusal = _refusal(field, start, goal, settings)
@@ -100,13 +145,13 @@ def plan(
         return paths.Plan(
             False, refusal, np.zeros((0, 2)), PLANNER, 0, EFFORT, time.perf_counter() - began
         )
-    search = _Search(field, start, goal, settings)
+    search = _Search(field, start, goal, settings, initial)
     path, details = search.run()
     found = paths.problems(
         path,
         field,
         settings.kappa_max,
-        settings.clearance_m,
+        settings.required_m,
         start,
         goal,
         heading_tolerance_rad=settings.heading_tolerance_rad,
@@ -138,26 +183,18 @@ def _refusal(field, start, goal, settings) -> str | None:
         return f'start {start.tolist()} and goal {goal.tolist()} must be finite (x, y, heading)'
     if math.dist(start[:2], goal[:2]) < 1e-6:
         return 'start and goal are the same point'
-    for name, pose in (('start', start), ('goal', goal)):
-        d = float(field.distance_at(pose[:2]))
-        if d < settings.clearance_m:
-            where = 'inside an obstacle' if d < 0 else f'{d * 1e3:.0f} mm from an obstacle'
-            return (
-                f'{name} ({pose[0]:.3f}, {pose[1]:.3f}) is {where} (needs '
-                f'{settings.clearance_m * 1e3:.0f} mm)'
-            )
-    return None
+    return paths.ends_problem(field, start, goal, settings.required_m)
 
 
 class _Search:
     """Algorithm 1 with restarts; keeps the best path seen."""
 
-    def __init__(self, field, start, goal, settings: ChompSettings):
+    def __init__(self, field, start, goal, settings: ChompSettings, initial=None):
         self.field, self.start, self.goal, self.s = field, start, goal, settings
+        self.initial = initial
         n = settings.n_points
         self.q0, self.q_end = start[:2], goal[:2]
-        metric = 2 * np.eye(n) - np.eye(n, k=1) - np.eye(n, k=-1)  # A Δt²
-        self.metric = cho_factor(metric)
+        self.metric = metric_factor(n)
         self.rng = np.random.default_rng(settings.seed)
         self.iterations, self.restarts, self.history = 0, 0, []
         self.best, self.best_key = None, (True, math.inf)
@@ -165,6 +202,8 @@ class _Search:
     def run(self) -> tuple[np.ndarray, dict]:
         n = self.s.n_points
         xi = self.q0 + (self.q_end - self.q0) * (np.arange(1, n + 1) / (n + 1))[:, None]
+        if self.initial is not None:
+            xi = resampled(self.initial, n)
         side, strata = (
             self.rng.choice([-1.0, 1.0]),
             np.linspace(0.1, 0.95, self.s.max_restarts + 1),
@@ -182,12 +221,11 @@ class _Search:
             if self._descend(xi):
                 break
         path = full(self.best, self.q0, self.q_end)
-        d = self.field.distance_at(path)
         errors = paths.heading_errors(path, self.start, self.goal)
         return path, {
             'restarts': self.restarts,
             'best_cost': self.best_key[1],
-            'min_clearance_m': float(d.min()),
+            'min_clearance_m': paths.least_clearance(self.field, path)[0],
             'start_heading_error_deg': math.degrees(errors[0]),
             'goal_heading_error_deg': math.degrees(errors[1]),
         }
@@ -204,7 +242,7 @@ class _Search:
             )
             virtual = virtual_obstacles(path, s.kappa_max)
             f_obs, g_obs = obstacle_term(
-                xi, self.q0, self.q_end, self.field, virtual, s.epsilon_m, s.clearance_m
+                xi, self.q0, self.q_end, self.field, virtual, s.epsilon_m, s.required_m
             )
             f_smooth, g_smooth = smoothness(xi, self.q0, self.q_end)
             cost = f_obs + lam * f_smooth
@@ -237,10 +275,9 @@ class _Search:
         )
 
     def _feasible(self, path: np.ndarray) -> bool:
-        """The cheap per-iteration check: clearance at the points, with half the longest segment to
-        spare (the distance changes no faster than along the segment), curvature, end headings."""
-        spare = 0.5 * float(np.hypot(*np.diff(path, axis=0).T).max())
-        if self.field.distance_at(path).min() < self.s.clearance_m + spare:
+        """The per-iteration check: ``paths.problems``' clearance (the same check lattice A*
+        makes), curvature, end headings."""
+        if paths.least_clearance(self.field, path)[0] < self.s.required_m:
             return False
         if np.abs(paths.curvatures(path)).max() > self.s.kappa_max:
             return False

@@ -11,17 +11,22 @@ ends when a state lies within the goal tolerance of the goal's position, with no
 guarantee (the thesis says so; the error is reported). The thesis gives none of ℓ, the levels, the
 cells or the tolerance (D-M13): the defaults are spec B5.1's reading.
 
-Deviations, none of which changes which path is optimal:
-- costs are counted in primitives (g integer, cost g·ℓ) and the heuristic is the Euclidean distance
-  left beyond the goal tolerance in whole primitives, ceil((d − tol)/ℓ): a primitive moves at most
-  ℓ, so it is still admissible and consistent, but it no longer leaves a slack of up to one
-  primitive that would make A* expand a wide ellipse;
+What it does not guarantee: the shortest path. States are continuous and the closed set merges
+those that fall in one (x, y, ψ, κ) cell, keeping the first one reached, so A* is exact only on the
+graph that merging leaves, and the path can be longer than the lattice's shortest (which is itself
+not the shortest drivable path). Deviations from the thesis:
+- costs are counted in primitives (g integer, cost g·ℓ); the heuristic is a lower bound on the
+  distance left beyond the goal tolerance in whole primitives, ceil((d − tol)/ℓ), with d the larger
+  of the Euclidean distance and the flood distance round obstacles (``flood``, issue 28: the
+  Euclidean one alone let A* fill every pocket facing the goal; ``obstacle_heuristic`` False keeps
+  the thesis's); a primitive moves at most ℓ, so it stays admissible;
 - ties in f go to the deeper state, then to the one nearer the goal; the goal test is made when a
-  state is generated (with a consistent heuristic and unit costs, the first goal state generated is
-  an optimal one);
-- collisions are read from a boolean grid, ``distance ≥ clearance + margin`` computed once per
-  plan, the margin being what the path between two samples and the nearest-cell lookup can lose (so
-  the independent check ``paths.problems`` along the dense path agrees).
+  state is generated;
+- collisions are ``paths.clear``, the check CHOMP and ``paths.problems`` make: every sample of a
+  primitive (at most half a cell apart) keeps the required clearance (half-width and safety margin)
+  on the continuous field, plus what the field can lose between samples (under 0.36 cell), so a
+  9 cm gap on a 1 cm grid is a passage with no safety margin (the former boolean grid added 16.6 mm
+  a side and refused gaps up to 12 cm).
 ``heuristic_weight`` above 1 makes it weighted A* (paths at most that factor longer); 1, the
 default, is the thesis's.
 """
@@ -31,18 +36,22 @@ from __future__ import annotations
 import heapq
 import math
 import time
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
 from salamander_nav.distance_field import DistanceField
 from salamander_nav.origami import BODY_LENGTH_M, KAPPA_MAX
-from salamander_nav.planning import paths
+from salamander_nav.planning import connection, paths
+from salamander_nav.planning.flood import FloodHeuristic
 from salamander_nav.planning.lattice_primitives import PrimitiveSet, curvature_levels
 
 __all__ = ['LatticeSettings', 'PrimitiveSet', 'curvature_levels', 'plan']
 
 PLANNER, EFFORT = 'lattice_astar', 'expansions'
+STATE_BYTES = 320  # a stored state with its closed-set and heap entries (tracemalloc: 310-320)
+COST_UNIT = 64  # g counts 1/64 primitive, the resolution of the turn penalty
+ANALYTIC_TRIES = 8  # states back from the goal the connection may leave from (~10 ms each)
 
 
 @dataclass(frozen=True)
@@ -61,12 +70,28 @@ class LatticeSettings:
     heading_bins: int = 32
     goal_tolerance_m: float = 0.25 * BODY_LENGTH_M  # 37 mm: "close enough to the goal"
     # half the robot's width, for every sample of a primitive
-    clearance_m: float = 0.04
+    clearance_m: float = paths.HALF_WIDTH_M
+    # kept beyond the half-width (paths.SAFETY_MARGIN_M)
+    safety_margin_m: float = paths.SAFETY_MARGIN_M
     # at most this between collision samples along a primitive
     sample_spacing_m: float = 0.005
     max_expansions: int = 500_000
+    # states kept (each ~STATE_BYTES with its closed-set and heap entries): the memory bound
+    max_states: int = 2_000_000
     max_time_s: float = 10.0
     heuristic_weight: float = 1.0  # w > 1: weighted A*
+    # the flood distance round obstacles (planning/flood.py); False: the thesis's Euclidean one
+    obstacle_heuristic: bool = True
+    # connect to the exact goal pose (an Euler spiral, ``connection``) when the goal has a heading
+    analytic_expansion: bool = True
+    # extra cost, in primitives per radian turned (∫|κ| ds): 0 is the thesis's uniform cost; 1
+    # straightens the thesis scene's path (10.8 → 2.2 rad turned for 1.6 net) for 4x the expansions
+    turn_penalty: float = 0.0
+
+    @property
+    def required_m(self) -> float:
+        """The clearance every sample keeps (m): the half-width and the safety margin."""
+        return self.clearance_m + self.safety_margin_m
 
     def __post_init__(self):
         """ValueError naming the first setting of the wrong type or outside its allowed range."""
@@ -93,10 +118,15 @@ _LIMITS = {
     'heading_bins': ('an integer in [4, 720]', lambda v: 4 <= v <= 720),
     'goal_tolerance_m': ('(0, 10] m', lambda v: 0 < v <= 10),
     'clearance_m': ('[0, 10] m', lambda v: 0 <= v <= 10),
+    'safety_margin_m': ('[0, 1] m', lambda v: 0 <= v <= 1),
     'sample_spacing_m': ('[0.0001, 0.005] m', lambda v: 1e-4 <= v <= 0.005),
     'max_expansions': ('an integer in [1, 100000000]', lambda v: 1 <= v <= 10**8),
+    'max_states': ('an integer in [1000, 100000000]', lambda v: 1000 <= v <= 10**8),
     'max_time_s': ('(0, 100000] s', lambda v: 0 < v <= 1e5),
     'heuristic_weight': ('[1, 10]', lambda v: 1 <= v <= 10),
+    'obstacle_heuristic': ('True or False', lambda v: isinstance(v, bool)),
+    'analytic_expansion': ('True or False', lambda v: isinstance(v, bool)),
+    'turn_penalty': ('[0, 100] primitives per rad', lambda v: 0 <= v <= 100),
 }
 
 
@@ -108,95 +138,129 @@ def plan(
     primitives: PrimitiveSet | None = None,
 ) -> paths.Plan:
     """A path from ``start`` (x m, y m, ψ rad; it leaves at that heading, straight: κ = 0) to
-    within the goal tolerance of ``goal``'s position (x, y[, ψ]); ``path`` (N, 2) is the dense
+    ``goal`` (x, y[, ψ]): to its exact pose when the analytic expansion connects (a goal with a
+    heading), else to within the goal tolerance of its position; ``path`` (N, 2) is the dense
     trajectory, start included. ``primitives`` (built from ``settings`` when None) may be shared
     between plans with the same settings."""
     began = time.perf_counter()
     start, goal = np.asarray(start, dtype=float).ravel(), np.asarray(goal, dtype=float).ravel()
     refusal = _refusal(field, start, goal, settings)
     if refusal:
-        return paths.Plan(
-            False,
-            refusal,
-            np.zeros((0, 2)),
-            PLANNER,
-            0,
-            EFFORT,
-            time.perf_counter() - began,
-            {'expansions': 0},
-        )
-    search = _Search(field, start, goal, settings, primitives or PrimitiveSet(settings))
+        return _answer(False, refusal, np.zeros((0, 2)), 0, began, {'expansions': 0})
+    search = _Search(field, start, goal, settings, _fine_enough(primitives, settings, field))
     end, why = search.run(began)
     path, nodes = search.trajectory(end)
+    expanded = None
+    if not why and len(goal) == 3 and settings.analytic_expansion:
+        expanded = _expand_to_goal(search, end, goal)
+        if expanded:
+            path, nodes = expanded[:2]
     if len(path) == 1 and not why:  # the start is already within the tolerance
         path = np.vstack([path, path])
-    # the end's true heading (the node's ψ), against the goal's when it has one
+    details = _details(search, path, nodes, goal, expanded)
+    if why:
+        distance = details['best_distance_m']
+        found = [f'{why}; best partial path ends {distance * 1e3:.0f} mm from the goal']
+    else:
+        found = paths.problems(
+            path,
+            field,
+            settings.kappa_max,
+            settings.required_m,
+            start,
+            goal,
+            settings.goal_tolerance_m,
+            heading_tolerance_rad=None,
+        )
+    reason = '; '.join(found) or _reached(settings, details)
+    return _answer(not found, reason, path, search.expansions, began, details)
+
+
+def _answer(
+    success: bool, reason: str, path, expansions: int, began: float, details
+) -> paths.Plan:
+    """The Plan, timed from ``began``."""
+    return paths.Plan(
+        success, reason, path, PLANNER, expansions, EFFORT, time.perf_counter() - began, details
+    )
+
+
+def _details(search, path, nodes, goal, expanded) -> dict:
+    """What the plan's JSON reports beyond the path."""
+    # the end's true heading (the last node's ψ), against the goal's when it has one
     heading_error = abs(
         math.remainder(nodes[-1][2] - (goal[2] if len(goal) == 3 else nodes[-1][2]), 2 * math.pi)
     )
-    details = {
+    return {
         'expansions': search.expansions,
         'generated': len(search.states) - 1,
         'states_stored': len(search.states),
         'peak_open': search.peak_open,
         'best_distance_m': math.dist(path[-1], goal[:2]),
         'primitives': len(search.p),
-        'primitives_used': len(nodes) - 1,
+        'primitives_used': len(nodes) - 1 - bool(expanded),
         'final_heading_error_deg': math.degrees(heading_error),
+        'analytic_expansion_m': expanded[2] if expanded else None,
         'nodes': nodes,
     }
-    if why:
-        reason = (
-            f'{why}; best partial path ends {details["best_distance_m"] * 1e3:.0f} mm from '
-            'the goal'
+
+
+def _reached(settings: LatticeSettings, details: dict) -> str:
+    """The success line: the exact goal pose, or within the tolerance at some heading."""
+    used = details['primitives_used']
+    if details['analytic_expansion_m'] is not None:
+        return (
+            f'reached the goal pose with {used} primitives and an Euler-spiral connection of '
+            f'{details["analytic_expansion_m"] * 1e3:.0f} mm '
+            f'({details["final_heading_error_deg"]:.1f}° off its heading)'
         )
-        return paths.Plan(
-            False,
-            reason,
-            path,
-            PLANNER,
-            search.expansions,
-            EFFORT,
-            time.perf_counter() - began,
-            details,
-        )
-    found = paths.problems(
-        path,
-        field,
-        settings.kappa_max,
-        settings.clearance_m,
-        start,
-        goal,
-        settings.goal_tolerance_m,
-        heading_tolerance_rad=None,
+    return (
+        f'reached the goal within {settings.goal_tolerance_m * 1e3:.0f} mm with {used} '
+        f'primitives ({details["final_heading_error_deg"]:.0f}° off its heading: no analytic '
+        'expansion connected, so no heading guarantee)'
     )
-    reason = (
-        '; '.join(found)
-        if found
-        else (
-            f'reached the goal within {settings.goal_tolerance_m * 1e3:.0f} mm with '
-            f'{len(nodes) - 1} primitives '
-            f'({details["final_heading_error_deg"]:.0f}° off its heading: lattice A* gives '
-            'no heading guarantee)'
-        )
-    )
-    return paths.Plan(
-        not found,
-        reason,
-        path,
-        PLANNER,
-        search.expansions,
-        EFFORT,
-        time.perf_counter() - began,
-        details,
+
+
+def _expand_to_goal(search, end: int, goal: np.ndarray):
+    """(path, nodes, connection length m) that leave the search's path at one of the last
+    ANALYTIC_TRIES states before ``end`` (the nearest first, ``end`` itself last) on a clear
+    Euler-spiral connection to the exact goal pose (``connection``); None when none is clear."""
+    chain = [end]
+    while len(chain) <= ANALYTIC_TRIES and search.states[chain[-1]][5] >= 0:
+        chain.append(search.states[chain[-1]][5])
+    spacing = paths.check_spacing(search.field)
+    for index in chain[1:] + chain[:1]:
+        x, y, psi, level = search.states[index][:4]
+        pieces = connection.connect((x, y, psi), search.p.kappas[level], goal, search.s.kappa_max)
+        if pieces is None:
+            continue
+        tail = connection.samples(pieces, spacing)
+        if paths.clear(search.field, tail[:, 0], tail[:, 1], search.required, spacing).all():
+            path, nodes = search.trajectory(index)
+            end_state = pieces[-1].end()
+            nodes.append([float(v) for v in end_state])
+            return np.vstack([path, tail]), nodes, sum(p.length for p in pieces)
+    return None
+
+
+def _fine_enough(
+    primitives: PrimitiveSet | None, settings: LatticeSettings, field: DistanceField
+) -> PrimitiveSet:
+    """``primitives`` (built from ``settings`` when None), sampled again when their samples lie
+    further apart than the collision check allows on ``field`` (half a cell)."""
+    spacing = paths.check_spacing(field)
+    if primitives is not None and primitives.spacing <= spacing * (1 + 1e-9):
+        return primitives
+    return PrimitiveSet(
+        replace(settings, sample_spacing_m=max(1e-4, min(settings.sample_spacing_m, spacing)))
     )
 
 
 def _refusal(
     field: DistanceField, start: np.ndarray, goal: np.ndarray, settings: LatticeSettings
 ) -> str | None:
-    """Why the search cannot start (ends not finite poses, or closer than the clearance to an
-    obstacle), or None."""
+    """Why the search cannot start (ends not finite poses, off the map, or closer than the
+    required clearance to an obstacle), or None."""
     if (
         start.shape != (3,)
         or goal.shape not in ((2,), (3,))
@@ -206,19 +270,7 @@ def _refusal(
             f'start {start.tolist()} and goal {goal.tolist()} must be finite poses (x m, y '
             'm, heading rad)'
         )
-    for name, point in (('start', start[:2]), ('goal', goal[:2])):
-        d = float(field.distance_at(point))
-        if d < settings.clearance_m:
-            where = (
-                'inside an obstacle or off the map'
-                if d < 0
-                else f'{d * 1e3:.0f} mm from an obstacle'
-            )
-            return (
-                f'{name} ({point[0]:.3f}, {point[1]:.3f}) is {where} (needs '
-                f'{settings.clearance_m * 1e3:.0f} mm)'
-            )
-    return None
+    return paths.ends_problem(field, start, goal, settings.required_m)
 
 
 class _Search:
@@ -236,32 +288,37 @@ class _Search:
         primitives: PrimitiveSet,
     ):
         self.s, self.p, self.goal = settings, primitives, (float(goal[0]), float(goal[1]))
+        self.field, self.required = field, settings.required_m
+        self.check = paths.Check(field, settings.required_m, primitives.spacing)
+        # the turn penalty's lower bound, when the path is to end at the goal's heading
+        aimed = len(goal) == 3 and settings.analytic_expansion and settings.turn_penalty > 0
+        self.goal_psi = float(goal[2]) if aimed else None
+        self.flood = (
+            FloodHeuristic(field, goal, settings.required_m)
+            if settings.obstacle_heuristic
+            else None
+        )
         self.expansions, self.peak_open = 0, 1
-        self._grid(field)
         self._keys(field)
         # per start level, Python scalars for the per-child loop (numpy scalars are slower there)
+        # a primitive costs COST_UNIT, and the turn penalty per radian it turns (∫|κ| ds)
         self.children = [
-            list(zip(t.tolist(), (e[:, 0] + 1j * e[:, 1]).tolist(), e[:, 2].tolist()))
-            for t, e in zip(primitives.targets, primitives.ends)
+            list(
+                zip(
+                    t.tolist(),
+                    (e[:, 0] + 1j * e[:, 1]).tolist(),
+                    e[:, 2].tolist(),
+                    np.rint(COST_UNIT * (1.0 + settings.turn_penalty * turning))
+                    .astype(int)
+                    .tolist(),
+                )
+            )
+            for t, e, turning in zip(primitives.targets, primitives.ends, primitives.turning)
         ]
         self.counts = [len(t) for t in primitives.targets]
         level = int(np.argmin(np.abs(primitives.kappas)))
         x, y, psi = (float(v) for v in start[:3])
         self.states = [(x, y, psi, level, 0, -1, -1, self.key(x, y, psi, level))]
-
-    def _grid(self, field: DistanceField):
-        """The padded boolean grid of cells a sample may lie in, flat; padding covers one primitive
-        beyond the map. Margin: the path between two samples can come spacing/2 closer, and the
-        nearest-cell values of two points differ by at most their distance plus a cell diagonal
-        (both lookups round to a cell centre)."""
-        res = field.resolution
-        margin = 0.5 * self.p.length / self.p.steps + math.sqrt(2.0) * res
-        pad = math.ceil(self.p.length / res) + 2
-        free = np.pad(field.distance >= self.s.clearance_m + margin, pad, constant_values=False)
-        self.free, self.width, self.inv_res = free.ravel(), free.shape[1], 1.0 / res
-        # cell index = floor((x − origin)/res) + pad, all non-negative so that truncation floors
-        self.col0 = pad - field.origin[0] * self.inv_res
-        self.row0 = pad - field.origin[1] * self.inv_res
 
     def _keys(self, field: DistanceField):
         """Packing of the closed-set key (x cell, y cell, ψ bin, level) into one int."""
@@ -276,27 +333,57 @@ class _Search:
         ib = int(psi % (2.0 * math.pi) * self.per_rad) % self.s.heading_bins
         return ((ix * self.rows + iy) * self.s.heading_bins + ib) * len(self.p.kappas) + level
 
+    def lower_bound(self, d: float, x: float, y: float) -> float:
+        """The least distance (m) left from (x, y), ``d`` (m) from the goal: the flood's bound when
+        larger (inf: no chain of free cells leads to the goal)."""
+        return d if self.flood is None else max(d, self.flood.at(x, y))
+
     def steps_left(self, d: float) -> int:
-        """Admissible, consistent heuristic in primitives: each moves at most ℓ, the goal counts
-        from d ≤ tol."""
+        """Admissible heuristic in primitives for a state ``d`` (m, a lower bound) from the goal:
+        each primitive moves at most ℓ, the goal counts from d ≤ tol."""
         return max(0, math.ceil((d - self.s.goal_tolerance_m) / self.p.length - 1e-6))
 
-    def entry(self, g: int, d: float, index: int) -> int:
-        """Heap entry packed in one int: f (×1024, weighted), then deeper first, then nearer (10
-        µm), then the index."""
-        f = int(round((g + self.s.heuristic_weight * self.steps_left(d)) * 1024))
+    def entry(self, g: int, d: float, index: int) -> int | None:
+        """Heap entry packed in one int: f (×1024, weighted), then deeper first, then nearer by the
+        lower bound (10 µm; the Euclidean distance drew ties into pockets), then the index; None
+        for a state from which the goal cannot be reached."""
+        x, y, psi = self.states[index][:3]
+        d = self.lower_bound(d, x, y)
+        if d == math.inf:
+            return None
+        left = self.steps_left(d)
+        if self.goal_psi is not None:  # it turns at least to the goal's heading
+            left += self.s.turn_penalty * abs(math.remainder(self.goal_psi - psi, 2 * math.pi))
+        f = int(round((g / COST_UNIT + self.s.heuristic_weight * left) * 1024))
         rank = (f * self.G_SPAN + self.G_SPAN - 1 - g) * self.D_SPAN + min(
             int(d * 1e5), self.D_SPAN - 1
         )
         return (rank << self.INDEX_BITS) | index
 
     def clear(self, x: float, y: float, psi: float, level: int) -> np.ndarray:
-        """(L,) bool: which primitives from the state keep every sample on a free cell (one
-        vectorised lookup)."""
+        """(L,) bool: which primitives from the state keep the required clearance along them
+        (``paths.clear``, as ``paths.Check``, on all their samples at once)."""
         z = (x + 1j * y) + complex(math.cos(psi), math.sin(psi)) * self.p.samples_z[level]
-        cols = (z.real * self.inv_res + self.col0).astype(np.intp)
-        rows = (z.imag * self.inv_res + self.row0).astype(np.intp)
-        return self.free[rows * self.width + cols].reshape(self.counts[level], -1).all(axis=1)
+        ok = self.check(z.real, z.imag)
+        return ok.reshape(self.counts[level], -1).all(axis=1)
+
+    def over_budget(self, began: float) -> str:
+        """Which budget the search has used up (expansions, states stored, time from ``began``),
+        or ''."""
+        s = self.s
+        if self.expansions >= s.max_expansions:
+            return f'budget of {s.max_expansions} expansions exhausted'
+        if len(self.states) >= s.max_states:
+            return (
+                f'memory budget of {s.max_states} states (about '
+                f'{s.max_states * STATE_BYTES / 1e6:.0f} MB) exhausted after {self.expansions} '
+                'expansions'
+            )
+        if self.expansions % 128 == 0 and time.perf_counter() - began > s.max_time_s:
+            return (
+                f'time budget of {s.max_time_s:g} s exhausted after {self.expansions} expansions'
+            )
+        return ''
 
     def run(self, began: float) -> tuple[int, str]:
         """(index of the state the path ends at, '' when within the goal tolerance or why the
@@ -306,28 +393,26 @@ class _Search:
         d0 = math.hypot(states[0][0] - gx, states[0][1] - gy)
         if d0 <= s.goal_tolerance_m:
             return 0, ''
-        best_g, heap, best = {states[0][7]: 0}, [self.entry(0, d0, 0)], (d0, 0)
+        first = self.entry(0, d0, 0)
+        best_g, heap, best = {states[0][7]: 0}, [] if first is None else [first], (d0, 0)
         while heap:
             index = pop(heap) & mask
             x, y, psi, level, g, _, _, key = states[index]
             # stale: the key is closed, or was reached again more cheaply
             if best_g[key] != g:
                 continue
-            if self.expansions >= s.max_expansions:
-                return best[1], f'budget of {s.max_expansions} expansions exhausted'
-            if self.expansions % 128 == 0 and time.perf_counter() - began > s.max_time_s:
-                return best[1], (
-                    f'time budget of {s.max_time_s:g} s exhausted after {self.expansions} '
-                    'expansions'
-                )
+            over = self.over_budget(began)
+            if over:
+                return best[1], over
             best_g[key], self.expansions = -1, self.expansions + 1
             d = math.hypot(x - gx, y - gy)
             if d < best[0]:
                 best = (d, index)
-            rotation, child_g = complex(math.cos(psi), math.sin(psi)), g + 1
+            rotation = complex(math.cos(psi), math.sin(psi))
             children = self.children[level]
             for i in np.flatnonzero(self.clear(x, y, psi, level)).tolist():
-                target, offset, turn = children[i]
+                target, offset, turn, cost = children[i]
+                child_g = g + cost
                 z = complex(x, y) + rotation * offset
                 cx, cy, cpsi = z.real, z.imag, psi + turn
                 ckey = self.key(cx, cy, cpsi, target)
@@ -339,7 +424,9 @@ class _Search:
                 cd = math.hypot(cx - gx, cy - gy)
                 if cd <= s.goal_tolerance_m:
                     return len(states) - 1, ''
-                push(heap, self.entry(child_g, cd, len(states) - 1))
+                child = self.entry(child_g, cd, len(states) - 1)
+                if child is not None:
+                    push(heap, child)
             if len(heap) > self.peak_open:
                 self.peak_open = len(heap)
         return best[1], f'no path: every reachable lattice state ({self.expansions}) explored'

@@ -33,8 +33,9 @@ class PrimitiveSet:
     - ``targets[i]`` (L_i,) int: the end level of each primitive;
     - ``sigmas[i]`` (L_i,) 1/m²: its sharpness;
     - ``ends[i]`` (L_i, 3): end (dx m, dy m, dψ rad) in the start frame;
-    - ``samples[i]`` (L_i, k, 2) m: points every ℓ/k ≤ sample spacing along it, its start excluded,
-      its end last;
+    - ``samples[i]`` (L_i, k, 2) m: points every ℓ/k (``spacing``) ≤ sample spacing along it,
+      its start excluded, its end last;
+    - ``turning[i]`` (L_i,) rad: how much it turns either way, ∫|κ| ds;
     - ``samples_z[i]`` (L_i·k,) complex: the same points as x + iy, flat, for one rotation per
       expansion.
     A transition sharper than ``max_sharpness`` is left out (the arc, σ = 0, never is).
@@ -45,8 +46,11 @@ class PrimitiveSet:
         self.length = float(settings.primitive_length_m)
         self.kappas = curvature_levels(float(settings.kappa_max), int(settings.curvature_levels))
         self.steps = max(1, math.ceil(self.length / settings.sample_spacing_m - 1e-9))
+        # along the piece; the chord between two samples is shorter still
+        self.spacing = self.length / self.steps
         along = np.linspace(0.0, self.length, self.steps + 1)[1:]
         self.targets, self.sigmas, self.ends, self.samples, self.samples_z = [], [], [], [], []
+        self.turning = []
         for kappa in self.kappas:
             sigma = (self.kappas - kappa) / self.length
             keep = np.flatnonzero(np.abs(sigma) <= settings.max_sharpness * (1 + 1e-12))
@@ -57,6 +61,7 @@ class PrimitiveSet:
             self.ends.append(states[:, -1, :3].copy())
             self.samples.append(states[:, :, :2].copy())
             self.samples_z.append((states[:, :, 0] + 1j * states[:, :, 1]).ravel())
+            self.turning.append(np.array([_turning(kappa, s, self.length) for s in sigma[keep]]))
 
     def piece(self, kappa0: float, sigma: float, pose=(0.0, 0.0, 0.0)) -> Piece:
         """The Euler-spiral piece of length ℓ from ``pose`` (x m, y m, ψ rad) at ``kappa0`` with
@@ -82,3 +87,11 @@ class PrimitiveSet:
         return np.column_stack(
             [x + c * local[:, 0] - s * local[:, 1], y + s * local[:, 0] + c * local[:, 1]]
         )
+
+
+def _turning(kappa0: float, sigma: float, length: float) -> float:
+    """∫|κ| ds (rad) over a piece whose curvature goes linearly from ``kappa0`` by ``sigma``."""
+    kappa1 = kappa0 + sigma * length
+    if kappa0 * kappa1 >= 0:
+        return 0.5 * abs(kappa0 + kappa1) * length
+    return 0.5 * (kappa0 * kappa0 + kappa1 * kappa1) / abs(sigma)  # through κ = 0

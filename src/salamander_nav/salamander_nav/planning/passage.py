@@ -3,9 +3,20 @@ cells where the robot's centre may stand, joined eight ways, and whether the sta
 the goal. An enclosed goal or a gap narrower than the robot is refused in one labelling of the grid
 (tens of milliseconds for millions of cells) instead of a search that exhausts its budget. No ROS.
 
-A cell counts as free when the field's clearance at its centre is at least the required one, and
-diagonal neighbours join: the check is as exact as the field (within half a cell of the scene's
-geometry), so on a 1 cm grid a 9 cm gap is a passage for an 8 cm robot and a 7 cm gap is not.
+A cell counts as free when the field at its centre is at least the required clearance (the
+half-width and the safety margin), and diagonal neighbours join. This never refuses what a planner
+could find: both accept a path only where the continuous field (bilinear between centres) is at
+least the required clearance (``paths.clear``), and a bilinear value is at most the largest of its
+four centres, so every point of such a path has a free centre among its four, and where the path
+crosses from one square of four centres to the next the two shared ones hold a free centre too:
+the free centres it passes are joined eight ways. An end counts in the regions of the free centres
+among its four.
+
+What "a 9 cm gap" means: the field is exact to half a cell (a cell centre on an obstacle's edge is
+free and half a cell from it; ``test_distance_field`` measures it on random scenes), so on a 1 cm
+grid a gap is resolved to ±5 mm. With no safety margin the robot (8 cm) needs 80 mm: a 9 cm gap
+is a passage and a 7 cm gap is not. With the default 20 mm margin it needs 120 mm, and a 9 cm gap
+is refused as "no passage at least 120 mm wide", which is the margin's point.
 """
 
 from __future__ import annotations
@@ -27,12 +38,14 @@ def regions(field: DistanceField, clearance_m: float) -> np.ndarray:
     return labels
 
 
-def cell_of(field: DistanceField, point) -> tuple[int, int] | None:
-    """(row, col) of the cell holding ``point`` (x, y in m), None off the grid."""
-    col, row = (math.floor((float(v) - o) / field.resolution) for v, o in zip(point, field.origin))
-    if 0 <= row < field.shape[0] and 0 <= col < field.shape[1]:
-        return row, col
-    return None
+def end_regions(labels: np.ndarray, field: DistanceField, point) -> set[int]:
+    """The regions (non-zero labels) of the up to four cell centres around ``point`` (x, y in
+    m): those the bilinear field there is made of."""
+    u, v = ((float(p) - o) / field.resolution - 0.5 for p, o in zip(point, field.origin))
+    c0, r0 = math.floor(u), math.floor(v)
+    rows = range(max(r0, 0), min(r0 + 2, field.shape[0]))
+    cols = range(max(c0, 0), min(c0 + 2, field.shape[1]))
+    return {int(labels[r, c]) for r in rows for c in cols} - {0}
 
 
 def passage_problem(field: DistanceField, start, goal, clearance_m: float) -> str | None:
@@ -41,12 +54,11 @@ def passage_problem(field: DistanceField, start, goal, clearance_m: float) -> st
     points = [np.asarray(p, dtype=float).ravel()[:2] for p in (start, goal)]
     if not all(np.all(np.isfinite(p)) for p in points):
         return None  # the planners' own checks name what is wrong with the ends
-    ends = [cell_of(field, p) for p in points]
-    if None in ends:
+    if not all(field.contains(p) for p in points):
         return None
     labels = regions(field, clearance_m)
-    start_region, goal_region = (labels[cell] for cell in ends)
-    if not start_region or not goal_region or start_region == goal_region:
+    start_regions, goal_regions = (end_regions(labels, field, p) for p in points)
+    if not start_regions or not goal_regions or start_regions & goal_regions:
         return None  # an end too near an obstacle is the planners' refusal, with its distance
     return (
         f'no passage at least {2e3 * clearance_m:.0f} mm wide between start and goal '

@@ -26,6 +26,7 @@ import pickle
 import resource
 import statistics
 import time
+from dataclasses import replace
 
 import numpy as np
 from scipy import ndimage
@@ -35,9 +36,22 @@ from salamander_nav.distance_field import DistanceField
 from salamander_nav.planning import paths
 from salamander_nav.scene import load_scene, resolve_scene, scene_from_dict
 
-RESOLUTION, CLEARANCE_M = 0.01, 0.04
+RESOLUTION = 0.01
 SIZES = {5.0: 20, 10.0: 5, 20.0: 5}  # side (m): fields
 CIRCLES_PER_M2 = 20 / 25.0
+DEFAULTS = planning.PlannerOptions()
+WIDTH_ONLY = replace(DEFAULTS, safety_margin_m=0.0)  # the gaps: does the robot itself fit?
+# name: (planner, options); the defaults (the thesis's A*, CHOMP from the line), then the options
+# a field user would set
+VARIANTS = {
+    'chomp': ('chomp', DEFAULTS),
+    'lattice_astar': ('lattice_astar', DEFAULTS),
+    'lattice_astar_w1.2': ('lattice_astar', replace(DEFAULTS, astar_heuristic_weight=1.2)),
+    'chomp_from_lattice_w1.2': (
+        'chomp',
+        replace(DEFAULTS, astar_heuristic_weight=1.2, chomp_from_lattice=True),
+    ),
+}
 
 
 def field_of(side_x: float, side_y: float, circles=(), polygons=()) -> DistanceField:
@@ -92,7 +106,9 @@ def gap_figures() -> dict:
         ]
         field = field_of(2.0, 1.0, polygons=wall)
         for planner in planning.PLANNERS:
-            took, _, plan = measured(lambda: planning.plan(planner, field, start, goal))
+            took, _, plan = measured(
+                lambda: planning.plan(planner, field, start, goal, WIDTH_ONLY)
+            )
             out[f'{planner}_{gap_cm}cm'] = {
                 'planned': plan.success,
                 'ms': round(1e3 * took, 1),
@@ -134,8 +150,9 @@ def random_field(side: float, seed: int):
 
 
 def reachable(field: DistanceField, start, goal) -> bool:
-    """Whether start and goal lie in one 8-connected region of cells with the clearance."""
-    labels, _ = ndimage.label(field.distance >= CLEARANCE_M, structure=np.ones((3, 3)))
+    """Whether start and goal lie in one 8-connected region of cells with the clearance the
+    planners require (half-width and safety margin)."""
+    labels, _ = ndimage.label(field.distance >= DEFAULTS.required_m, structure=np.ones((3, 3)))
 
     def cell(p):
         col = int((p[0] - field.origin[0]) / field.resolution)
@@ -158,11 +175,18 @@ def thesis_figures() -> dict:
     scene = load_scene(resolve_scene(''))
     field = DistanceField.from_scene(scene)
     out = {}
-    for planner in planning.PLANNERS:
-        took, peak, plan = measured(lambda: planning.plan(planner, field, scene.start, scene.goal))
+    penalised = replace(DEFAULTS, astar_turn_penalty=1.0)
+    for name, planner, options in (
+        ('chomp', 'chomp', DEFAULTS),
+        ('lattice_astar', 'lattice_astar', DEFAULTS),
+        ('lattice_astar_turn_penalty_1', 'lattice_astar', penalised),
+    ):
+        took, peak, plan = measured(
+            lambda: planning.plan(planner, field, scene.start, scene.goal, options)
+        )
         total, heading = turning(plan, scene.goal[2]) if plan.success else (math.nan, math.nan)
         net = abs(math.remainder(scene.goal[2] - scene.start[2], 2 * math.pi))
-        out[planner] = {
+        out[name] = {
             'solved': plan.success,
             'ms': round(1e3 * took, 1),
             'turning_over_net': round(total / net, 2),
@@ -174,8 +198,7 @@ def thesis_figures() -> dict:
 def field_figures(side: float, count: int) -> dict:
     """The planners over ``count`` reachable seeded fields of ``side`` m."""
     rows = {
-        p: {'s': [], 'peak': [], 'solved': 0, 'turning': [], 'heading': []}
-        for p in planning.PLANNERS
+        name: {'s': [], 'peak': [], 'solved': 0, 'turning': [], 'heading': []} for name in VARIANTS
     }
     built, skipped, seed = [], 0, 0
     while len(built) < count:
@@ -186,8 +209,11 @@ def field_figures(side: float, count: int) -> dict:
             continue
         built.append(took)
         field, start, goal = made
-        for planner, row in rows.items():
-            took, peak, plan = measured(lambda: planning.plan(planner, field, start, goal))
+        for name, row in rows.items():
+            planner, options = VARIANTS[name]
+            took, peak, plan = measured(
+                lambda: planning.plan(planner, field, start, goal, options)
+            )
             row['s'].append(took), row['peak'].append(peak)
             row['solved'] += plan.success
             if plan.success:

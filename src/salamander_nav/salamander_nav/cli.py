@@ -63,6 +63,9 @@ def _parser() -> CommandParser:
         named(PLANNER, 'astar_heuristic_weight'),
         dest='astar_heuristic_weight',
     )
+    add_option(
+        parser, '--turn-penalty', named(PLANNER, 'astar_turn_penalty'), dest='astar_turn_penalty'
+    )
     add_option(parser, '--seed', SEED)
     parser.add_argument(
         '--chomp-from-lattice',
@@ -110,6 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         args.safety_margin_m,
         args.astar_max_states,
         chomp_from_lattice=args.chomp_from_lattice,
+        astar_turn_penalty=args.astar_turn_penalty,
     )
     plan = planning.plan(args.planner, field, scene.start, scene.goal, options)
     document = plan.to_json()

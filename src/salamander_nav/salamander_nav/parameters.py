@@ -184,6 +184,14 @@ PLANNER = (
         1.0,
         10.0,
     ),
+    ParamSpec(
+        'astar_turn_penalty',
+        0.0,
+        "lattice A* cost of turning, in primitives per rad (0: the thesis's equal costs; 1 halves "
+        'the turning on the thesis scene for about 4x the expansions)',
+        0.0,
+        100.0,
+    ),
 )
 SIMULATOR = (
     MODULES,

@@ -230,6 +230,7 @@ class SalamanderPlanner(Node):
             safety_margin_m=p['safety_margin_m'],
             astar_max_states=p['astar_max_states'],
             chomp_from_lattice=p['chomp_from_lattice'],
+            astar_turn_penalty=p['astar_turn_penalty'],
         )
         with self._lock:
             field = self.world.field()
@@ -247,10 +248,12 @@ class SalamanderPlanner(Node):
         return plan
 
     def path_is_clear(self, points) -> bool:
-        """Whether ``points`` (N, 2) keep the planner's clearance in the present world."""
+        """Whether ``points`` (N, 2), what is left of a path, keep the clearance every plan keeps
+        (half-width and safety margin) in the present world, by the planners' own check."""
         with self._lock:
             field = self.world.field()
-        return field.is_free(points, self.settings.clearance_m)
+        required = self.settings.clearance_m + self.settings.safety_margin_m
+        return len(points) < 2 or paths.least_clearance(field, points)[0] >= required
 
     def position(self):
         """The last tracked (x, y) in m, or None before motion capture's first pose."""

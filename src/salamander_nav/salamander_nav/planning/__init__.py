@@ -30,7 +30,8 @@ class PlannerOptions:
     """What a user tunes: clearance (m, the robot's half-width), curvature limit (1/m), CHOMP's
     iterations, A*'s budgets, the restarts' random seed, A*'s heuristic weight (1: the thesis's
     A*), the safety margin (m) kept beyond the clearance, A*'s memory bound in states, CHOMP's
-    points (0: as many as the distance asks) and whether it starts from lattice A*'s path.
+    points (0: as many as the distance asks), whether it starts from lattice A*'s path, and A*'s
+    turn penalty.
     Paths keep ``required_m``, the half-width and the margin summed, from every obstacle."""
 
     clearance_m: float = paths.HALF_WIDTH_M
@@ -44,6 +45,7 @@ class PlannerOptions:
     astar_max_states: int = 2_000_000
     chomp_points: int = 0  # 0: as the distance asks (chomp.points_for)
     chomp_from_lattice: bool = False  # CHOMP's first guess: lattice A*'s path, not the line
+    astar_turn_penalty: float = 0.0  # extra primitives per rad turned (0: the thesis's costs)
 
     @property
     def required_m(self) -> float:
@@ -80,6 +82,7 @@ def _lattice_settings(options: PlannerOptions) -> lattice_astar.LatticeSettings:
         max_states=options.astar_max_states,
         max_time_s=options.max_planning_s,
         heuristic_weight=options.astar_heuristic_weight,
+        turn_penalty=options.astar_turn_penalty,
     )
 
 

@@ -9,6 +9,8 @@
 from __future__ import annotations
 
 import json
+import math
+import resource
 import sys
 
 from salamander_nav import planning, plots
@@ -116,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         astar_turn_penalty=args.astar_turn_penalty,
     )
     plan = planning.plan(args.planner, field, scene.start, scene.goal, options)
-    document = plan.to_json()
+    document = {**plan.to_json(), **_measures(plan, field, scene.start, scene.goal)}
     write_output(args.json, json.dumps(document, indent=1))
     if args.plots and len(plan.path) > 1:
         title = (
@@ -137,3 +139,20 @@ def main(argv: list[str] | None = None) -> int:
         file=sys.stderr,
     )
     return 0 if plan.success else EXIT_NO_PLAN
+
+
+def _peak_rss_mb() -> float:
+    """This process's peak resident memory (MB; Linux reports kB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _measures(plan, field, start, goal) -> dict:
+    """What issue 28 asks of every plan beside the planner's own figures: the least clearance
+    (m, the planners' check), the end headings' errors (°) and the peak memory (MB)."""
+    out = {'peak_rss_mb': round(_peak_rss_mb(), 1)}  # one plan a process: the plan's and field's
+    if len(plan.path) > 1:
+        start_error, goal_error = paths.heading_errors(plan.path, start, goal)
+        out['min_clearance_m'] = paths.least_clearance(field, plan.path)[0]
+        out['start_heading_error_deg'] = math.degrees(start_error)
+        out['goal_heading_error_deg'] = math.degrees(goal_error)
+    return out

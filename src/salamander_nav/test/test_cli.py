@@ -40,6 +40,9 @@ def test_both_planners_write_the_issues_json(tmp_path, planner, effort, capsys):
     plan = json.loads(out.read_text())
     assert plan['success'] is True and plan[effort] > 0 and plan['planning_ms'] > 0
     assert {'reason', 'path', 'headings_deg', 'max_curvature'} <= set(plan)
+    # issue 28 item 8: and the least clearance, the end headings' errors and the peak memory
+    assert plan['min_clearance_m'] >= 0.06 and plan['goal_heading_error_deg'] <= 10
+    assert 'start_heading_error_deg' in plan and 1 < plan['peak_rss_mb'] < 2000
     assert plan['path'][0] == pytest.approx([0.35, 0.3]) and plan['max_curvature'] <= 12.52
     assert len(plan['headings_deg']) == len(plan['path'])
     if planner == 'chomp':

@@ -139,8 +139,9 @@ def test_a_blocked_follow_is_given_up_with_the_reason_within_10_s():
     path, start, end_heading = planned('sec3.4.5')
     drive = follow(path, start, LAGGING, end_heading, blocked_after_s=5.0)
     assert drive.outcome.startswith('no progress'), drive.outcome
-    # given up 8 s after its last progress, which came before it was blocked
-    assert 5.0 + 8.0 - 0.5 < drive.seconds <= 5.0 + 8.0 + CONTROL_S
+    # given up a progress window (8 s) after its last progress, which came before it was blocked
+    # or just after (the projection can still creep on along the path): within the 10 s
+    assert 5.0 + 8.0 - 0.5 < drive.seconds <= 5.0 + 10.0
 
 
 def test_a_goal_passed_with_the_wrong_heading_is_missed_not_circled():

@@ -114,7 +114,8 @@ def table_lines(rows: list[dict]) -> list[str]:
         )
     return lines + [
         '',
-        'planners.png: both paths. Lattice A* gives no end-heading guarantee (§3.4.1).',
+        "planners.png: both paths. The thesis's lattice A* gave no end-heading guarantee "
+        '(§3.4.1); ours ends on the goal pose through an Euler-spiral connection.',
         '',
     ]
 

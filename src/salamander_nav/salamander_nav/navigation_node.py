@@ -16,13 +16,12 @@ import numpy as np
 import rclpy
 from geometry_msgs.msg import PoseStamped
 from nav_msgs.msg import Path
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
-from rclpy.node import Node
 from soro_interfaces.action import PlanAndTrack, TrackPath
 
 from soro_geometry.pose_msgs import planar_pose
 from soro_link.link_reports import log_at
 from soro_node.base_node import ActionClient, OneGoal, spin_once
+from soro_node.commander import Commander
 from soro_node.stop import StopRequest
 
 FOLLOW_ACTION = 'salamander_controller/track_path'
@@ -124,6 +123,8 @@ class Navigation:
                 message=f'no controller: {self.tracker.action} is not available in '
                 f'{FOLLOW_SERVER_WAIT_S:.0f} s'
             )
+        # the controller must also have seen us, or it answers the first goal into the void
+        self.tracker.meet(self.tracker.action, FOLLOW_SERVER_WAIT_S)
         following = Following(goal_handle, path, self.planned_on)
         sent = client.send_goal_async(TrackPath.Goal(path=path), feedback_callback=following.relay)
         sent.add_done_callback(following.answered)
@@ -277,35 +278,19 @@ class Following:
         return result
 
 
-class Tracker:
-    """The controller's TrackPath client on a node and a thread-spun executor of its own. A
-    navigation waits for the controller with one of the planner's executor threads; were the
-    replies delivered by the same executor, four navigations at once held every thread and none
-    could deliver (issue 26). The node takes no command-line remapping (it would take the planner's
-    own name), so it is given the planner's namespace and the action's name as the planner resolved
-    it."""
+class Tracker(Commander):
+    """The controller's TrackPath client on a node and a thread-spun executor of its own (a
+    Commander's). A navigation waits for the controller with one of the planner's executor
+    threads; were the replies delivered by the same executor, four navigations at once held every
+    thread and none could deliver (issue 26). The node takes no command-line remapping (it would
+    take the planner's own name), so it is given the planner's namespace and the action's name as
+    the planner resolved it."""
 
     def __init__(self, planner_name: str, namespace: str, action: str):
-        self.node = Node(
+        super().__init__(
             f'{planner_name}_tracker',
             namespace=namespace,
             use_global_arguments=False,
             start_parameter_services=False,
         )
-        self.action, self.client = action, ActionClient(self.node, TrackPath, action)
-        self.executor = SingleThreadedExecutor()
-        self.executor.add_node(self.node)
-        self._thread = threading.Thread(target=self._spin, daemon=True)
-        self._thread.start()
-
-    def _spin(self) -> None:
-        try:
-            self.executor.spin()
-        except ExternalShutdownException:
-            pass
-
-    def close(self) -> None:
-        """Shut the executor down, wait for its thread (at most 2 s), destroy the client's node."""
-        self.executor.shutdown()
-        self._thread.join(timeout=2.0)
-        self.node.destroy_node()
+        self.action, self.client = action, ActionClient(self, TrackPath, action)

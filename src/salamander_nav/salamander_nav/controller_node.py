@@ -148,16 +148,7 @@ class SalamanderController(BridgeNode):
             elif step.drive and (stuck := progress.update(step.distance_left_m, now)):
                 outcome.append(stuck)
             if step.drive:
-                self.los_pub.publish(los_markers(pose, step, self._header()))
-                goal_handle.publish_feedback(
-                    TrackPath.Feedback(
-                        cross_track_m=step.cross_track_m,
-                        heading_error=step.heading_error,
-                        distance_left_m=step.distance_left_m,
-                        waypoint=step.waypoint,
-                        bend=step.bend_rad,
-                    )
-                )
+                self._report(goal_handle, pose, step)
 
         self.play_goal(
             goal_handle,
@@ -166,13 +157,29 @@ class SalamanderController(BridgeNode):
             act,
             until=lambda: bool(outcome),
         )
+        return self._ended(outcome, stale)
+
+    def _report(self, goal_handle, pose, step) -> None:
+        """One control step's LOS markers and the goal's feedback."""
+        self.los_pub.publish(los_markers(pose, step, self._header()))
+        goal_handle.publish_feedback(
+            TrackPath.Feedback(
+                cross_track_m=step.cross_track_m,
+                heading_error=step.heading_error,
+                distance_left_m=step.distance_left_m,
+                waypoint=step.waypoint,
+                bend=step.bend_rad,
+            )
+        )
+
+    def _ended(self, outcome: list[str], stale: tracking.StaleClock) -> str:
+        """The wheels stopped; what the goal reports, or GoalRefused with why it was given up."""
         self._command(
             ModuleCommand(tracking.FRONT_MODULE, self._held_bend(), (0.0,) * modules.WHEELS)
-        )  # wheels stopped
+        )
         if outcome == ['lost']:
             raise GoalRefused(
-                f'aborted: no fresh pose on mocap/salamander/pose for {stale.give_up_s:.1f} '
-                's; '
+                f'aborted: no fresh pose on mocap/salamander/pose for {stale.give_up_s:.1f} s; '
                 'wheels stopped'
             )
         if outcome and not outcome[0].startswith('goal reached'):

@@ -104,19 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     except SceneError as error:
         print(f'salamander-plan: {error}', file=sys.stderr)
         return 2
-    options = planning.PlannerOptions(
-        args.clearance_m,
-        args.kappa_max,
-        args.chomp_iterations,
-        args.astar_max_expansions,
-        args.max_planning_s,
-        args.seed,
-        args.astar_heuristic_weight,
-        args.safety_margin_m,
-        args.astar_max_states,
-        chomp_from_lattice=args.chomp_from_lattice,
-        astar_turn_penalty=args.astar_turn_penalty,
-    )
+    options = planning.PlannerOptions.of(vars(args))
     plan = planning.plan(args.planner, field, scene.start, scene.goal, options)
     document = {**plan.to_json(), **_measures(plan, field, scene.start, scene.goal)}
     write_output(args.json, json.dumps(document, indent=1))

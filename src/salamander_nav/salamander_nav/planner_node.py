@@ -220,18 +220,7 @@ class SalamanderPlanner(Node):
                 f'start {np.round(start, 3).tolist()} or goal {np.round(goal, 3).tolist()} '
                 'is not finite',
             )
-        options = planning.PlannerOptions(
-            p['clearance_m'],
-            p['kappa_max'],
-            p['chomp_iterations'],
-            p['astar_max_expansions'],
-            p['max_planning_s'],
-            astar_heuristic_weight=p['astar_heuristic_weight'],
-            safety_margin_m=p['safety_margin_m'],
-            astar_max_states=p['astar_max_states'],
-            chomp_from_lattice=p['chomp_from_lattice'],
-            astar_turn_penalty=p['astar_turn_penalty'],
-        )
+        options = planning.PlannerOptions.of(p)
         with self._lock:
             field = self.world.field()
         plan = planning.plan(
@@ -252,7 +241,7 @@ class SalamanderPlanner(Node):
         (half-width and safety margin) in the present world, by the planners' own check."""
         with self._lock:
             field = self.world.field()
-        required = self.settings.clearance_m + self.settings.safety_margin_m
+        required = planning.PlannerOptions.of(self.settings).required_m
         return len(points) < 2 or paths.least_clearance(field, points)[0] >= required
 
     def position(self):

@@ -10,7 +10,8 @@ or lattice A*, with the options a user sets.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -51,6 +52,12 @@ class PlannerOptions:
     def required_m(self) -> float:
         """The clearance every path keeps (m): the half-width and the safety margin."""
         return self.clearance_m + self.safety_margin_m
+
+    @classmethod
+    def of(cls, values: Mapping) -> PlannerOptions:
+        """The options ``values`` names (the planner node's parameters and salamander-plan's
+        arguments carry the fields' names), the defaults for the rest."""
+        return cls(**{f.name: values[f.name] for f in fields(cls) if f.name in values})
 
 
 def plan(

@@ -202,18 +202,3 @@ class DistanceField:
         return bool(
             self.origin[0] <= x <= self.extent[0] and self.origin[1] <= y <= self.extent[1]
         )
-
-    def distance_at(self, points) -> np.ndarray:
-        """Signed distance at ``points`` (..., 2): the nearest cell's value (fast, for collision
-        checks along many points), minus how far a point lies beyond the grid."""
-        points = np.asarray(points, dtype=float)
-        ij = np.floor((points - self.origin) / self.resolution).astype(np.int64)
-        col = np.clip(ij[..., 0], 0, self.shape[1] - 1)
-        row = np.clip(ij[..., 1], 0, self.shape[0] - 1)
-        inside = np.clip(points, self.origin, self.extent)
-        return self.distance[row, col] - np.hypot(*np.moveaxis(points - inside, -1, 0))
-
-    def is_free(self, points, clearance_m: float = 0.0) -> bool:
-        """Whether every point of ``points`` (..., 2) is at least ``clearance_m`` from every
-        obstacle, on the continuous field (``clearance``)."""
-        return bool(np.all(self.clearance(points) >= clearance_m))

@@ -132,7 +132,7 @@ def test_driven_clearance_on_both_thesis_scenes(task, error):
     drive = follow(path, start, error, end_heading)
     assert drive.outcome in ('goal reached', 'goal missed'), drive.outcome
     assert math.dist(drive.pose[:2], path[-1]) < 0.1
-    assert FIELD.distance_at(drive.trail).min() >= 0.04
+    assert FIELD.clearance(drive.trail).min() >= 0.04
 
 
 def test_a_blocked_follow_is_given_up_with_the_reason_within_10_s():

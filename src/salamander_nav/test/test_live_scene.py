@@ -21,7 +21,7 @@ def test_a_map_replaces_the_scene_files_obstacles():
     world.set_map(np.zeros((100, 200), bool), (-1.0, 0.0), 0.01)
     field = world.field()
     assert field.shape == (100, 200) and np.count_nonzero(field.occupied) == 0
-    assert field.distance_at([0.5, 0.5]) > 0.4  # where the scene file's circle was: free
+    assert field.clearance([0.5, 0.5]) > 0.4  # where the scene file's circle was: free
     assert world.scene.circles.shape == (0, 3) and world.scene.polygons == ()
 
 
@@ -30,7 +30,7 @@ def test_obstacles_given_as_a_message_stay_on_a_later_map():
     world.set_obstacles(np.array([[0.2, 0.2, 0.05]]), [])
     world.set_map(np.zeros((100, 100), bool), (0.0, 0.0), 0.01)
     field = world.field()
-    assert field.distance_at([0.2, 0.2]) < 0 and field.distance_at([0.5, 0.5]) > 0
+    assert field.clearance([0.2, 0.2]) < 0 and field.clearance([0.5, 0.5]) > 0
 
 
 def test_each_change_counts_and_a_restored_snapshot_takes_its_count_back():
@@ -40,7 +40,7 @@ def test_each_change_counts_and_a_restored_snapshot_takes_its_count_back():
     world.set_map(np.zeros((50, 50), bool), (0.0, 0.0), 0.02)
     assert world.version == 2
     world.restore(before)
-    assert world.version == 0 and world.field().distance_at([0.5, 0.5]) < 0
+    assert world.version == 0 and world.field().clearance([0.5, 0.5]) < 0
 
 
 @pytest.mark.parametrize(
@@ -77,11 +77,11 @@ def test_a_turned_map_puts_its_obstacle_where_the_origin_says():
     c, s = math.cos(yaw), math.sin(yaw)
     centre = np.array([2.0 + c * 0.6 - s * 0.3, 1.0 + s * 0.6 + c * 0.3])
     field = world.field()
-    assert field.distance_at(centre) < -0.06
+    assert field.clearance(centre) < -0.06
     # its edge within a cell of 8 cm from the centre, every way round
     for angle in np.linspace(0, 2 * math.pi, 16, endpoint=False):
         direction = np.array([math.cos(angle), math.sin(angle)])
-        assert field.distance_at(centre + 0.1 * direction) == pytest.approx(0.02, abs=0.015)
+        assert field.clearance(centre + 0.1 * direction) == pytest.approx(0.02, abs=0.015)
 
 
 def test_a_map_origin_yaw_is_read_from_its_quaternion():

@@ -103,20 +103,20 @@ SCENE = scene_from_dict({'bounds': [0, 0, 1, 1], 'resolution': 0.01, 'circles': 
 
 def test_world_obstacles_and_map_replace_what_the_field_sees():
     world = LiveScene(SCENE)
-    assert world.field().distance_at([0.5, 0.5]) < 0
+    assert world.field().clearance([0.5, 0.5]) < 0
     world.set_obstacles(
         np.array([[0.2, 0.2, 0.05]]), [np.array([[0.7, 0.7], [0.9, 0.7], [0.8, 0.9]])]
     )
     field = world.field()
-    assert field.distance_at([0.5, 0.5]) > 0 and field.distance_at([0.2, 0.2]) < 0
-    assert field.distance_at([0.8, 0.75]) < 0
+    assert field.clearance([0.5, 0.5]) > 0 and field.clearance([0.2, 0.2]) < 0
+    assert field.clearance([0.8, 0.75]) < 0
     occupied = np.zeros((50, 100), bool)
     occupied[:, 60:62] = True  # a wall on a 2 m × 1 m map at 2 cm
     world.set_map(occupied, (-1.0, 0.0), 0.02)
     field = world.field()
-    assert field.shape == (50, 100) and field.distance_at([0.21, 0.5]) < 0
+    assert field.shape == (50, 100) and field.clearance([0.21, 0.5]) < 0
     # the obstacles stay, drawn on the map's grid
-    assert field.distance_at([0.2, 0.2]) < 0
+    assert field.clearance([0.2, 0.2]) < 0
 
 
 def test_world_refuses_a_map_with_no_free_cell_and_keeps_the_previous_one():

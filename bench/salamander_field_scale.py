@@ -29,11 +29,10 @@ import time
 from dataclasses import replace
 
 import numpy as np
-from scipy import ndimage
 
 from salamander_nav import planning
 from salamander_nav.distance_field import DistanceField
-from salamander_nav.planning import paths
+from salamander_nav.planning import passage, paths
 from salamander_nav.scene import load_scene, resolve_scene, scene_from_dict
 
 RESOLUTION = 0.01
@@ -150,15 +149,12 @@ def random_field(side: float, seed: int):
 
 
 def reachable(field: DistanceField, start, goal) -> bool:
-    """Whether start and goal lie in one 8-connected region of cells with the clearance the
-    planners require (half-width and safety margin)."""
-    labels, _ = ndimage.label(field.distance >= DEFAULTS.required_m, structure=np.ones((3, 3)))
-
-    def cell(p):
-        col = int((p[0] - field.origin[0]) / field.resolution)
-        return labels[int((p[1] - field.origin[1]) / field.resolution), col]
-
-    return cell(start) != 0 and cell(start) == cell(goal)
+    """Whether start and goal share a region of cells with the clearance the planners require
+    (half-width and safety margin): the planners' own passage check."""
+    labels = passage.regions(field, DEFAULTS.required_m)
+    return bool(
+        passage.end_regions(labels, field, start) & passage.end_regions(labels, field, goal)
+    )
 
 
 def turning(plan, goal_heading: float) -> tuple[float, float]:

@@ -284,9 +284,9 @@ class SalamanderController(BridgeNode):
 def arrival(status: str, distance_m: float, pose, tracker: LosTracker) -> str:
     """The outcome of a follow that ended at the goal: reached, or passed without meeting the
     goal's position and heading tolerances."""
-    off = math.degrees(tracker.heading_error_at_goal(pose[2]))
     if status == 'goal reached':
         return f'goal reached {distance_m * 1e3:.0f} mm from the last waypoint'
+    off = math.degrees(tracker.heading_error_at_goal(pose[2]))
     st = tracker.settings
     return (
         f'goal missed: passed it {distance_m * 1e3:.0f} mm away, heading {off:.0f}° off (goal '

@@ -7,8 +7,10 @@ is continuous at every node and |κ| ≤ κ_max everywhere. Every movement costs
 thesis; D-M14 reads it as the arc length so that the Euclidean heuristic stays admissible); a
 primitive any sample of which comes closer than the clearance to an obstacle is pruned (the
 thesis's infinite cost); duplicates are caught by a closed set on (x, y, ψ, κ) cells; the search
-ends when a state lies within the goal tolerance of the goal's position, with no end-heading
-guarantee (the thesis says so; the error is reported). The thesis gives none of ℓ, the levels, the
+ends when a state lies within the goal tolerance of the goal's position (the thesis's A* gives no
+end-heading guarantee; here, for a goal with a heading, an Euler-spiral connection from one of the
+last states reaches the exact goal pose when one is clear, ``connection``, and the error is
+reported otherwise). The thesis gives none of ℓ, the levels, the
 cells or the tolerance (D-M13): the defaults are spec B5.1's reading.
 
 What it does not guarantee: the shortest path. States are continuous and the closed set merges

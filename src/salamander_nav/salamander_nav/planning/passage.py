@@ -13,7 +13,7 @@ the free centres it passes are joined eight ways. An end counts in the regions o
 among its four.
 
 What "a 9 cm gap" means: the field is exact to half a cell (a cell centre on an obstacle's edge is
-free and half a cell from it; ``test_distance_field`` measures it on random scenes), so on a 1 cm
+free and half a cell from it; ``test_clearance`` measures it on random scenes), so on a 1 cm
 grid a gap is resolved to ±5 mm. With no safety margin the robot (8 cm) needs 80 mm: a 9 cm gap
 is a passage and a 7 cm gap is not. With the default 20 mm margin it needs 120 mm, and a 9 cm gap
 is refused as "no passage at least 120 mm wide", which is the margin's point.

@@ -84,13 +84,23 @@ PURE_NICENESS = 10
 def _niced(niceness: int):
     """Every thread of this process at ``niceness`` while the context lasts (Linux nices threads,
     not processes), then back; without the right to raise priority again, it stays niced."""
-    threads = [int(tid) for tid in os.listdir('/proc/self/task')] if niceness else []
-    before = {tid: os.getpriority(os.PRIO_PROCESS, tid) for tid in threads}
-    for tid in threads:
-        os.setpriority(os.PRIO_PROCESS, tid, niceness)
+    before = thread_niceness() if niceness else {}
+    for tid in before:
+        with contextlib.suppress(ProcessLookupError):
+            os.setpriority(os.PRIO_PROCESS, tid, niceness)
     try:
         yield
     finally:
         for tid, value in before.items():
             with contextlib.suppress(PermissionError, ProcessLookupError):
                 os.setpriority(os.PRIO_PROCESS, tid, value)
+
+
+def thread_niceness() -> dict[int, int]:
+    """Niceness of each live thread of this process by thread id; a thread that ends while it
+    is read is left out (the listing and the reads cannot be one step)."""
+    niceness = {}
+    for tid in map(int, os.listdir('/proc/self/task')):
+        with contextlib.suppress(ProcessLookupError):
+            niceness[tid] = os.getpriority(os.PRIO_PROCESS, tid)
+    return niceness

@@ -41,21 +41,37 @@ def test_a_niced_worker_is_niced_in_every_thread_and_comes_back():
     helper = threading.Thread(target=lambda: (started.set(), stop.wait(5.0)), daemon=True)
     helper.start()
     started.wait(5.0)
-    before = _niceness_of_threads()
+    before = ros_isolation.thread_niceness()
     try:
         with ros_isolation._niced(7):
-            assert set(_niceness_of_threads().values()) == {7}
+            assert set(ros_isolation.thread_niceness().values()) == {7}
     finally:
         stop.set()
         helper.join(5.0)
-    after = _niceness_of_threads()
+    after = ros_isolation.thread_niceness()
     assert {tid: after[tid] for tid in after if tid in before} == {
         tid: before[tid] for tid in after if tid in before
     }
 
 
-def _niceness_of_threads() -> dict:
-    return {
-        int(tid): os.getpriority(os.PRIO_PROCESS, int(tid))
-        for tid in os.listdir('/proc/self/task')
-    }
+def test_threads_that_end_while_read_are_left_out():
+    """The CI run that failed: a thread of an earlier test ended between the listing of
+    /proc/self/task and its getpriority."""
+    done = threading.Event()
+
+    def churn():
+        while not done.is_set():
+            short = threading.Thread(target=lambda: None)
+            short.start()
+            short.join()
+
+    churners = [threading.Thread(target=churn) for _ in range(4)]
+    for thread in churners:
+        thread.start()
+    try:
+        readings = [ros_isolation.thread_niceness() for _ in range(300)]
+    finally:
+        done.set()
+        for thread in churners:
+            thread.join(5.0)
+    assert all(threading.get_native_id() in reading for reading in readings)

@@ -116,6 +116,20 @@ def test_the_sampling_loss_bounds_the_field_between_two_samples():
     assert 0.2 < verdicts.mean() < 0.95
 
 
+def test_each_sample_of_a_path_loses_only_what_its_own_segments_allow():
+    """A path checked part by part at different spacings (lattice A*'s primitives, then its
+    analytic expansion) reads as each part was checked: a planner-accepted path was refused
+    "60.0 mm from an obstacle (needs ≥ 60.0 mm)" when the coarsest spacing's loss was taken off
+    every sample."""
+    field = DistanceField.from_scene(scene_from_dict({'bounds': [0, 0, 1, 1], 'resolution': 0.01}))
+    fine = np.column_stack([np.linspace(0.06, 0.3, 241), np.full(241, 0.5)])  # 1 mm, by the wall
+    coarse = np.column_stack([np.linspace(0.305, 0.5, 40), np.full(40, 0.5)])  # 5 mm, mid-map
+    least, spacing = paths.least_clearance(field, np.vstack([fine, coarse]))
+    assert spacing == pytest.approx(0.005)
+    near_wall = float(field.clearance(fine[0])) - paths.sampling_loss(0.001)
+    assert least == pytest.approx(near_wall, abs=1e-12)
+
+
 def wall_with_gap(low, high, resolution=0.01):
     """A 4 cm wall across a 2 m × 1 m scene at x = 1 m, open from y = ``low`` to ``high``."""
     return DistanceField.from_scene(

@@ -183,11 +183,14 @@ class Check:
 
 def least_clearance(field, path) -> tuple[float, float]:
     """(the least clearance (m) of the continuous field at ``path``'s (N, 2) points and between
-    them, sampled every ``check_spacing`` at most, the sampling loss taken off; that spacing
-    (m))."""
-    samples, spacing = _densify(np.asarray(path, dtype=float), check_spacing(field))
-    value = float(field.clearance_xy(samples[:, 0], samples[:, 1]).min())
-    return value - sampling_loss(spacing), spacing
+    them, sampled every ``check_spacing`` at most, each sample's sampling loss taken off: the
+    loss of the longer segment beside it, so that a path checked part by part at different
+    spacings (lattice A*'s primitives, its analytic expansion) reads as each part was checked;
+    the largest spacing (m))."""
+    samples, gaps = _densify(np.asarray(path, dtype=float), check_spacing(field))
+    beside = np.maximum(np.r_[gaps, 0.0], np.r_[0.0, gaps])
+    value = field.clearance_xy(samples[:, 0], samples[:, 1]) - sampling_loss(beside)
+    return float(value.min()), float(gaps.max(initial=0.0))
 
 
 def ends_problem(field, start, goal, required_m: float) -> str | None:
@@ -214,9 +217,9 @@ def heading_errors(path, start, goal) -> tuple[float, float]:
     return abs(float(se2.wrap(psi[0] - start[2]))), abs(float(se2.wrap(psi[-1] - goal[2])))
 
 
-def _densify(path: np.ndarray, spacing_m: float) -> tuple[np.ndarray, float]:
+def _densify(path: np.ndarray, spacing_m: float) -> tuple[np.ndarray, np.ndarray]:
     """``path``'s points and, on every segment longer than ``spacing_m``, evenly spaced ones
-    between; with the largest spacing (m) left."""
+    between, (M, 2); with the distance (m) from each to the next, (M − 1,)."""
     seg = np.diff(path, axis=0)
     lengths = np.hypot(*seg.T)
     n = np.maximum(1, np.ceil(lengths / spacing_m - 1e-9).astype(int))
@@ -224,4 +227,4 @@ def _densify(path: np.ndarray, spacing_m: float) -> tuple[np.ndarray, float]:
     first = np.repeat(np.cumsum(n) - n, n)  # the index of each segment's first sample
     t = (np.arange(int(n.sum())) - first) / n[base]
     dense = np.vstack([path[base] + t[:, None] * seg[base], path[-1:]])
-    return dense, float((lengths / n).max(initial=0.0))
+    return dense, (lengths / n)[base]

@@ -57,6 +57,13 @@ class Piece:
         """(x, y, ψ, κ) at the end of the piece."""
         return self.sample([self.length])[0]
 
+    def turning(self) -> float:
+        """How much it turns either way (rad): ∫|κ| ds."""
+        kappa1 = self.kappa0 + self.sigma * self.length
+        if self.kappa0 * kappa1 >= 0:
+            return 0.5 * abs(self.kappa0 + kappa1) * self.length
+        return 0.5 * (self.kappa0 * self.kappa0 + kappa1 * kappa1) / abs(self.sigma)  # via κ = 0
+
     def _displacement(self, a: float, b: float) -> np.ndarray:
         """∫_a^b (cos ψ, sin ψ) ds, on sub-intervals short enough in turning for 8-point
         Gauss-Legendre."""

@@ -307,6 +307,28 @@ def test_the_analytic_expansion_is_an_euler_spiral_chain_to_the_exact_pose(pose,
     assert connection.connect((0, 0, 0), 0.0, (0.05, 0.0, math.pi), KAPPA_MAX) is None
 
 
+def test_the_connections_solver_reads_the_exact_end_and_its_derivatives():
+    """The quadrature end the solver fits is the pieces' exact end, and its Jacobian the finite
+    differences of that end (a wrong one made the solver give up on poses it can reach)."""
+    rng = np.random.default_rng(1)
+    for _ in range(5):
+        u = np.r_[rng.uniform(-12, 12, 3), rng.uniform(0.05, 1.0)]
+        kappa0, psi0 = rng.uniform(-12, 12), rng.uniform(-3, 3)
+        curve = connection._Curve(kappa0, psi0)
+        x, y, psi, _ = curve.pieces(u, (0.0, 0.0, psi0))[-1].end()
+        np.testing.assert_allclose(curve.end(u), [x, y, 0.1 * (psi - psi0)], atol=1e-12)
+        steps = np.eye(4) * 1e-7
+        differences = [
+            (
+                connection._Curve(kappa0, psi0).end(u + h)
+                - connection._Curve(kappa0, psi0).end(u - h)
+            )
+            / 2e-7
+            for h in steps
+        ]
+        np.testing.assert_allclose(curve.jacobian(u), np.column_stack(differences), atol=1e-7)
+
+
 @pytest.mark.parametrize(
     'name, value',
     [

@@ -230,14 +230,13 @@ def _expand_to_goal(search, end: int, goal: np.ndarray):
     chain = [end]
     while len(chain) <= ANALYTIC_TRIES and search.states[chain[-1]][5] >= 0:
         chain.append(search.states[chain[-1]][5])
-    spacing = paths.check_spacing(search.field)
     for index in chain[1:] + chain[:1]:
         x, y, psi, level = search.states[index][:4]
         pieces = connection.connect((x, y, psi), search.p.kappas[level], goal, search.s.kappa_max)
         if pieces is None:
             continue
-        tail = connection.samples(pieces, spacing)
-        if paths.clear(search.field, tail[:, 0], tail[:, 1], search.required, spacing).all():
+        tail = connection.samples(pieces, search.p.spacing)  # checked as a primitive is
+        if search.check(tail[:, 0], tail[:, 1]).all():
             path, nodes = search.trajectory(index)
             end_state = pieces[-1].end()
             nodes.append([float(v) for v in end_state])

@@ -61,7 +61,7 @@ class PrimitiveSet:
             self.ends.append(states[:, -1, :3].copy())
             self.samples.append(states[:, :, :2].copy())
             self.samples_z.append((states[:, :, 0] + 1j * states[:, :, 1]).ravel())
-            self.turning.append(np.array([_turning(kappa, s, self.length) for s in sigma[keep]]))
+            self.turning.append(np.array([self.piece(kappa, s).turning() for s in sigma[keep]]))
 
     def piece(self, kappa0: float, sigma: float, pose=(0.0, 0.0, 0.0)) -> Piece:
         """The Euler-spiral piece of length ℓ from ``pose`` (x m, y m, ψ rad) at ``kappa0`` with
@@ -87,11 +87,3 @@ class PrimitiveSet:
         return np.column_stack(
             [x + c * local[:, 0] - s * local[:, 1], y + s * local[:, 0] + c * local[:, 1]]
         )
-
-
-def _turning(kappa0: float, sigma: float, length: float) -> float:
-    """∫|κ| ds (rad) over a piece whose curvature goes linearly from ``kappa0`` by ``sigma``."""
-    kappa1 = kappa0 + sigma * length
-    if kappa0 * kappa1 >= 0:
-        return 0.5 * abs(kappa0 + kappa1) * length
-    return 0.5 * (kappa0 * kappa0 + kappa1 * kappa1) / abs(sigma)  # through κ = 0

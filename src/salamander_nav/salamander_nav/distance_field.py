@@ -92,6 +92,21 @@ def check_grid(width: int, height: int, resolution: float, origin, values: int) 
         raise SceneError(f'data carries {values} values for {width} × {height} cells')
 
 
+def _depth_per_region(occupied: np.ndarray, cells: np.ndarray) -> None:
+    """Writes into ``cells`` (zero on ``occupied``'s cells) one less the distance, in cells, from
+    each occupied cell to the nearest free one, one obstacle region (8-connected) at a time: only
+    each region's bounding box and a ring of one are transformed, not the whole grid again. Exact:
+    a cell nearest to one inside that is not of its region has a neighbour nearer still, so of the
+    region, so it is no other region's cell but a free one (or off the grid, which is wall)."""
+    labels, _ = ndimage.label(occupied, structure=np.ones((3, 3), dtype=bool))
+    for region, box in enumerate(ndimage.find_objects(labels), start=1):
+        ring = tuple(
+            slice(max(b.start - 1, 0), min(b.stop + 1, n)) for b, n in zip(box, occupied.shape)
+        )
+        inside = labels[ring] == region
+        cells[ring][inside] = 1.0 - ndimage.distance_transform_edt(inside)[inside]
+
+
 def grid_occupancy(data, width: int, height: int, unknown_is_occupied: bool = True) -> np.ndarray:
     """Occupancy (height, width) of bool from an OccupancyGrid's row-major ``data`` (0-100, -1
     unknown)."""
@@ -128,12 +143,11 @@ class DistanceField:
         # a ring of obstacle around the grid (its edge is a wall); distances between cell centres,
         # moved by half a cell so that the zero level lies on the cells' boundary
         walled = np.pad(occupied, 1, constant_values=True)
-        outside = ndimage.distance_transform_edt(~walled)[1:-1, 1:-1]
-        inside = ndimage.distance_transform_edt(walled)[1:-1, 1:-1]
-        self.distance = np.where(occupied, 0.5 - inside, outside - 0.5) * self.resolution
+        cells = ndimage.distance_transform_edt(~walled)[1:-1, 1:-1]
+        _depth_per_region(occupied, cells)
+        self.distance = (cells - 0.5) * self.resolution
         self._flat, self._inv_res = self.distance.ravel(), 1.0 / self.resolution
-        gy, gx = np.gradient(self.distance, self.resolution)
-        self._gradient = np.stack([gx, gy], -1)
+        self._gradient = None  # on the first query: only CHOMP reads it
         self.extent = self.origin + self.resolution * np.array(self.shape[::-1])
 
     @classmethod
@@ -158,10 +172,12 @@ class DistanceField:
         d = ndimage.map_coordinates(self.distance, coords, order=1, mode='nearest').reshape(
             points.shape[:-1]
         )
+        if self._gradient is None:
+            self._gradient = np.gradient(self.distance, self.resolution)[::-1]  # d/dx, d/dy
         grad = np.stack(
             [
-                ndimage.map_coordinates(self._gradient[..., k], coords, order=1, mode='nearest')
-                for k in range(2)
+                ndimage.map_coordinates(component, coords, order=1, mode='nearest')
+                for component in self._gradient
             ],
             -1,
         ).reshape(points.shape)

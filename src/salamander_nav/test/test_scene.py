@@ -56,6 +56,25 @@ def test_the_map_edge_is_a_wall():
     assert d[2] < -0.09 and grad[2] == pytest.approx([1, 0])
 
 
+def test_the_depth_inside_obstacles_is_the_whole_grids_transform_region_by_region():
+    """The field transforms each obstacle region apart; it must equal one transform of the whole
+    walled grid: regions that touch diagonally, touch the edge, nest in another's box or are one
+    cell."""
+    from scipy import ndimage
+
+    rng = np.random.default_rng(3)
+    occupied = ndimage.binary_dilation(rng.random((60, 80)) < 0.02, iterations=2)
+    occupied[0:5, 10:14] = occupied[30, 40] = True  # on the edge; a lone cell
+    occupied[20:26, 60:66], occupied[26:30, 66:70] = True, True  # corner to corner
+    occupied[40:55, 5:20], occupied[45:50, 10:15] = True, False  # a ring round a free hole
+    occupied[47, 12] = True  # an island in the hole
+    walled = np.pad(occupied, 1, constant_values=True)
+    inside = ndimage.distance_transform_edt(walled)[1:-1, 1:-1]
+    outside = ndimage.distance_transform_edt(~walled)[1:-1, 1:-1]
+    whole = np.where(occupied, 0.5 - inside, outside - 0.5) * 0.01
+    np.testing.assert_array_equal(DistanceField(occupied, (0, 0), 0.01).distance, whole)
+
+
 def test_polygon_and_grid_give_the_same_field():
     scene = scene_from_dict(SCENE)
     occupied = rasterise(scene)

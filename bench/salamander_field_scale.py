@@ -40,16 +40,13 @@ SIZES = {5.0: 20, 10.0: 5, 20.0: 5}  # side (m): fields
 CIRCLES_PER_M2 = 20 / 25.0
 DEFAULTS = planning.PlannerOptions()
 WIDTH_ONLY = replace(DEFAULTS, safety_margin_m=0.0)  # the gaps: does the robot itself fit?
-# name: (planner, options); the defaults (the thesis's A*, CHOMP from the line), then the options
-# a field user would set
+# name: (planner, options); the defaults (lattice A* weighted 1.2 with a turn penalty of 2, CHOMP
+# from the line), the thesis's A* (weight 1, equal costs), CHOMP seeded by lattice A*'s path
 VARIANTS = {
     'chomp': ('chomp', DEFAULTS),
     'lattice_astar': ('lattice_astar', DEFAULTS),
-    'lattice_astar_w1.2': ('lattice_astar', replace(DEFAULTS, astar_heuristic_weight=1.2)),
-    'chomp_from_lattice_w1.2': (
-        'chomp',
-        replace(DEFAULTS, astar_heuristic_weight=1.2, chomp_from_lattice=True),
-    ),
+    'lattice_astar_thesis': ('lattice_astar', planning.THESIS_ASTAR),
+    'chomp_from_lattice': ('chomp', replace(DEFAULTS, chomp_from_lattice=True)),
 }
 
 
@@ -171,11 +168,10 @@ def thesis_figures() -> dict:
     scene = load_scene(resolve_scene(''))
     field = DistanceField.from_scene(scene)
     out = {}
-    penalised = replace(DEFAULTS, astar_turn_penalty=1.0)
     for name, planner, options in (
         ('chomp', 'chomp', DEFAULTS),
         ('lattice_astar', 'lattice_astar', DEFAULTS),
-        ('lattice_astar_turn_penalty_1', 'lattice_astar', penalised),
+        ('lattice_astar_thesis', 'lattice_astar', planning.THESIS_ASTAR),
     ):
         took, peak, plan = measured(
             lambda: planning.plan(planner, field, scene.start, scene.goal, options)

@@ -12,6 +12,7 @@ from matplotlib.patches import Circle, Polygon
 from salamander_nav.scene import Scene
 from soro_analysis.plotting import figure
 
+# by the name's first word (the planner); a second path of one planner is dashed
 PLANNER_COLOURS = {'chomp': 'tab:red', 'lattice_astar': 'tab:blue'}
 
 
@@ -55,17 +56,20 @@ def plans_figure(scene: Scene, plans: dict, start, goal, title: str):
     """Fig. 3.30-style: each planner's path (name -> (N, 2) m) among the obstacles, with start and
     goal poses."""
     fig, ax = scene_axes(scene, title)
+    drawn = set()
     for name, path in plans.items():
         path = np.asarray(path).reshape(-1, 2)
+        planner = name.split()[0]
         ax.plot(
             path[:, 0],
             path[:, 1],
-            '-',
-            color=PLANNER_COLOURS.get(name, 'k'),
+            '--' if planner in drawn else '-',
+            color=PLANNER_COLOURS.get(planner, 'k'),
             lw=2,
             label=name,
             zorder=3,
         )
+        drawn.add(planner)
     pose_arrow(ax, start, 'tab:green', 'start')
     pose_arrow(ax, goal, 'tab:purple', 'goal')
     ax.legend(loc='best')

@@ -27,7 +27,7 @@ PLANNERS = tuple(EFFORT_NAMES)
 
 
 @dataclass(frozen=True)
-class PlannerOptions:
+class PlannerOptions(paths.KeepsClearance):
     """What a user tunes: clearance (m, the robot's half-width), curvature limit (1/m), CHOMP's
     iterations, A*'s budgets, the restarts' random seed, A*'s heuristic weight, the safety margin
     (m) kept beyond the clearance, A*'s memory bound in states, CHOMP's points (0: as many as the
@@ -51,11 +51,6 @@ class PlannerOptions:
     chomp_points: int = 0  # 0: as the distance asks (chomp.points_for)
     chomp_from_lattice: bool = False  # CHOMP's first guess: lattice A*'s path, not the line
     astar_turn_penalty: float = 2.0  # extra primitives per rad turned (0: the thesis's costs)
-
-    @property
-    def required_m(self) -> float:
-        """The clearance every path keeps (m): the half-width and the safety margin."""
-        return self.clearance_m + self.safety_margin_m
 
     @classmethod
     def of(cls, values: Mapping) -> PlannerOptions:

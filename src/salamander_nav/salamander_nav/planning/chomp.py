@@ -40,7 +40,7 @@ STAGNANT_WINDOW, STAGNANT_GAIN = 10, 1e-3  # spec D-M15's reading of "a possible
 
 
 @dataclass(frozen=True)
-class ChompSettings:
+class ChompSettings(paths.KeepsClearance):
     """Spec B5.2's suggested defaults. Lengths in m, curvature in 1/m."""
 
     n_points: int = 100  # free points between the two fixed ends
@@ -63,11 +63,6 @@ class ChompSettings:
     heading_tolerance_rad: float = paths.HEADING_TOLERANCE_RAD
     # kept beyond the half-width (paths.SAFETY_MARGIN_M)
     safety_margin_m: float = paths.SAFETY_MARGIN_M
-
-    @property
-    def required_m(self) -> float:
-        """The clearance the path keeps (m): the half-width and the safety margin."""
-        return self.clearance_m + self.safety_margin_m
 
     def __post_init__(self):
         """ValueError naming the first setting outside its allowed range."""

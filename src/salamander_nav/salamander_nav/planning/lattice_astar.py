@@ -57,7 +57,7 @@ ANALYTIC_TRIES = 8  # states back from the goal the connection may leave from (~
 
 
 @dataclass(frozen=True)
-class LatticeSettings:
+class LatticeSettings(paths.KeepsClearance):
     """Lengths in m, curvature in 1/m, sharpness in 1/m², time in s. Defaults: spec B5.1's reading
     of D-M13."""
 
@@ -89,11 +89,6 @@ class LatticeSettings:
     # extra cost, in primitives per radian turned (∫|κ| ds): 0 is the thesis's uniform cost; 1
     # straightens the thesis scene's path (10.8 → 2.2 rad turned for 1.6 net) for 4x the expansions
     turn_penalty: float = 0.0
-
-    @property
-    def required_m(self) -> float:
-        """The clearance every sample keeps (m): the half-width and the safety margin."""
-        return self.clearance_m + self.safety_margin_m
 
     def __post_init__(self):
         """ValueError naming the first setting of the wrong type or outside its allowed range."""

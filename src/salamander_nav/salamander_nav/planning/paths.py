@@ -24,6 +24,16 @@ HALF_WIDTH_M = 0.04  # the salamander is 8 cm wide: its centre line keeps this f
 SAFETY_MARGIN_M = 0.02
 
 
+class KeepsClearance:
+    """For settings with ``clearance_m`` (the half-width) and ``safety_margin_m`` (m): what every
+    path keeps from every obstacle."""
+
+    @property
+    def required_m(self) -> float:
+        """The clearance every path keeps (m): the half-width and the safety margin."""
+        return self.clearance_m + self.safety_margin_m
+
+
 @dataclass
 class Plan:
     """A planner's answer. ``success`` only when ``check`` found nothing wrong; ``reason`` says why

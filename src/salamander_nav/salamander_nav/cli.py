@@ -75,6 +75,13 @@ def _parser() -> CommandParser:
         help=named(PLANNER, 'chomp_from_lattice').description,
     )
     parser.add_argument(
+        '--no-lattice-fallback',
+        dest='chomp_lattice_fallback',
+        action='store_false',
+        help="CHOMP from the straight line only, as the thesis's (by default a failed attempt "
+        "tries once more from lattice A*'s path)",
+    )
+    parser.add_argument(
         '--json', type=output_file, default=STDOUT, help='write here ("-": stdout, the default)'
     )
     parser.add_argument('--plots', type=output_dir, help='folder for plan.png')

@@ -41,8 +41,8 @@ TOPICS = [
 
 # Table 3.6's rows: the thesis's two planners, then lattice A* as a field user runs it
 ROWS = (
-    ('chomp', 'chomp', planning.PlannerOptions()),
-    ('lattice_astar (thesis)', 'lattice_astar', planning.THESIS_ASTAR),
+    ('chomp', 'chomp', planning.THESIS),
+    ('lattice_astar (thesis)', 'lattice_astar', planning.THESIS),
     ('lattice_astar (defaults)', 'lattice_astar', planning.PlannerOptions()),
 )
 

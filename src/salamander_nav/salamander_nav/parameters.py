@@ -177,6 +177,12 @@ PLANNER = (
         "CHOMP starts from lattice A*'s path (planned first) instead of the straight line",
     ),
     ParamSpec(
+        'chomp_lattice_fallback',
+        True,
+        "when CHOMP from the straight line fails, it tries once more from lattice A*'s path "
+        "(false: the thesis's CHOMP, which solves few fields beyond its scene)",
+    ),
+    ParamSpec(
         'astar_heuristic_weight',
         1.2,
         "lattice A* heuristic weight: 1 is the thesis's A*; above 1 weighted A* (paths at most "

@@ -267,7 +267,7 @@ def test_the_point_count_follows_the_distance_and_the_turning_radius():
 
 def test_chomp_started_from_lattice_astars_path_passes_a_slalom_it_misses_from_the_line():
     """Issue 28, item 4: CHOMP's straight line and minor arcs cannot find an S; A*'s path can
-    seed it."""
+    seed it, always (``chomp_from_lattice``) or once the line's attempt failed (the default)."""
     from salamander_nav import planning
 
     slalom = [
@@ -278,12 +278,16 @@ def test_chomp_started_from_lattice_astars_path_passes_a_slalom_it_misses_from_t
         scene_from_dict({'bounds': [0, 0, 3, 2], 'resolution': 0.01, 'polygons': slalom})
     )
     start, goal = (0.4, 1.0, 0.0), (2.6, 1.0, 0.0)
-    options = planning.PlannerOptions(astar_heuristic_weight=1.2)
-    alone = planning.plan('chomp', field, start, goal, options)
+    alone = planning.plan('chomp', field, start, goal, planning.THESIS)
     assert not alone.success and 'collides' in alone.reason
-    seeded = planning.plan('chomp', field, start, goal, replace(options, chomp_from_lattice=True))
+    seeded = planning.plan(
+        'chomp', field, start, goal, replace(planning.THESIS, chomp_from_lattice=True)
+    )
     assert seeded.success, seeded.reason
     assert seeded.details['lattice_seed'] and seeded.details['lattice_expansions'] > 0
     # as many points as A*'s longer path asks
     assert len(seeded.path) > len(alone.path)
     assert paths.problems(seeded.path, field, KAPPA_MAX, 0.06, start, goal) == []
+    fallback = planning.plan('chomp', field, start, goal)
+    assert fallback.success and fallback.details['line_attempt'] == alone.reason
+    assert fallback.effort > alone.effort and fallback.planning_s > alone.planning_s

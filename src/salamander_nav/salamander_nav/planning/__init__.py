@@ -31,13 +31,16 @@ class PlannerOptions(paths.KeepsClearance):
     """What a user tunes: clearance (m, the robot's half-width), curvature limit (1/m), CHOMP's
     iterations, A*'s budgets, the restarts' random seed, A*'s heuristic weight, the safety margin
     (m) kept beyond the clearance, A*'s memory bound in states, CHOMP's points (0: as many as the
-    distance asks), whether it starts from lattice A*'s path, and A*'s turn penalty.
+    distance asks), whether it starts from lattice A*'s path (always, or when the line's attempt
+    failed), and A*'s turn penalty.
     Paths keep ``required_m``, the half-width and the margin summed, from every obstacle.
 
-    Lattice A*'s defaults are for maps beyond the thesis's: weight 1.2 and turn penalty 2 solve
-    every seeded random field of bench/salamander_field_scale.py (5-20 m) in well under 2 s and
-    turn the thesis path 1.75x its net heading change; the thesis's own A* (weight 1, equal
-    costs: ``THESIS_ASTAR``) takes up to its 10 s budget there and turns that path 6.9x."""
+    The defaults are for maps beyond the thesis's (``THESIS`` holds the thesis's planners): on the
+    seeded random fields of bench/salamander_field_scale.py (5-20 m), lattice A* at weight 1.2
+    with a turn penalty of 2 solves every one in under 2 s, and turns the thesis path 1.75x its
+    net heading change, where the thesis's (weight 1, equal costs) takes up to its 10 s budget
+    and turns it 6.9x; CHOMP from the line alone, a local method, solves 11/20 at 5 m and 0/5 at
+    20 m, so a failed attempt tries again from A*'s path."""
 
     clearance_m: float = paths.HALF_WIDTH_M
     kappa_max: float = KAPPA_MAX
@@ -50,6 +53,8 @@ class PlannerOptions(paths.KeepsClearance):
     astar_max_states: int = 2_000_000
     chomp_points: int = 0  # 0: as the distance asks (chomp.points_for)
     chomp_from_lattice: bool = False  # CHOMP's first guess: lattice A*'s path, not the line
+    # when CHOMP from the line fails, once more from lattice A*'s path
+    chomp_lattice_fallback: bool = True
     astar_turn_penalty: float = 2.0  # extra primitives per rad turned (0: the thesis's costs)
 
     @classmethod
@@ -59,8 +64,11 @@ class PlannerOptions(paths.KeepsClearance):
         return cls(**{f.name: values[f.name] for f in fields(cls) if f.name in values})
 
 
-# the thesis's lattice A* (§3.4.1): every primitive costs the same, the heuristic unweighted
-THESIS_ASTAR = PlannerOptions(astar_heuristic_weight=1.0, astar_turn_penalty=0.0)
+# the thesis's planners (§3.4): lattice A*'s primitives cost the same, its heuristic unweighted;
+# CHOMP starts from the line only
+THESIS = PlannerOptions(
+    astar_heuristic_weight=1.0, astar_turn_penalty=0.0, chomp_lattice_fallback=False
+)
 
 
 def plan(
@@ -97,12 +105,38 @@ def _lattice_settings(options: PlannerOptions) -> lattice_astar.LatticeSettings:
 
 
 def _chomp(field: DistanceField, start, goal, options: PlannerOptions) -> Plan:
-    """CHOMP with as many points as the path's length asks, from lattice A*'s path when
-    ``chomp_from_lattice`` and A* found one (its time and expansions counted in)."""
-    seed, length = None, None
+    """CHOMP from the straight line (the thesis's), or from lattice A*'s path when
+    ``chomp_from_lattice``, or when the line's attempt failed and ``chomp_lattice_fallback``
+    (CHOMP is a local method: on a field the line crosses many obstacles); the time and effort of
+    every attempt counted in."""
     if options.chomp_from_lattice:
-        seed = lattice_astar.plan(field, start, goal, _lattice_settings(options))
-        length = seed.length_m if seed.success else None
+        return _chomp_from_lattice(field, start, goal, options)
+    plan = _chomp_from(field, start, goal, options, None)
+    if plan.success or not options.chomp_lattice_fallback:
+        return plan
+    again = _chomp_from_lattice(field, start, goal, options)
+    again.planning_s += plan.planning_s
+    again.effort += plan.effort
+    again.details['line_attempt'] = plan.reason
+    return again
+
+
+def _chomp_from_lattice(field: DistanceField, start, goal, options: PlannerOptions) -> Plan:
+    """CHOMP from lattice A*'s path (from the line when A* finds none), A*'s time and expansions
+    counted in."""
+    seed = lattice_astar.plan(field, start, goal, _lattice_settings(options))
+    plan = _chomp_from(field, start, goal, options, seed if seed.success else None)
+    plan.planning_s += seed.planning_s
+    plan.details.update(
+        lattice_seed=seed.success, lattice_expansions=seed.effort, lattice_reason=seed.reason
+    )
+    return plan
+
+
+def _chomp_from(field: DistanceField, start, goal, options: PlannerOptions, seed) -> Plan:
+    """CHOMP with as many points as the path's length asks, from ``seed``'s path (a Plan) or the
+    straight line (None)."""
+    length = seed.length_m if seed is not None else None
     n = options.chomp_points or chomp.points_for(start, goal, options.kappa_max, length)
     settings = chomp.ChompSettings(
         n_points=n,
@@ -113,11 +147,4 @@ def _chomp(field: DistanceField, start, goal, options: PlannerOptions) -> Plan:
         max_iterations=options.chomp_iterations,
         seed=options.seed,
     )
-    initial = seed.path if seed is not None and seed.success else None
-    plan = chomp.plan(field, start, goal, settings, initial)
-    if seed is not None:
-        plan.planning_s += seed.planning_s
-        plan.details.update(
-            lattice_seed=seed.success, lattice_expansions=seed.effort, lattice_reason=seed.reason
-        )
-    return plan
+    return chomp.plan(field, start, goal, settings, None if seed is None else seed.path)

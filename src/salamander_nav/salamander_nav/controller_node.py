@@ -213,6 +213,7 @@ class SalamanderController(BridgeNode):
             stale_after_s=s.stale_after_s,
             goal_heading_tolerance_rad=s.goal_heading_tolerance_rad,
             s_nominal_m=s.s_nominal_m,
+            curvature_preview_m=s.curvature_preview_m,
         )
 
     def _held_bend(self) -> Bend:

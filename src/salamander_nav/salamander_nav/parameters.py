@@ -77,6 +77,14 @@ CONTROLLER = (
     ),
     ParamSpec('s_nominal_m', S_MAX_M, 'central-axis length while steering (m)', S_MIN_M, S_MAX_M),
     ParamSpec(
+        'curvature_preview_m',
+        LosSettings.curvature_preview_m,
+        "the steering feed-forward reads the path's curvature this far ahead (m): about half "
+        "the distance by which the robot's path turns later than its bend (0: the model's robot)",
+        0.0,
+        1.0,
+    ),
+    ParamSpec(
         'cable_offset_m',
         0.02,
         'd of Eq. 3.1 (m): not in the thesis, measure it (D-M1)',

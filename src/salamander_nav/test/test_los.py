@@ -89,6 +89,26 @@ def test_pd_derivative_and_saturation():
     assert big.bend_rad == pytest.approx(-math.radians(106))
 
 
+def test_the_feed_forward_reads_the_curvature_the_preview_ahead():
+    """On the path's line with no heading error, the bend is the feed-forward alone: κ s of the
+    curvature at the projection, or ``curvature_preview_m`` further along (a quarter circle of
+    radius 0.5 m after a straight metre)."""
+    straight = np.column_stack([np.linspace(0, 1, 21), np.zeros(21)])
+    angles = np.linspace(-math.pi / 2, 0, 40)[1:]
+    path = np.vstack(
+        [straight, np.column_stack([1 + 0.5 * np.cos(angles), 0.5 + 0.5 * np.sin(angles)])]
+    )
+    s = 0.148
+    at_projection = LosTracker(path, LosSettings(s_nominal_m=s, kp=0.0, kd_s=0.0))
+    assert at_projection.step((0.5, 0.0, 0.0), 0, 0).bend_rad == pytest.approx(0.0)
+    previewed = LosTracker(
+        path, LosSettings(s_nominal_m=s, kp=0.0, kd_s=0.0, curvature_preview_m=0.6)
+    )
+    assert previewed.step((0.5, 0.0, 0.0), 0, 0).bend_rad == pytest.approx(s / 0.5, rel=0.02)
+    with pytest.raises(ValueError, match='curvature_preview_m'):
+        LosSettings(curvature_preview_m=-0.1)
+
+
 def test_stops_at_the_goal_and_on_a_stale_pose():
     tracker = LosTracker(STRAIGHT, LosSettings(goal_tolerance_m=0.05))
     assert tracker.step((1.0, 0.0, 0.0), 0, 0).waypoint == 2

@@ -291,3 +291,10 @@ def test_chomp_started_from_lattice_astars_path_passes_a_slalom_it_misses_from_t
     fallback = planning.plan('chomp', field, start, goal)
     assert fallback.success and fallback.details['line_attempt'] == alone.reason
     assert fallback.effort > alone.effort and fallback.planning_s > alone.planning_s
+    # A* out of budget too: the line's attempt is the answer, not run a second time
+    starved = planning.plan(
+        'chomp', field, start, goal, planning.PlannerOptions(astar_max_expansions=1)
+    )
+    assert not starved.success and starved.reason == alone.reason
+    assert starved.effort == alone.effort and 'line_attempt' not in starved.details
+    assert 'budget of 1 expansions' in starved.details['lattice_reason']

@@ -108,28 +108,25 @@ def _chomp(field: DistanceField, start, goal, options: PlannerOptions) -> Plan:
     """CHOMP from the straight line (the thesis's), or from lattice A*'s path when
     ``chomp_from_lattice``, or when the line's attempt failed and ``chomp_lattice_fallback``
     (CHOMP is a local method: on a field the line crosses many obstacles); the time and effort of
-    every attempt counted in."""
-    if options.chomp_from_lattice:
-        return _chomp_from_lattice(field, start, goal, options)
-    plan = _chomp_from(field, start, goal, options, None)
-    if plan.success or not options.chomp_lattice_fallback:
-        return plan
-    again = _chomp_from_lattice(field, start, goal, options)
-    again.planning_s += plan.planning_s
-    again.effort += plan.effort
-    again.details['line_attempt'] = plan.reason
-    return again
-
-
-def _chomp_from_lattice(field: DistanceField, start, goal, options: PlannerOptions) -> Plan:
-    """CHOMP from lattice A*'s path (from the line when A* finds none), A*'s time and expansions
-    counted in."""
+    every attempt and of A* counted in."""
+    first = None
+    if not options.chomp_from_lattice:
+        first = _chomp_from(field, start, goal, options, None)
+        if first.success or not options.chomp_lattice_fallback:
+            return first
     seed = lattice_astar.plan(field, start, goal, _lattice_settings(options))
-    plan = _chomp_from(field, start, goal, options, seed if seed.success else None)
+    if seed.success or first is None:
+        plan = _chomp_from(field, start, goal, options, seed if seed.success else None)
+    else:  # from the line again would repeat the first attempt
+        plan, first = first, None
     plan.planning_s += seed.planning_s
     plan.details.update(
         lattice_seed=seed.success, lattice_expansions=seed.effort, lattice_reason=seed.reason
     )
+    if first is not None:
+        plan.planning_s += first.planning_s
+        plan.effort += first.effort
+        plan.details['line_attempt'] = first.reason
     return plan
 
 

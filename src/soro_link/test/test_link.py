@@ -266,3 +266,27 @@ def test_the_bad_frame_storm_the_firmware_gets_is_counted_by_the_python_device_t
             link.device_rx_errors
         )
         assert snapshot(link).device_rx_errors == expected and link.state == LinkState.CONNECTED
+
+
+def test_a_raw_host_keeps_what_came_in_one_read_after_the_message_it_waited_for():
+    """A board sends a watchdog's log line and its tick's telemetry back to back: one read takes
+    both, and the message after the one a read_until wanted is the next call's, not lost (the
+    snake head's vent test lost its log line that way, about one run in three)."""
+    from soro_link.testing.links import RawHost
+
+    master, slave = os.openpty()
+    try:
+        host = RawHost(os.ttyname(slave), PROTOCOL)
+        burst = b''.join(
+            PROTOCOL.encode('heartbeat', seq, uptime_ms=seq, flags=0) for seq in (1, 2, 3)
+        )
+        os.write(master, burst)
+        first = host.read_until(lambda m: m.name == 'heartbeat', 1.0)
+        assert first is not None and first[1].seq == 1 and len(host.messages) == 1
+        third = host.read_until(lambda m: m['uptime_ms'] == 3, 1.0)
+        assert third is not None and [m.seq for _, m in host.messages] == [1, 2, 3]
+        assert host.read_until(lambda m: True, 0.05) is None
+        host.close()
+    finally:
+        os.close(master)
+        os.close(slave)

@@ -4,6 +4,7 @@ for what a supervisor never sends; the bad frames every device must survive. No 
 
 from __future__ import annotations
 
+import collections
 import random
 import threading
 import time
@@ -83,6 +84,8 @@ class RawHost:
         self.protocol, self.seq = protocol, 0
         self.decoder = StreamDecoder()
         self.messages: list[tuple[float, Message]] = []
+        # frames read with an earlier one that ended a read_until: the next read_until starts there
+        self._unread: collections.deque = collections.deque()
         self._lock = threading.RLock()
         self._beating = threading.Event()
 
@@ -121,15 +124,21 @@ class RawHost:
         self, done: Callable[[Message], bool], timeout_s: float
     ) -> tuple[float, Message] | None:
         """Reads until a message satisfies ``done``: (arrival time, message), or None after
-        ``timeout_s``."""
+        ``timeout_s``. Messages that came in one read with it, after it, are kept for the next
+        call (a watchdog's log line and the telemetry of its tick arrive together: losing the
+        rest of a read lost the log)."""
         deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            for frame in self.decoder.feed(self.serial.read(256)):
-                arrived = (time.monotonic(), self.protocol.decode(frame))
+        while True:
+            while self._unread:
+                arrived = self._unread.popleft()
                 self.messages.append(arrived)
                 if done(arrived[1]):
                     return arrived
-        return None
+            if time.monotonic() >= deadline:
+                return None
+            frames = self.decoder.feed(self.serial.read(256))
+            now = time.monotonic()
+            self._unread.extend((now, self.protocol.decode(frame)) for frame in frames)
 
     def handshake(self, timeout_s: float = 5.0) -> Message:
         """Hello until the identity comes; raises NotConnected. A port that just opened may lose

@@ -40,7 +40,8 @@ STEP_PERIOD = ParamSpec(
 IDEALITY = ParamSpec(
     'ideality',
     1.0,
-    "η: share of a plane's motion reaching nodes off the actuator (0.8: the authors' robot)",
+    "η: share of a plane's motion reaching nodes off the actuator (0.8: the authors' robot; "
+    "pom-fe-check --structure gives the frame's for a structure)",
     0.01,
     1.0,
 )
@@ -117,7 +118,11 @@ YOUNG = ParamSpec(
     1000.0,
 )
 DISPLACEMENT = ParamSpec(
-    'displacement_mm', 1.0, "the actuator's displacement of its control node (mm)", -5.0, 5.0
+    'displacement_mm',
+    1.0,
+    "POM's stroke q (mm): the control node's displacement (across a void, each end's)",
+    -5.0,
+    5.0,
 )
 THETA_ALIGN = ParamSpec(
     'theta_align_deg', 90.0, "camera-to-robot mounting angle (deg); the authors' 90", -360.0, 360.0
@@ -228,17 +233,69 @@ def mocap_main(argv: list[str] | None = None) -> int:
 
 def fe_check_main(argv: list[str] | None = None) -> int:
     """``pom-fe-check``: POM against a finite-element frame model of an NX x NY x NZ box of voxels
-    (the paper's Fig. 2), as JSON and, with ``--plots``, a figure. Returns the exit code (2:
-    ``--voxels`` malformed or the box refused)."""
+    driven as the paper drove its Fig. 2 (or by a corner push), as JSON and, with ``--plots``, a
+    figure. Returns the exit code (2: an argument malformed or the box refused)."""
+    args = _fe_parser().parse_args(argv)
+    try:
+        result = fe_check.check(
+            _fe_structure(args),
+            args.displacement_mm,
+            args.strut_mm / 1000,
+            args.young_gpa * 1e9,
+            driven=args.driven,
+        )
+    except LatticeError as error:
+        print(f'pom-fe-check: {error}', file=sys.stderr)
+        return 2
+    write_output(args.json, json.dumps(result.document(), indent=1))
+    if args.plots:
+        from pom_voxel.fe_plots import fe_figure
+
+        fe_figure(result, args.plots / 'fig2_fe_vs_pom.png')
+    what = args.structure or f'{args.voxels} voxels'
+    print(
+        f'pom-fe-check: {what}, {result.drive} drive: up to '
+        f'{100 * result.displacement_lost:.1f} % of displacement lost (the paper, its 4,4,1 '
+        f'layer: up to {100 * fe_check.PAPER_LOSS:.1f} %); {_ideality_line(result)}',
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _fe_parser() -> CommandParser:
     parser = CommandParser(
         prog='pom-fe-check', description='POM against a 3D frame model of a box of voxels'
     )
     parser.add_argument(
         '--voxels',
-        default='3,3,1',
-        help='NX,NY,NZ voxels of the box (the actuator drives the '
-        f'bottom layer); at most {fe_check.MAX_VOXELS} in all',
+        default='4,4,1',
+        help='NX,NY,NZ voxels of the box (the actuator drives the bottom layer; the paper: '
+        f'4,4,1); at most {fe_check.MAX_VOXELS} in all',
     )
+    parser.add_argument(
+        '--drive',
+        default='void',
+        choices=fe_check.DRIVES,
+        help="void: the paper's actuator across a void, pushing two nodes apart; corner_push: "
+        "one corner voxel's outer node pushed, apexes pinned",
+    )
+    parser.add_argument(
+        '--void',
+        help='X,Y of the void the actuator sits in (half-pitches, both even; default the '
+        'central one)',
+    )
+    parser.add_argument(
+        '--driven',
+        default='force',
+        choices=fe_check.DRIVEN,
+        help='the void actuator by a force or by its extension (a linear frame: the same result)',
+    )
+    parser.add_argument(
+        '--structure',
+        help='a structure YAML (e.g. config/pom.yaml) instead of a box: its actuator, as it sits, '
+        'driven the same way; the scale is the η a POM model of it can take',
+    )
+    parser.add_argument('--actuator', help='with --structure, which actuator (default the first)')
     add_option(parser, '--displacement-mm', DISPLACEMENT)
     add_option(parser, '--strut-mm', STRUT)
     add_option(parser, '--young-gpa', YOUNG)
@@ -246,79 +303,42 @@ def fe_check_main(argv: list[str] | None = None) -> int:
         '--json', type=output_file, default=STDOUT, help='write here ("-": stdout, the default)'
     )
     parser.add_argument('--plots', type=output_dir, help='write fig2_fe_vs_pom.png here')
-    args = parser.parse_args(argv)
+    return parser
+
+
+def _ideality_line(result) -> str:
+    """The η the check gives, or why none (a scale means something only where POM's pattern
+    holds)."""
+    missed = 100 * result.residual_share
+    if result.residual_share <= fe_check.PATTERN_HOLDS:
+        return (
+            f'FE = {result.scale:.3f} x POM (the ideality η a model of this size can take), '
+            f'{missed:.1f} % not captured'
+        )
+    return (
+        f"{missed:.1f} % of the motion is not POM's pattern (FE ≈ {result.scale:.3f} x POM): no "
+        'single η makes POM fit this plane'
+    )
+
+
+def _fe_structure(args) -> structure.Structure:
+    """The box the options describe, or the named actuator of ``--structure`` alone."""
+    if args.structure:
+        return fe_check.with_actuator(structure.load(args.structure), args.actuator)
+    counts = _whole_numbers(args.voxels, 3, '--voxels', 'NX,NY,NZ')
+    void = None if args.void is None else _whole_numbers(args.void, 2, '--void', 'X,Y')
+    return fe_check.box(*counts, drive=args.drive, void=void)
+
+
+def _whole_numbers(text: str, count: int, option: str, form: str) -> list[int]:
+    """``count`` comma-separated whole numbers; LatticeError naming ``option`` otherwise."""
     try:
-        counts = [int(n) for n in args.voxels.split(',')]
-        if len(counts) != 3:
-            raise ValueError
+        values = [int(n) for n in text.split(',')]
+        if len(values) == count:
+            return values
     except ValueError:
-        print(
-            f'pom-fe-check: --voxels {args.voxels!r}: expected NX,NY,NZ, three whole numbers',
-            file=sys.stderr,
-        )
-        return 2
-    try:
-        result = fe_check.check(
-            fe_check.box(*counts), args.displacement_mm, args.strut_mm / 1000, args.young_gpa * 1e9
-        )
-    except LatticeError as error:
-        print(f'pom-fe-check: {error}', file=sys.stderr)
-        return 2
-    write_output(args.json, json.dumps(result.document(), indent=1))
-    if args.plots:
-        _plot_fe(result, args.plots / 'fig2_fe_vs_pom.png')
-    print(
-        f'pom-fe-check: {args.voxels} voxels: FE = {result.scale:.3f} x POM, '
-        f'{100 * result.residual_share:.1f} % '
-        f'not captured, {100 * result.apex_share:.1f} % at the nodes POM keeps still',
-        file=sys.stderr,
-    )
-    return 0
-
-
-def _plot_fe(result, path: Path) -> None:
-    from soro_analysis.plotting import figure, save
-
-    fig, axes = figure(1, 2, size=(5.5, 5))
-    xy = 1000 * result.plane_nodes_m[:, :2]
-    scale = 0.12 * np.ptp(xy) / max(np.abs(result.pom_mm).max(), 1e-9)  # arrows drawn enlarged
-    for field, colour, label in (
-        (result.pom_mm, 'C0', 'POM'),
-        (result.fe_mm, 'C3', 'finite elements'),
-    ):
-        axes[0, 0].quiver(
-            xy[:, 0],
-            xy[:, 1],
-            field[:, 0] * scale,
-            field[:, 1] * scale,
-            color=colour,
-            angles='xy',
-            scale_units='xy',
-            scale=1,
-            width=0.004,
-            label=label,
-        )
-    axes[0, 0].set(
-        title=f'node displacements in the actuated plane ({",".join(map(str, result.voxels))} '
-        'voxels)',
-        xlabel='x, mm',
-        ylabel='y, mm (arrows enlarged)',
-        aspect='equal',
-    )
-    axes[0, 0].margins(0.15)
-    axes[0, 0].legend()
-    axes[0, 1].plot(result.distance, result.fe_over_pom, 'o-')
-    axes[0, 1].axhline(
-        result.scale, color='k', lw=0.8, ls='--', label=f'least-squares scale {result.scale:.2f}'
-    )
-    axes[0, 1].set(
-        xlabel='voxels from the actuator',
-        ylabel='|FE| / |POM|',
-        ylim=(0, 1.1),
-        title=f'{100 * result.residual_share:.1f} % of the motion not captured',
-    )
-    axes[0, 1].legend()
-    save(fig, path)
+        pass
+    raise LatticeError(f'{option} {text!r}: expected {form}, {count} whole numbers')
 
 
 def _plot_loops(markers: np.ndarray, path: Path) -> None:

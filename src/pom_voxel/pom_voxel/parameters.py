@@ -33,7 +33,8 @@ CONTROLLER = (
     ParamSpec(
         'ideality',
         1.0,
-        "η: share of a plane's motion reaching nodes off the actuator (0.8: the authors' robot)",
+        "η: share of a plane's motion reaching nodes off the actuator (0.8: the authors' robot; "
+        "pom-fe-check --structure gives the frame's for a structure)",
         0.01,
         1.0,
         read_only=True,

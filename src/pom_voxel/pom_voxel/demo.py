@@ -8,6 +8,7 @@ what ``soro-analyze`` says about that bag.
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -74,8 +75,31 @@ def main(argv: list[str] | None = None) -> int:
         print(f'pom-demo: {error}', file=sys.stderr)
         return 1
     analyze(bag, out, 'pom')
+    with (out / 'summary.md').open('a') as summary:
+        summary.write('\n'.join(fe_lines(out)) + '\n')
     print((out / 'summary.md').read_text())
     return 0
+
+
+def fe_lines(out: Path) -> list[str]:
+    """The paper's finite-element experiment on its 4 x 4 x 1 layer (``fe_check``): its figure and
+    JSON into ``out``, and the summary's lines."""
+    from pom_voxel import fe_check
+    from pom_voxel.fe_plots import fe_figure
+
+    result = fe_check.check(fe_check.box(4, 4, 1))
+    fe_figure(result, out / 'fig2_fe_vs_pom.png')
+    (out / 'fe_check.json').write_text(json.dumps(result.document(), indent=1) + '\n')
+    profile = ', '.join(f'{v:.3f}' for v in result.profile)
+    return [
+        '',
+        "## The paper's finite-element check (Fig. 2: its 4 x 4 x 1 layer, centre void driven)",
+        '',
+        f'- up to {100 * result.displacement_lost:.1f} % of displacement lost (the paper: up to '
+        f'{100 * fe_check.PAPER_LOSS:.1f} %); against distance from the actuator: {profile}',
+        f'- FE = {result.scale:.3f} x POM, {100 * result.residual_share:.1f} % not captured; '
+        'fig2_fe_vs_pom.png, fe_check.json',
+    ]
 
 
 if __name__ == '__main__':

@@ -125,3 +125,12 @@ def test_the_shape_of_the_deformation_does_not_depend_on_the_material():
 def test_a_zero_displacement_or_rigidity_is_refused(field):
     with pytest.raises(LatticeError, match='non-zero'):
         check(box(2, 2, 1), **{field: 0.0})
+
+
+def test_make_demo_writes_the_papers_check(tmp_path):
+    from pom_voxel.demo import fe_lines
+
+    lines = '\n'.join(fe_lines(tmp_path))
+    assert 'up to 4.6 % of displacement lost (the paper: up to 4.9 %)' in lines
+    assert json.loads((tmp_path / 'fe_check.json').read_text())['drive'] == 'void'
+    assert (tmp_path / 'fig2_fe_vs_pom.png').read_bytes()[:4] == b'\x89PNG'

@@ -64,12 +64,9 @@ class SnakeSim:
             body.mjcf(segments, surface, params, step_at_m)
         )
         self.data = mujoco.MjData(self.model)
-        if tau_inflate_s is not None or tau_vent_s is not None:
-            taus = pneumatics.step_time_constants(chambers)
-            chambers = chambers.with_time_constants(
-                tau_inflate_s or taus[0], tau_vent_s or taus[1]
-            )
-        self.chambers = pneumatics.Chambers(segments, chambers)
+        self.chambers = pneumatics.Chambers(
+            segments, _rescaled(chambers, tau_inflate_s, tau_vent_s)
+        )
         self.substeps = max(1, round(TICK_S / params.timestep_s))
         self.t_s = 0.0
         name = lambda kind, n: mujoco.mj_name2id(self.model, kind, n)  # noqa: E731
@@ -169,6 +166,16 @@ class SnakeSim:
     def joint_angles(self) -> np.ndarray:
         """Every bend joint's angle (N, 3, 2): segment, share, (yaw, pitch), in rad."""
         return self.data.qpos[self._bend_qpos].reshape(self.segments, 3, 2)
+
+
+def _rescaled(
+    chambers: pneumatics.ChamberParameters, tau_inflate_s: float | None, tau_vent_s: float | None
+) -> pneumatics.ChamberParameters:
+    """``chambers`` with the step-response time constants given (None: as they are)."""
+    if tau_inflate_s is None and tau_vent_s is None:
+        return chambers
+    taus = pneumatics.step_time_constants(chambers)
+    return chambers.with_time_constants(tau_inflate_s or taus[0], tau_vent_s or taus[1])
 
 
 def run_gait(

@@ -10,9 +10,20 @@ enough for one CPU core:
 - a plate between modules (36 mm, 61 mm at the head and the tail: 86 + 106 N mm in all, Table 2.1)
   carries two passive Ø 20 mm wheels on free hinges: they roll with the surface's rolling friction
   and slide sideways with its sliding friction, the anisotropy undulation needs (§2.1.5);
-- Table 5.1's friction factors, printed without units, become Coulomb coefficients times
-  ``friction_scale`` (0.1: paper's sliding 5.83 → μ 0.58, rolling 0.58 → 0.058, plausible values;
-  fixed, not fitted).
+- gravity against the bottom chambers' bend (§2.2.2, spec A1.2): a bottom chamber bends its segment
+  sideways and up, and the thesis says the body's weight cancels the upward part, so undulation
+  stays in the plane ("the lateral undulation will stay on the same plane"). The weight a segment
+  carries holds it down until the chambers' upward moment exceeds ``lift_threshold`` (a share of
+  one chamber's full-pressure moment): one bottom chamber's upward half stays on the ground, both
+  (state 3, sidewinding's {0, 1}) lift the body;
+- friction per surface and per pair, set explicitly (MuJoCo <pair> elements; no geom-to-geom
+  combination, whose maximum gave μ 1.0 to every body contact): Table 5.1's factors, printed
+  without units, become Coulomb coefficients times ``friction_scale`` (0.1: paper's sliding 5.83 →
+  μ 0.58, rolling 0.58 → 0.058). A wheel rolls along on its hinge against the rolling coefficient
+  and slides across with the sliding one (the anisotropy of §2.1.5, finite both ways); the body's
+  sheath slides with the sliding coefficient times ``sheath_over_sliding`` (the thesis gives no
+  sheath friction: ours is that Table 5.1's sliding factor, measured dragging the robot sideways,
+  is the sheath's too).
 
 Frame: x forward (the head leads at +x), y left, z up (REP-103); lengths in m, masses in kg, angles
 in rad.
@@ -55,6 +66,10 @@ class BodyParameters:
     # a segment's bend with one chamber at full supply pressure
     bend_rad: float = 1.0
     friction_scale: float = 0.1  # Table 5.1 factor → Coulomb coefficient
+    # the sheath's sliding coefficient over the wheels' sideways one (the same surface)
+    sheath_over_sliding: float = 1.0
+    # share of one chamber's full-pressure upward moment the body's weight absorbs (§2.2.2)
+    lift_threshold: float = 0.5
     segment_mass_kg: float = 0.12  # silicone segment with its sheath
     plate_mass_kg: float = 0.03  # plate, spacer, wheels, PCB
     # a 2-cell LiPo at each end (§2.1.5) and the head's Arduino
@@ -87,10 +102,13 @@ def bend(pressure_pa: np.ndarray, supply_pa: float, params: BodyParameters) -> n
     """Each segment's bend (N, 2): (yaw, pitch) in rad from chamber pressures (N, 3) in Pa. A
     positive yaw bends the segment to the right (its tail end swings to −y), a positive pitch bends
     it up (both its ends rise). The chambers' moment bends the stiffer up/down direction
-    ``pitch_stiffness_ratio`` times less."""
-    # bend direction (y, z) per segment
-    away = -(pressure_pa / supply_pa) @ CHAMBER_YZ * params.bend_rad
-    return np.column_stack([-away[:, 0], away[:, 1] / params.pitch_stiffness_ratio])
+    ``pitch_stiffness_ratio`` times less, and bends it up only by what exceeds the weight's share
+    ``lift_threshold`` (the ground holds the rest; pressing down, the ground pushes back in MuJoCo
+    itself)."""
+    # the chambers' moment (y, z) per segment, in full-pressure chamber moments
+    away = -(pressure_pa / supply_pa) @ CHAMBER_YZ
+    up = np.where(away[:, 1] > 0, np.maximum(away[:, 1] - params.lift_threshold, 0.0), away[:, 1])
+    return np.column_stack([-away[:, 0], up / params.pitch_stiffness_ratio]) * params.bend_rad
 
 
 def plate_lengths(segments: int) -> list[float]:
@@ -103,20 +121,16 @@ def mjcf(
 ) -> str:
     """The MJCF of an N-segment snake with its head at the origin facing +x on ``surface``; with
     ``step_at_m`` a 7 cm step whose edge is that far ahead of the head."""
-    sliding, rolling = surface_friction(surface, params)
     p = params
-    floor = (
-        f'<geom name="floor" type="plane" size="0 0 1" friction="{sliding} 0.001 '
-        f'{rolling * WHEEL_RADIUS_M}" '
-        f'contype="1" conaffinity="2"/>'
-    )
+    # the ground collides only through the explicit pairs below
+    floor = '<geom name="floor" type="plane" size="0 0 1" contype="0" conaffinity="0"/>'
+    grounds = ['floor']
     if step_at_m is not None:
         floor += (
             f'<geom name="step" type="box" pos="{step_at_m + 1.0} 0 {STEP_HEIGHT_M / 2}" '
-            f'size="1 1 {STEP_HEIGHT_M / 2}" friction="{sliding} 0.001 '
-            f'{rolling * WHEEL_RADIUS_M}" '
-            f'contype="1" conaffinity="2"/>'
+            f'size="1 1 {STEP_HEIGHT_M / 2}" contype="0" conaffinity="0"/>'
         )
+        grounds.append('step')
     body = _plate(0, plate_lengths(segments), segments, p, first=True)
     stiffness = {
         'y': p.joint_stiffness_nm_per_rad,
@@ -130,11 +144,41 @@ def mjcf(
     )
     return (
         f'<mujoco model="soft_snake"><compiler angle="radian"/>'
-        f'<option timestep="{p.timestep_s}" integrator="implicitfast" cone="pyramidal"/>'
+        # sparse Jacobians: the same solution, about 20 % less solver time with every wheel down
+        f'<option timestep="{p.timestep_s}" integrator="implicitfast" cone="pyramidal" '
+        f'jacobian="sparse"/>'
         f'<default><joint damping="{p.joint_damping_nms_per_rad}" armature="2e-5"/>'
         f'<geom contype="2" conaffinity="1" condim="3" solref="0.004 1"/></default>'
-        f'<worldbody>{floor}{body}</worldbody><actuator>{actuators}</actuator></mujoco>'
+        f'<worldbody>{floor}{body}</worldbody>'
+        f'<contact>{contact_pairs(segments, surface, p, grounds)}</contact>'
+        f'<actuator>{actuators}</actuator></mujoco>'
     )
+
+
+def contact_pairs(segments: int, surface: str, params: BodyParameters, grounds=('floor',)) -> str:
+    """Every body geom against each of ``grounds`` with its friction set explicitly: a wheel
+    (condim 6) slides with Table 5.1's sliding coefficient and rolls against its rolling one (a
+    torque μ_r N R), a plate or segment slides as the sheath does."""
+    sliding, rolling = surface_friction(surface, params)
+    sheath = sliding * params.sheath_over_sliding
+    roll = rolling * WHEEL_RADIUS_M
+    wheels = [f'wheel{a}_{s}' for a in range(segments + 1) for s in 'lr']
+    shell = [f'plate{a}' for a in range(segments + 1)] + [
+        f'segment{i}{half}' for i in range(segments) for half in 'ab'
+    ]
+    pairs = [
+        f'<pair geom1="{ground}" geom2="{w}" condim="6" solref="0.004 1" '
+        f'friction="{sliding} {sliding} 0.001 {roll} {roll}"/>'
+        for ground in grounds
+        for w in wheels
+    ]
+    pairs += [
+        f'<pair geom1="{ground}" geom2="{g}" condim="3" solref="0.004 1" '
+        f'friction="{sheath} {sheath} 0.005 0 0"/>'
+        for ground in grounds
+        for g in shell
+    ]
+    return ''.join(pairs)
 
 
 def _plate(
@@ -151,8 +195,7 @@ def _plate(
         f'<joint name="wheel{index}_{side}" type="hinge" axis="0 1 0" damping="1e-6" '
         'armature="1e-7"/>'
         f'<geom name="wheel{index}_{side}" type="sphere" size="{WHEEL_RADIUS_M}" '
-        'mass="0.005" condim="6" '
-        f'friction="0 0 0"/></body>'
+        'mass="0.005" condim="6"/></body>'
         for side, sign in (('l', 1), ('r', -1))
     )
     joints = '' if first else _bend_joints(index - 1, 2)
@@ -169,13 +212,13 @@ def _plate(
 
 def _segment(i: int, lengths: list[float], segments: int, p: BodyParameters, x: float) -> str:
     half = SEGMENT_LENGTH_M / 2
-    link = (
-        f'<geom type="capsule" fromto="0 0 0 {-half} 0 0" size="{p.body_radius_m}" '
-        f'mass="{p.segment_mass_kg / 2}"/>'
+    link = lambda name: (  # noqa: E731
+        f'<geom name="{name}" type="capsule" fromto="0 0 0 {-half} 0 0" '
+        f'size="{p.body_radius_m}" mass="{p.segment_mass_kg / 2}"/>'
     )
     return (
-        f'<body name="segment{i}a" pos="{x} 0 0">{_bend_joints(i, 0)}{link}'
-        f'<body name="segment{i}b" pos="{-half} 0 0">{_bend_joints(i, 1)}{link}'
+        f'<body name="segment{i}a" pos="{x} 0 0">{_bend_joints(i, 0)}{link(f"segment{i}a")}'
+        f'<body name="segment{i}b" pos="{-half} 0 0">{_bend_joints(i, 1)}{link(f"segment{i}b")}'
         f'{_plate(i + 1, lengths, segments, p)}</body></body>'
     )
 

@@ -2,10 +2,10 @@
 and the body's motion out (thesis §2.3 in spirit, on one CPU core). No ROS.
 
 Each control tick (10 ms, the valve driver's 100 Hz) the chambers follow their duties with the
-first-order model of ``pneumatics``, the pressures set every segment's bend targets
-(``body.bend``), and MuJoCo steps the body to the next tick with joint servos of finite stiffness,
-so gravity and the ground push back. ``run`` drives a whole gait and returns the trajectory;
-``gait_speed`` reduces it to the thesis's measure, the centre of mass's speed.
+thesis's Eqs. 2.6-2.8 on a shared supply (``pneumatics``), the pressures set every segment's bend
+targets (``body.bend``), and MuJoCo steps the body to the next tick with joint servos of finite
+stiffness, so gravity and the ground push back. ``run`` drives a whole gait and returns the
+trajectory; ``gait_speed`` reduces it to the thesis's measure, the centre of mass's speed.
 """
 
 from __future__ import annotations
@@ -46,23 +46,27 @@ class Trajectory:
 
 class SnakeSim:
     """An N-segment snake on ``surface`` (Table 5.1), optionally before a 7 cm step ``step_at_m``
-    ahead."""
+    ahead; its ``chambers`` (Eqs. 2.6-2.8) rescaled to the step-response time constants
+    ``tau_inflate_s`` and ``tau_vent_s`` when those are given."""
 
     def __init__(
         self,
         segments: int,
         surface: str = 'paper',
         params: body.BodyParameters = body.BodyParameters(),
-        tau_inflate_s: float = 0.3,
-        tau_vent_s: float = 0.3,
+        tau_inflate_s: float | None = None,
+        tau_vent_s: float | None = None,
         step_at_m: float | None = None,
+        chambers: pneumatics.ChamberParameters = pneumatics.DEFAULT_CHAMBERS,
     ):
         self.segments, self.params = segments, params
         self.model = mujoco.MjModel.from_xml_string(
             body.mjcf(segments, surface, params, step_at_m)
         )
         self.data = mujoco.MjData(self.model)
-        self.chambers = pneumatics.Chambers(segments, tau_inflate_s, tau_vent_s)
+        self.chambers = pneumatics.Chambers(
+            segments, _rescaled(chambers, tau_inflate_s, tau_vent_s)
+        )
         self.substeps = max(1, round(TICK_S / params.timestep_s))
         self.t_s = 0.0
         name = lambda kind, n: mujoco.mj_name2id(self.model, kind, n)  # noqa: E731
@@ -164,6 +168,16 @@ class SnakeSim:
         return self.data.qpos[self._bend_qpos].reshape(self.segments, 3, 2)
 
 
+def _rescaled(
+    chambers: pneumatics.ChamberParameters, tau_inflate_s: float | None, tau_vent_s: float | None
+) -> pneumatics.ChamberParameters:
+    """``chambers`` with the step-response time constants given (None: as they are)."""
+    if tau_inflate_s is None and tau_vent_s is None:
+        return chambers
+    taus = pneumatics.step_time_constants(chambers)
+    return chambers.with_time_constants(tau_inflate_s or taus[0], tau_vent_s or taus[1])
+
+
 def run_gait(
     gait: Gait,
     surface: str,
@@ -183,9 +197,12 @@ def gait_speed(
     cycles: int = 6,
     settle_cycles: int = 1,
     min_duration_s: float = 10.0,
+    **chambers,
 ) -> tuple[float, float]:
     """(speed, forward speed) in m/s of ``gait`` on ``surface`` after ``settle_cycles`` periods,
-    measured over at least ``cycles`` periods and ``min_duration_s``."""
+    measured over at least ``cycles`` periods and ``min_duration_s``; ``chambers`` as for
+    ``SnakeSim``."""
     settle = settle_cycles * gait.period_s
     duration = settle + max(cycles * gait.period_s, min_duration_s)
-    return run_gait(gait, surface, duration, params).speed(gait.period_s, after_s=settle)
+    trajectory = run_gait(gait, surface, duration, params, **chambers)
+    return trajectory.speed(gait.period_s, after_s=settle)

@@ -1,5 +1,6 @@
-"""The MuJoCo snake: contact sanity, the chambers' bends, the calibration on chapter 2's headline
-speeds (SN-12), the travelling wave's direction (D-S6), and the step climb's bookkeeping."""
+"""The MuJoCo snake: contact sanity, friction per surface, the chambers' bends against gravity, the
+calibration on chapter 2's headline speeds (SN-12), the travelling wave's direction (D-S6), and the
+step climb's bookkeeping."""
 
 import math
 
@@ -7,7 +8,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from soft_snake import body, calibration, climbing, simulator
+from soft_snake import body, calibration, climbing, simulator, tables
 from soft_snake.gaits import PRESETS, Gait
 
 G = 9.81
@@ -45,17 +46,57 @@ def test_wheels_roll_freely_and_slide_sideways_with_coulomb_friction(axis, coeff
 def test_chambers_bend_the_segment_away_from_themselves():
     sim = simulator.SnakeSim(3, 'paper', calibration.CALIBRATED)
     k = -np.ones((3, 3), np.int8)
-    # bottom left: bends right (positive yaw), and up
+    # bottom left: bends right (positive yaw); its upward half stays on the ground (§2.2.2)
     k[1, 0] = 1
     sim.run(lambda t: k, 1.5)
     yaw, pitch = sim.joint_angles()[1].sum(axis=0)
-    assert yaw > 0.3 and pitch > 0
+    assert yaw > 0.3 and abs(pitch) < 0.05
+    assert np.all(sim.wheel_heights() < 0.002)
     raised = simulator.SnakeSim(5, 'paper', calibration.CALIBRATED)
     k = -np.ones((5, 3), np.int8)
-    # state 3 on the head segment: the head lifts
+    # state 3 on the head segment: the head lifts, by what of the two chambers' upward moment
+    # exceeds the weight's share (lift_threshold)
     k[0, :2] = 1
     raised.run(lambda t: k, 1.5)
-    assert raised.wheel_heights()[0] > 0.01 and np.all(raised.wheel_heights()[2:] < 0.005)
+    assert raised.wheel_heights()[0] > 0.003 and np.all(raised.wheel_heights()[2:] < 0.002)
+
+
+def test_gravity_keeps_undulation_on_the_ground_and_sidewinding_lifts():
+    """§2.2.2: every axle is down at least 95 % of the time undulating (wheel bottom under 2 mm);
+    sidewinding lifts some axle above 5 mm."""
+    for segments in (3, 5):
+        gait = calibration.head_first(Gait('undulation', segments, 2.0, 2 * math.pi / 3))
+        heights = simulator.run_gait(gait, 'paper', 6.0, calibration.CALIBRATED).wheel_z_m
+        down = np.mean(heights[100:] < 0.002, axis=0)
+        assert down.min() >= 0.95, (segments, down)
+    gait = calibration.head_first(PRESETS['sidewinding_default'][0])
+    heights = simulator.run_gait(gait, 'paper', 4.0, calibration.CALIBRATED).wheel_z_m
+    assert heights.max() > 0.005
+
+
+@pytest.mark.parametrize('surface', ['rubber', 'paper', 'carpet', 'grass'])
+def test_the_compiled_model_sets_each_contact_s_friction_from_table_5_1(surface):
+    """Wheels slide and roll with Table 5.1's pair of values, the sheath slides; every contact
+    MuJoCo makes, on the floor and on the step, is one of those pairs (none at the default μ 1)."""
+    params = calibration.CALIBRATED
+    sim = simulator.SnakeSim(3, surface, params, step_at_m=0.05)
+    sliding, rolling = (f * params.friction_scale for f in tables.friction()[surface])
+    wheel = [sliding, sliding, 0.001, rolling * body.WHEEL_RADIUS_M, rolling * body.WHEEL_RADIUS_M]
+    sheath = [sliding * params.sheath_over_sliding] * 2 + [0.005, 0, 0]
+    name = lambda g: mujoco.mj_id2name(sim.model, mujoco.mjtObj.mjOBJ_GEOM, g)  # noqa: E731
+    # floor and step: 8 wheels, 4 plates, 6 half-segments
+    assert sim.model.npair == 2 * (8 + 4 + 6)
+    for g1, g2, friction in zip(
+        sim.model.pair_geom1, sim.model.pair_geom2, sim.model.pair_friction
+    ):
+        assert name(g1) in ('floor', 'step')
+        expected = wheel if name(g2).startswith('wheel') else sheath
+        assert friction.tolist() == pytest.approx(expected), (surface, name(g2))
+    sim.run(vented(3), 0.2)
+    contacts = sim.data.contact[: sim.data.ncon]
+    assert len(contacts) >= 4
+    for c in contacts:
+        assert c.friction.tolist() in (pytest.approx(wheel), pytest.approx(sheath))
 
 
 def test_calibrated_headline_speeds_within_15_percent():
@@ -91,8 +132,10 @@ def test_the_step_climb_records_each_wheel_and_stops_at_its_timeout():
     result = climbing.climb_step(frequency_hz=2.0, timeout_s=3.0)
     assert result.trajectory.t_s[-1] == pytest.approx(3.0)
     assert result.peak_height_m.shape == (6,) and result.landed_at_s.shape == (6,)
-    # row 1 raises the head (state 3 on segment 1)
-    assert result.peak_height_m[0] > 0.02
+    # row 1 raises the head (state 3 on segment 1) above every other axle; with gravity against
+    # the bend (lift_threshold) and the supply shared with four undulating segments only by 1-6
+    # mm, not onto the step: see docs/soft_snake.md
+    assert result.peak_height_m[0] > max(0.0005, result.peak_height_m[1:].max())
     # what our snake manages: see docs/soft_snake.md
     assert result.rows_done == 0 and not result.on_top
 
@@ -101,7 +144,8 @@ def test_gaits_run_from_the_gait_functions_through_the_valve_commander():
     gait = Gait('sidewinding', 3, 1.0, math.pi / 3)
     trajectory = simulator.run_gait(gait, 'rubber', 1.0, calibration.CALIBRATED)
     assert trajectory.pressure_pa.shape == (100, 3, 3)
+    # the shared supply sags with two of three chambers filling in every segment (pneumatics)
     assert (
-        trajectory.pressure_pa[-1].max() > 0.5 * 117e3
+        trajectory.pressure_pa[-1].max() > 0.4 * 117e3
         and trajectory.pressure_pa[:, :, 2].max() > 0
     )

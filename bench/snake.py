@@ -10,7 +10,8 @@ The simulator: ``sim_realtime_factor``, simulated over wall seconds for the four
 undulating on paper (calibrated body, 2 ms step, valves and chambers every 10 ms), on one core
 (target at least 20); beside it ``mujoco_floor_realtime_factor``, the same model stepped by bare
 ``mj_step`` calls with constant controls, and the ratio (how much of MuJoCo's own speed the gait
-loop keeps); ``table_sweep_wall_s``, every cell of Tables 5.2-5.7 (288 runs) in one process.
+loop keeps); ``table_sweep_wall_s``, every cell of Tables 5.2-5.7 (288 runs) on one local Ray
+worker.
 """
 
 import json

@@ -24,6 +24,7 @@ setup(
         'console_scripts': [
             'soft-snake-gait = soft_snake.cli:main',
             'soft-snake-tables = soft_snake.cli:tables_main',
+            'soft-snake-fit = soft_snake.cli:fit_main',
             'soft-snake-demo = soft_snake.demo:main',
             'soft_snake_driver = soft_snake.driver_node:main',
             'soft_snake_sim = soft_snake.sim_node:main',

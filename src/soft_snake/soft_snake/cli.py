@@ -5,7 +5,11 @@ trends, as JSON and a scatter plot. Every refusal one line, exit code 2.
 
     soft-snake-gait --gait undulation --segments 4 --freq 2.0 --beta 2.0944 \\
         --times 0.05,0.1,0.2 --json
-    soft-snake-tables --json tables.json --plot tables.png --processes 2
+    soft-snake-tables --json tables.json --plot tables.png --processes 2 [--params params.yaml]
+    soft-snake-fit measured.csv --out fit/ --split 0.7 --seed 0 --evaluations 200 --workers 2
+
+``soft-snake-fit``: the simulator's body parameters fitted to a robot's measured speeds
+(``fit``), with the held-out figures beside two baselines (``fit_report``).
 """
 
 from __future__ import annotations
@@ -15,8 +19,17 @@ import json
 import math
 import sys
 
+from soft_snake.calibration import HEAD_FIRST
 from soft_snake.gaits import GAITS, Gait, GaitError, chamber_states
-from soro_node.arguments import CommandParser, add_option, output_file, worker_count, write_output
+from soro_node.arguments import (
+    CommandParser,
+    add_option,
+    output_dir,
+    output_file,
+    read_input,
+    worker_count,
+    write_output,
+)
 from soro_node.params import ParamSpec
 
 GAIT_HELP = (
@@ -67,11 +80,19 @@ def main(argv: list[str] | None = None) -> int:
         '--times', type=_times, required=True, help='comma-separated times since the start (s)'
     )
     parser.add_argument(
+        '--wave-direction',
+        type=int,
+        choices=(1, -1),
+        default=HEAD_FIRST,
+        help='the travelling wave as Eq. 2.1 reads (1) or reversed (-1, head first: the default '
+        'of config/soft_snake.yaml, what the driver sends)',
+    )
+    parser.add_argument(
         '--json', action='store_true', help='JSON (the only output form; kept for clarity)'
     )
     args = parser.parse_args(argv)
     try:
-        gait = Gait(args.gait, args.segments, args.freq, args.beta, args.phi)
+        gait = Gait(args.gait, args.segments, args.freq, args.beta, args.phi, args.wave_direction)
     except GaitError as error:
         print(f'soft-snake-gait: {error}', file=sys.stderr)
         return 2
@@ -81,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         'frequency_hz': gait.frequency_hz,
         'beta_rad': gait.beta_rad,
         'phi': gait.phi,
+        'wave_direction': gait.wave_direction,
         'chambers': ['bottom_left', 'bottom_right', 'top'],
         'states': [{'t_s': t, 'K': chamber_states(gait, t).tolist()} for t in args.times],
     }
@@ -89,8 +111,25 @@ def main(argv: list[str] | None = None) -> int:
 
 
 PROCESSES = ParamSpec(
-    'processes', 1, 'worker processes, at most one per core (default 1)', 1, 1_000_000
+    'processes', 1, 'local Ray workers, at most one per core (default 1)', 1, 1_000_000
 )
+PARAMS_HELP = (
+    "a parameter file of the simulator's body (soft-snake-fit's params.yaml; default: the "
+    'calibrated one)'
+)
+ADDRESS_HELP = (
+    'host:port of an existing Ray cluster to sweep on (default: an embedded local Ray, '
+    '--processes workers)'
+)
+
+
+def _body_parameters(text: str):
+    from soft_snake import body_file
+
+    try:
+        return body_file.load(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def tables_main(argv: list[str] | None = None) -> int:
@@ -103,11 +142,20 @@ def tables_main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument('--plot', type=output_file, help='where to write the scatter plot (PNG)')
     add_option(parser, '--processes', PROCESSES)
+    parser.add_argument('--params', type=_body_parameters, help=PARAMS_HELP)
+    parser.add_argument('--address', help=ADDRESS_HELP)
     args = parser.parse_args(argv)
     processes = worker_count(args.processes, parser.prog, '--processes')
-    from soft_snake import reproduction
+    from soft_snake import calibration, reproduction
+    from soft_snake.sweep import SweepError
 
-    predictions = reproduction.predict_tables(processes=processes)
+    try:
+        predictions = reproduction.predict_tables(
+            processes=processes, params=args.params or calibration.CALIBRATED, address=args.address
+        )
+    except SweepError as error:
+        print(f'{parser.prog}: {error}', file=sys.stderr)
+        return 2
     document = {
         'rank_correlation': reproduction.rank_correlation(predictions),
         'trends': {
@@ -123,6 +171,72 @@ def tables_main(argv: list[str] | None = None) -> int:
     if args.plot:
         reproduction.scatter(predictions, args.plot)
     print(json.dumps({k: document[k] for k in ('rank_correlation', 'trends')}))
+    return 0
+
+
+FIT_HELP = (
+    "the simulator's body parameters fitted to a robot's measured speeds on a training share of "
+    'them, reported on the held-out rest beside two baselines; resumable'
+)
+MEASURED_HELP = (
+    'CSV with columns gait, segments, frequency_hz (Hz), phase_offset_rad (β, rad, or kπ/m), '
+    "surface (Table 5.1's), speed_bl_per_s (the centre of mass's speed in body lengths per "
+    "second, the thesis tables' unit); the package's data/measured_tables.csv is Tables 5.2-5.7"
+)
+WORKERS = ParamSpec('workers', 1, 'local Ray workers, at most one per core', 1, 1_000_000)
+EVALUATIONS = ParamSpec('evaluations', 200, 'parameter sets evaluated in all', 1, 1_000_000)
+SEED = ParamSpec('seed', 0, "the split's and the optimiser's seed", 0, 2**31 - 1)
+MIN_DURATION = ParamSpec(
+    'min_duration_s', 10.0, 'simulated seconds per cell, at least', 0.5, 600.0
+)
+CYCLES = ParamSpec('cycles', 6, 'gait periods per cell, at least', 1, 1000)
+
+
+def _fit_parser() -> CommandParser:
+    parser = CommandParser(prog='soft-snake-fit', description=FIT_HELP)
+    parser.add_argument('measured', help=MEASURED_HELP)
+    parser.add_argument('--out', type=output_dir, required=True, help='folder of the results')
+    parser.add_argument(
+        '--split',
+        default='0.7',
+        help="the training share of each gait's cells (0.7), or field=value: those cells held "
+        'out (segments=5, surface=grass); the held-out figures are the ones reported',
+    )
+    add_option(parser, '--seed', SEED)
+    parser.add_argument('--address', help=ADDRESS_HELP.replace('--processes', '--workers'))
+    add_option(parser, '--workers', WORKERS)
+    add_option(parser, '--evaluations', EVALUATIONS)
+    add_option(parser, '--min-duration', MIN_DURATION)
+    add_option(parser, '--cycles', CYCLES)
+    return parser
+
+
+def fit_main(argv: list[str] | None = None) -> int:
+    """``soft-snake-fit``: fits ``fit.FITTED`` on the training cells of MEASURED.csv, writes
+    params.yaml, report.json and plots into ``--out``, prints the held-out figures beside the
+    baselines; returns 0, or 2 on bad input or an unreachable ``--address``."""
+    parser = _fit_parser()
+    args = parser.parse_args(argv)
+    from soft_snake import evaluation, fit, measurements
+    from soft_snake.sweep import RaySweep, SweepError
+
+    try:
+        cells = measurements.parse(read_input(args.measured), args.measured)
+        training, held_out = evaluation.split(cells, args.split, args.seed)
+        fit.check_enough(training, held_out, args.measured)
+    except ValueError as error:
+        print(f'{parser.prog}: {error}', file=sys.stderr)
+        return 2
+    workers = worker_count(args.workers, parser.prog, '--workers')
+    try:
+        with RaySweep(args.address, workers) as pool:
+            report = fit.run(args, pool, training, held_out)
+    except SweepError as error:
+        print(f'{parser.prog}: {error}', file=sys.stderr)
+        return 2
+    from soft_snake import fit_report
+
+    print(fit_report.side_by_side(report['held_out']))
     return 0
 
 

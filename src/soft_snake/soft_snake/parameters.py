@@ -136,6 +136,13 @@ SIMULATOR = (
             'mocap_noise_m', 5e-4, 'position noise, standard deviation per axis (m)', 0.0, 0.01
         ),
         ParamSpec('seed', 0, 'noise seed', 0, 2**31 - 1, read_only=True),
+        ParamSpec(
+            'body_parameters_file',
+            '',
+            "the simulated body's parameter file (soft-snake-fit's params.yaml; empty: the "
+            'calibrated default)',
+            read_only=True,
+        ),
     )
     + FRAMES_OF_MOCAP
 )

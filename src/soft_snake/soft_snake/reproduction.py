@@ -9,8 +9,6 @@ cells are predictions.
 from __future__ import annotations
 
 import math
-import multiprocessing
-import signal
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,31 +33,44 @@ class Prediction:
         return self.speed_m_s / body_length_m(self.cell.segments)
 
 
-def predict(cell: tables.Cell, params: body.BodyParameters = calibration.CALIBRATED) -> Prediction:
+@dataclass(frozen=True)
+class RunLength:
+    """How long each cell is simulated: at least ``cycles`` gait periods and ``min_duration_s``,
+    after ``settle_cycles`` (``simulator.gait_speed``'s arguments)."""
+
+    cycles: int = 6
+    min_duration_s: float = 10.0
+    settle_cycles: int = 1
+
+
+def predict(
+    cell: tables.Cell,
+    params: body.BodyParameters = calibration.CALIBRATED,
+    run: RunLength = RunLength(),
+) -> Prediction:
     """One table cell's gait run head first on its surface by the simulator with ``params``
     (default: the calibrated one), as ``simulator.gait_speed`` measures it."""
     gait = calibration.head_first(Gait(cell.gait, cell.segments, cell.frequency_hz, cell.beta_rad))
-    return Prediction(cell, *simulator.gait_speed(gait, cell.surface, params))
+    speed = simulator.gait_speed(
+        gait, cell.surface, params, run.cycles, run.settle_cycles, run.min_duration_s
+    )
+    return Prediction(cell, *speed)
 
 
-def predict_tables(cells: list[tables.Cell] | None = None, processes: int = 1) -> list[Prediction]:
-    """The calibrated simulator's prediction of ``cells`` (default: every cell of Tables
-    5.2-5.7)."""
+def predict_tables(
+    cells: list[tables.Cell] | None = None,
+    processes: int = 1,
+    params: body.BodyParameters = calibration.CALIBRATED,
+    address: str | None = None,
+) -> list[Prediction]:
+    """The simulator's prediction of ``cells`` (default: every cell of Tables 5.2-5.7) with
+    ``params`` (default: the calibrated one), swept on an embedded Ray of ``processes`` workers or
+    the Ray cluster at ``address`` (``sweep``)."""
+    from soft_snake.sweep import RaySweep  # Ray is imported only by who sweeps
+
     cells = tables.speeds() if cells is None else cells
-    if processes <= 1:
-        return [predict(c) for c in cells]
-    # spawned, not forked: a caller with ROS or other threads running would fork their held locks
-    # into the workers. Leaving the block by any exception, KeyboardInterrupt or a SIGTERM made one
-    # (soro_node.arguments) included, terminates the workers; they ignore SIGINT themselves, so
-    # that Ctrl-C reaches only the caller, who ends them.
-    with multiprocessing.get_context('spawn').Pool(
-        processes, initializer=_leave_sigint_to_the_caller
-    ) as pool:
-        return pool.map(predict, cells)
-
-
-def _leave_sigint_to_the_caller() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with RaySweep(address, processes) as pool:
+        return pool.sweep(cells, params)
 
 
 def rank_correlation(predictions: list[Prediction]) -> dict[str, float]:

@@ -33,7 +33,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, Header
 from std_srvs.srv import Trigger
 
-from soft_snake import calibration, climbing, simulator
+from soft_snake import body_file, calibration, climbing, simulator
 from soft_snake.device import SnakeHeadFirmware
 from soft_snake.drawing import joint_names
 from soft_snake.gaits import Gait, GaitError, ValveCommander, chamber_states
@@ -63,7 +63,9 @@ class SoftSnakeSimNode(Node):
         self.sim = simulator.SnakeSim(
             p['segments'],
             p['surface'],
-            calibration.CALIBRATED,
+            body_file.load(p['body_parameters_file'])
+            if p['body_parameters_file']
+            else calibration.CALIBRATED,
             p['tau_s'],
             p['tau_s'],
             step_at_m=p['step_ahead_m'] or None,

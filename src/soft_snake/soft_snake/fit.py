@@ -1,0 +1,227 @@
+"""Fitting the simulator's body parameters to a robot's measured speeds (``soft-snake-fit``). No
+ROS.
+
+``FITTED`` names the parameters fitted and their bounds, in one place: a field of
+``body.BodyParameters`` joins the fit by a line there. A fit scores each parameter set on the
+training cells only (``score``) with scipy's differential evolution, whose populations go to the
+Ray sweep as one batch each (its ``workers=`` map); every evaluated set and its score is appended
+to ``evaluations.jsonl`` in the output folder as it completes. Differential evolution with the same
+seed proposes the same sets when given the same scores, so a cut fit run again reads the stored
+sets' scores instead of simulating them and continues where it stopped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+from scipy.optimize import differential_evolution
+
+from soft_snake import body, calibration, tables
+from soft_snake.gaits import body_length_m
+from soft_snake.reproduction import Prediction, RunLength
+from soft_snake.sweep import RaySweep
+
+# name → (low, high), each a body.BodyParameters field; the calibrated values lie inside
+FITTED = {
+    'bend_rad': (0.6, 2.0),
+    'pitch_stiffness_ratio': (1.0, 5.0),
+    'friction_scale': (0.03, 0.3),
+    'joint_stiffness_nm_per_rad': (0.3, 3.0),
+    'joint_damping_nms_per_rad': (0.001, 0.03),
+    'segment_mass_kg': (0.08, 0.2),
+    'lift_threshold': (0.3, 0.7),
+    'sheath_over_sliding': (0.3, 2.0),
+}
+STORE = 'evaluations.jsonl'
+# differential evolution's population: this many sets per fitted parameter
+POPULATION_PER_PARAMETER = 5
+# BL/s added to both sides of the log ratio: a cell measured or predicted at 0 stays finite
+SPEED_FLOOR_BL_S = 0.01
+
+
+def parameters_of(x) -> body.BodyParameters:
+    """The calibrated parameters with ``FITTED``'s fields set to ``x`` (in ``FITTED``'s order)."""
+    return dataclasses.replace(calibration.CALIBRATED, **dict(zip(FITTED, map(float, x))))
+
+
+def score(predictions: list[Prediction]) -> float:
+    """Mean |ln(predicted / measured)| of the forward speed in BL/s: scale errors count alike up
+    and down, and a cell run backwards counts as standing still."""
+    errors = [
+        abs(
+            math.log(
+                (max(p.forward_m_s / body_length_m(p.cell.segments), 0.0) + SPEED_FLOOR_BL_S)
+                / (p.cell.bl_per_s + SPEED_FLOOR_BL_S)
+            )
+        )
+        for p in predictions
+    ]
+    return float(np.mean(errors))
+
+
+def fingerprint(training: list[tables.Cell], run: RunLength) -> str:
+    """What a stored score depends on besides the set: the training cells, the run length and the
+    fitted names. A store written with other arguments is not reused."""
+    text = json.dumps([[vars(c) for c in training], vars(run), list(FITTED)], sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+class Store:
+    """The evaluated sets of one fit, appended one JSON line each to ``path`` as each completes."""
+
+    def __init__(self, path: Path, key: str):
+        self.path, self.key = Path(path), key
+        self.scores: dict[tuple, float] = {}
+        if self.path.exists():
+            for line in self.path.read_text().splitlines():
+                self._read(line)
+
+    def _read(self, line: str) -> None:
+        try:
+            entry = json.loads(line)
+        except ValueError:  # a line cut by a kill mid-write: that set is simulated again
+            return
+        if isinstance(entry, dict) and entry.get('fingerprint') == self.key:
+            self.scores[tuple(entry['x'][name] for name in FITTED)] = entry['score']
+
+    def add(self, x: tuple, value: float) -> None:
+        """Append one evaluated set (flushed at once: a kill loses at most the line being
+        written)."""
+        entry = {'fingerprint': self.key, 'x': dict(zip(FITTED, x)), 'score': value}
+        with self.path.open('a') as out:
+            out.write(json.dumps(entry) + '\n')
+        self.scores[x] = value
+
+    def best(self) -> tuple[tuple, float]:
+        """The stored set with the lowest score, and the score."""
+        return min(self.scores.items(), key=lambda item: item[1])
+
+
+class BudgetSpent(Exception):
+    """The fit's evaluations are all done (how a population map stops differential evolution)."""
+
+
+class Evaluator:
+    """Differential evolution's ``workers=`` map: a population's sets scored on the training
+    cells, the stored ones read back, the others swept on Ray and stored as they complete."""
+
+    def __init__(self, pool: RaySweep, store: Store, training, run: RunLength, budget: int):
+        self.pool, self.store, self.training, self.run = pool, store, training, run
+        self.budget, self.done, self.simulated = budget, 0, 0
+
+    def __call__(self, _objective, population) -> list[float]:
+        """Scores of ``population`` (the objective is ``score`` of the training sweep, here);
+        BudgetSpent once ``budget`` sets are evaluated, after storing the last of them."""
+        keys = [tuple(float(v) for v in x) for x in population]
+        spent = len(keys) >= self.budget - self.done
+        keys = keys[: self.budget - self.done]
+        new = list(dict.fromkeys(k for k in keys if k not in self.store.scores))
+        self.pool.sweep_many(
+            [parameters_of(k) for k in new],
+            self.training,
+            self.run,
+            lambda i, p: self._store(new[i], p),
+        )
+        for k in keys:
+            if k not in new:
+                self._progress(k, 'stored')
+        if spent:
+            raise BudgetSpent
+        return [self.store.scores[k] for k in keys]
+
+    def _store(self, key: tuple, predictions: list[Prediction]) -> None:
+        self.store.add(key, score(predictions))
+        self.simulated += 1
+        self._progress(key, 'simulated')
+
+    def _progress(self, key: tuple, how: str) -> None:
+        self.done += 1
+        best = self.store.best()[1]
+        print(
+            f'soft-snake-fit: evaluation {self.done}/{self.budget} ({how}): score '
+            f'{self.store.scores[key]:.4f}, best {best:.4f}',
+            file=sys.stderr,
+            flush=True,
+        )
+
+
+def fit(evaluator: Evaluator, seed: int) -> body.BodyParameters:
+    """The best parameter set after ``evaluator.budget`` evaluations of differential evolution."""
+    try:
+        _evolve(evaluator, seed)
+    except BudgetSpent:
+        pass
+    return parameters_of(evaluator.store.best()[0])
+
+
+def _evolve(evaluator: Evaluator, seed: int) -> None:
+    differential_evolution(
+        lambda x: math.nan,  # never called: the evaluator maps populations itself
+        list(FITTED.values()),
+        rng=np.random.default_rng(seed),
+        maxiter=1_000_000,
+        popsize=POPULATION_PER_PARAMETER,
+        tol=0.0,
+        polish=False,
+        updating='deferred',
+        workers=evaluator,
+    )
+
+
+def check_enough(training: list, held_out: list, source: str) -> None:
+    """ValueError (one line) unless the training cells outnumber the fitted parameters and some
+    cells are held out."""
+    if len(training) <= len(FITTED):
+        raise ValueError(
+            f'{source}: {len(training)} training cells for {len(FITTED)} fitted parameters: '
+            f'at least {len(FITTED) + 1} needed (more measured cells, or a larger --split)'
+        )
+    if not held_out:
+        raise ValueError(f'{source}: no cell held out by the split: nothing to report on')
+
+
+def run(args, pool: RaySweep, training: list, held_out: list) -> dict:
+    """A whole fit into ``args.out``: the evaluations (resumed from its store), the best set's
+    predictions of every cell, plots, params.yaml and report.json (written last); the report."""
+    from soft_snake import body_file, evaluation, fit_report
+
+    length = RunLength(args.cycles, args.min_duration)
+    store = Store(args.out / STORE, fingerprint(training, length))
+    evaluator = Evaluator(pool, store, training, length, args.evaluations)
+    best = fit(evaluator, args.seed)
+    predictions = pool.sweep(training + held_out, best, length)
+    tested = predictions[len(training) :]
+    figures = fit_report.held_out_figures(training, held_out, tested)
+    fit_report.table_plots(predictions, args.out)
+    fit_report.scatter(
+        tested, evaluation.friction_table(training, held_out), args.out / 'scatter.png'
+    )
+    body_file.write(args.out / 'params.yaml', best)
+    report = {
+        'held_out': figures,
+        'training': {'simulator': evaluation.metrics(predictions[: len(training)])},
+        'split': {
+            'rule': args.split,
+            'seed': args.seed,
+            'training_cells': len(training),
+            'held_out_cells': [vars(c) for c in held_out],
+        },
+        'evaluations': {
+            'asked': args.evaluations,
+            'stored': len(store.scores),
+            'simulated_this_run': evaluator.simulated,
+            'best_score': store.best()[1],
+            'score': 'mean |ln(predicted / measured)| of forward BL/s on the training cells',
+        },
+        'fitted': {name: list(bounds) for name, bounds in FITTED.items()},
+        'parameters': dataclasses.asdict(best),
+        'run_length': vars(length),
+    }
+    fit_report.write_json(args.out / 'report.json', report)
+    return report

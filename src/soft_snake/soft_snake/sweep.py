@@ -1,0 +1,150 @@
+"""Table sweeps on Ray: the simulator's prediction of many cells with given body parameters, each
+cell a Ray task that gets the cell, the parameters and how long to run it (never the driver's
+state). No ROS.
+
+``RaySweep`` is an embedded local Ray by default (``ray.init`` with a bounded ``num_cpus``, no
+dashboard, its logs in a temporary folder, shut down afterwards) or joins an existing cluster
+(``address``, ``host:port`` of its head). ``soft-snake-tables`` and ``soft-snake-fit`` both sweep
+through it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import signal
+import socket
+import tempfile
+from collections.abc import Callable
+
+from soft_snake import body, tables
+from soft_snake.reproduction import Prediction, RunLength, predict
+
+# how long it takes to learn that nobody listens at --address
+CONNECT_TIMEOUT_S = 5.0
+
+
+def nothing() -> None:
+    """A task that does nothing: what a task costs Ray itself (``bench/soft_snake_fit.py``)."""
+
+
+class SweepError(RuntimeError):
+    """Ray could not be started or joined: one line."""
+
+
+class RaySweep:
+    """A Ray session (a context manager) that predicts cells: embedded with ``workers`` CPUs, or
+    the cluster at ``address``."""
+
+    def __init__(self, address: str | None = None, workers: int = 1):
+        self.address, self.workers = address, workers
+        self._temp_dir: str | None = None
+        self._pending: list = []
+
+    def __enter__(self) -> RaySweep:
+        """Join ``address`` (checked to answer first) or start a local Ray; SweepError if not."""
+        import ray
+
+        # ray.init makes SIGTERM exit at once with status 15; the command's own handler (unwind,
+        # end the workers, exit 143: soro_node.arguments) is put back after it. Ctrl-C or SIGTERM
+        # while Ray starts would leave its processes behind: held until it has started (Ray's
+        # threads inherit the mask, so the main thread gets them), then raised here and unwound.
+        sigterm = signal.getsignal(signal.SIGTERM)
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        try:
+            self._start(ray)
+        finally:
+            if sigterm is not None:
+                signal.signal(signal.SIGTERM, sigterm)
+            try:
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)
+            except BaseException:
+                self.__exit__()
+                raise
+        self._task = ray.remote(num_cpus=1)(predict)
+        return self
+
+    def _start(self, ray) -> None:
+        os.environ.setdefault('RAY_USAGE_STATS_ENABLED', '0')
+        # Ray's own C++ warnings (no route to 8.8.8.8 on an offline machine) are not the command's
+        os.environ.setdefault('RAY_BACKEND_LOG_LEVEL', 'error')
+        quiet = {'logging_level': logging.WARNING, 'log_to_driver': False}
+        if self.address:
+            _check_reachable(self.address)
+            try:
+                ray.init(address=self.address, **quiet)
+            except (ConnectionError, RuntimeError, ValueError) as error:  # one line, whichever
+                raise SweepError(f'--address {self.address}: {_first_line(error)}') from None
+        else:
+            # short: Ray's socket paths must fit in 107 characters
+            self._temp_dir = tempfile.mkdtemp(prefix='ray-', dir='/tmp')
+            ray.init(
+                num_cpus=self.workers,
+                include_dashboard=False,
+                _temp_dir=self._temp_dir,
+                **quiet,
+            )
+
+    def __exit__(self, *exc) -> None:
+        """Cancel what a cluster still runs (it would finish it for nobody), leave Ray; a local Ray
+        ends with its workers (cancelling those first crashes Ray 2.60's driver)."""
+        import ray
+
+        if self.address:
+            for ref in self._pending:
+                ray.cancel(ref)
+        ray.shutdown()
+        if self._temp_dir:
+            shutil.rmtree(self._temp_dir, ignore_errors=True)
+
+    def sweep(
+        self, cells: list[tables.Cell], params: body.BodyParameters, run: RunLength | None = None
+    ) -> list[Prediction]:
+        """The predictions of ``cells`` with ``params`` (run for ``run``, default
+        ``RunLength()``), in their order."""
+        run = run or RunLength()
+        out = {}
+        self.sweep_many([params], cells, run, lambda _i, predictions: out.update(p=predictions))
+        return out['p']
+
+    def sweep_many(
+        self,
+        param_sets: list[body.BodyParameters],
+        cells: list[tables.Cell],
+        run: RunLength,
+        on_done: Callable[[int, list[Prediction]], None],
+    ) -> None:
+        """Every cell with every parameter set, all in flight at once; ``on_done(index,
+        predictions)`` as each set's last cell completes, so a caller can store it at once."""
+        import ray
+
+        owner, results = {}, {i: {} for i in range(len(param_sets))}
+        for i, params in enumerate(param_sets):
+            for j, cell in enumerate(cells):
+                owner[self._task.remote(cell, params, run)] = (i, j)
+        self._pending = list(owner)
+        while self._pending:
+            done, self._pending = ray.wait(self._pending, num_returns=1)
+            i, j = owner[done[0]]
+            results[i][j] = ray.get(done[0])
+            if len(results[i]) == len(cells):
+                on_done(i, [results[i][k] for k in range(len(cells))])
+
+
+def _check_reachable(address: str) -> None:
+    """SweepError unless something listens at ``host:port`` (Ray itself retries for a minute)."""
+    host, _, port = address.rpartition(':')
+    if not host or not port.isdigit():
+        raise SweepError(f'--address {address}: not host:port of a Ray head')
+    try:
+        socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S).close()
+    except OSError as error:
+        raise SweepError(
+            f'--address {address}: no Ray head answers there ({error.strerror or error})'
+        ) from None
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__

@@ -1,0 +1,226 @@
+"""soft-snake-fit's parts without a simulator: the measured CSV and its refusals, the metrics on
+hand-made numbers, the two baselines, the split, the parameter file; and soft-snake-gait's
+--wave-direction."""
+
+import dataclasses
+import json
+import math
+import re
+from importlib.resources import files
+
+import pytest
+
+from soft_snake import body_file, calibration, cli, evaluation, fit, measurements, tables
+from soft_snake.gaits import Gait, chamber_states
+
+HEADER = ','.join(measurements.COLUMNS)
+ROW = 'undulation,4,2.0,2π/3,paper,0.275'
+
+
+def test_the_shipped_csv_is_tables_5_2_to_5_7():
+    shipped = (files('soft_snake') / 'data' / measurements.THESIS_CSV).read_text()
+    assert shipped == measurements.thesis_csv_text()
+    assert measurements.thesis_cells() == tables.speeds()
+
+
+def test_a_number_of_radians_is_read_as_the_thesis_fraction():
+    cell = measurements.parse(f'{HEADER}\nundulation,4,2.0,2.0944,paper,0.275\n')[0]
+    assert cell.beta_rad == pytest.approx(2 * math.pi / 3, abs=1e-4) and cell.bl_per_s == 0.275
+
+
+@pytest.mark.parametrize(
+    'text, message',
+    [
+        (
+            'gait,segments,frequency_hz,surface\n',
+            'missing column(s) phase_offset_rad, speed_bl_per_s',
+        ),
+        (
+            f'{HEADER}\ncrawl,4,2.0,1.0,paper,0.2\n',
+            "row 2: gait 'crawl': allowed undulation, sidewinding",
+        ),
+        (f'{HEADER}\n{ROW}\nundulation,4,2.0,1.0,ice,0.2\n', "row 3: surface 'ice': allowed"),
+        (
+            f'{HEADER}\nundulation,4,2.0,1.0,paper,nan\n',
+            'row 2: speed_bl_per_s = nan: must be finite',
+        ),
+        (
+            f'{HEADER}\nundulation,4,2.0,1.0,paper,-0.1\n',
+            'row 2: speed_bl_per_s = -0.1: must be >= 0',
+        ),
+        (
+            f'{HEADER}\nundulation,4,2.0,1.0,paper,fast\n',
+            "row 2: speed_bl_per_s = 'fast': not a number",
+        ),
+        (f'{HEADER}\nundulation,4,2.0,x/3,paper,0.1\n', "row 2: phase_offset_rad = 'x/3'"),
+        (
+            f'{HEADER}\n' + f'{ROW}\n' * 6,
+            'training cells for 6 fitted parameters: at least 7 needed',
+        ),
+    ],
+)
+def test_bad_measurements_are_one_line_exit_2_and_nothing_written(text, message, tmp_path, capsys):
+    measured, out = tmp_path / 'measured.csv', tmp_path / 'out'
+    measured.write_text(text)
+    code = cli.fit_main([str(measured), '--out', str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count('\n') == 1 and message in err, err
+    assert err.startswith('soft-snake-fit: ') and 'Traceback' not in err
+    assert list(out.iterdir()) == []
+
+
+def test_an_unreachable_address_is_one_line_exit_2(tmp_path, capsys):
+    measured, out = tmp_path / 'measured.csv', tmp_path / 'out'
+    measured.write_text(measurements.thesis_csv_text())
+    # port 1 on loopback: nobody listens there
+    code = cli.fit_main([str(measured), '--out', str(out), '--address', '127.0.0.1:1'])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count('\n') == 1, err
+    assert '--address 127.0.0.1:1: no Ray head answers there' in err
+    assert list(out.iterdir()) == []
+
+
+def cell(gait='undulation', surface='paper', bl_per_s=0.2, segments=4, frequency_hz=2.0):
+    return tables.Cell(gait, segments, frequency_hz, 1.0, '1.0', surface, bl_per_s)
+
+
+def test_metrics_on_hand_made_numbers():
+    measured = [0.1, 0.2, 0.3, 0.4]
+    cells = [cell('undulation', bl_per_s=v) for v in measured] + [
+        cell('sidewinding', bl_per_s=v) for v in measured
+    ]
+    # undulation: same order, +10 %, +30 %, -10 %, exact; sidewinding: reversed order
+    predicted = [0.11, 0.26, 0.27, 0.4, 0.4, 0.3, 0.2, 0.1]
+    predictions = [evaluation.as_prediction(c, v) for c, v in zip(cells, predicted)]
+    predictions[1] = dataclasses.replace(predictions[1], forward_m_s=-0.01)  # ran backwards
+    m = evaluation.metrics(predictions)
+    assert m['rho']['undulation'] == pytest.approx(1.0)
+    assert m['rho']['sidewinding'] == pytest.approx(-1.0)
+    # relative errors 0.1, 0.3, 0.1, 0; 3, 0.5, 1/3, 0.75: median of the eight (0.3 + 1/3) / 2
+    assert m['median_relative_error'] == pytest.approx((0.3 + 1 / 3) / 2)
+    assert m['within_20_percent'] == 3 and m['backwards'] == 1 and m['cells'] == 8
+    assert evaluation.metrics(predictions[:2])['rho']['undulation'] is None  # too few cells
+
+
+def test_the_friction_rank_baseline_on_the_thesis_tables():
+    """The issue's figures: rolling friction alone ranks undulation at 0.86 and sidewinding at
+    0.59."""
+    rho = evaluation.friction_rank(tables.speeds())['rho']
+    assert rho['undulation'] == pytest.approx(0.86, abs=0.005)
+    assert rho['sidewinding'] == pytest.approx(0.59, abs=0.005)
+
+
+def test_the_friction_table_baseline_is_the_training_mean_of_gait_and_surface():
+    training = [
+        cell(bl_per_s=0.2),
+        cell(bl_per_s=0.4),
+        cell(surface='grass', bl_per_s=0.05),
+        cell('sidewinding', bl_per_s=0.1),
+    ]
+    held_out = [cell(bl_per_s=0.9), cell('sidewinding', surface='grass', bl_per_s=0.0)]
+    paper, grass = evaluation.friction_table(training, held_out)
+    assert paper.bl_per_s == pytest.approx(0.3) and paper.cell == held_out[0]
+    assert grass.bl_per_s == pytest.approx(0.1)  # no sidewinding on grass: the gait's mean
+
+
+def test_the_split_holds_out_what_it_says_and_never_trains_on_it():
+    cells = tables.speeds()
+    training, held_out = evaluation.split(cells, '0.75', seed=3)
+    assert not set(training) & set(held_out) and len(training) + len(held_out) == len(cells)
+    for gait in ('undulation', 'sidewinding'):  # stratified: each gait 108 of its 144
+        assert sum(c.gait == gait for c in training) == 108
+    assert evaluation.split(cells, '0.75', seed=3) == (training, held_out)
+    assert evaluation.split(cells, '0.75', seed=4) != (training, held_out)
+    training, held_out = evaluation.split(cells, 'segments=5', seed=0)
+    assert {c.segments for c in held_out} == {5} and 5 not in {c.segments for c in training}
+    assert len(held_out) == 96
+    _, grass = evaluation.split(cells, 'surface=grass', seed=0)
+    assert {c.surface for c in grass} == {'grass'} and len(grass) == 72
+
+
+@pytest.mark.parametrize(
+    'rule, message',
+    [
+        ('1.5', 'the training fraction must be in (0, 1)'),
+        ('most', 'a training fraction or'),
+        ('colour=red', 'the field must be one of'),
+    ],
+)
+def test_a_bad_split_is_refused(rule, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        evaluation.split(tables.speeds(), rule, seed=0)
+
+
+def test_the_parameter_file_round_trips_every_field(tmp_path):
+    params = dataclasses.replace(calibration.CALIBRATED, bend_rad=1.37, friction_scale=0.123)
+    path = tmp_path / 'params.yaml'
+    body_file.write(path, params)
+    assert body_file.load(path) == params
+    names = [line.split(':')[0] for line in path.read_text().splitlines()[1:]]
+    assert names == [f.name for f in dataclasses.fields(params)]
+    # a name left out keeps the calibrated default
+    assert body_file.parse('bend_rad: 1.5') == dataclasses.replace(
+        calibration.CALIBRATED, bend_rad=1.5
+    )
+
+
+@pytest.mark.parametrize(
+    'text, message',
+    [
+        ('bend: 1.0', "unknown parameter 'bend'; known: axis_height_m"),
+        ('bend_rad: -1', 'bend_rad = -1: must be finite and > 0'),
+        ('bend_rad: .nan', 'bend_rad = nan: must be finite and > 0'),
+        ('bend_rad: soft', "bend_rad = 'soft': must be a number"),
+        ('bend_rad: true', 'bend_rad = True: must be a number'),
+        ('- 1.0', 'not a mapping'),
+        ('bend_rad: [1', 'p.yaml: '),
+    ],
+)
+def test_the_parameter_file_refuses_in_one_line(text, message, tmp_path):
+    path = tmp_path / 'p.yaml'
+    path.write_text(text)
+    with pytest.raises(ValueError) as refused:
+        body_file.load(path)
+    assert message in str(refused.value) and '\n' not in str(refused.value)
+
+
+def test_tables_refuses_a_bad_parameter_file_before_it_works(tmp_path, capsys):
+    path = tmp_path / 'p.yaml'
+    path.write_text('stiffness: 2')
+    with pytest.raises(SystemExit) as ended:
+        cli.tables_main(['--json', '-', '--params', str(path)])
+    err = capsys.readouterr().err
+    assert (
+        ended.value.code == 2 and err.count('\n') == 1 and "unknown parameter 'stiffness'" in err
+    )
+
+
+def test_every_fitted_name_is_a_body_parameter_with_its_calibrated_value_in_bounds():
+    for name, (low, high) in fit.FITTED.items():
+        assert low < getattr(calibration.CALIBRATED, name) < high, name
+    assert 6 <= len(fit.FITTED) <= 8
+
+
+def test_a_store_line_cut_by_a_kill_is_simulated_again(tmp_path):
+    store = fit.Store(tmp_path / 's.jsonl', 'key')
+    store.add((1.0,) * len(fit.FITTED), 0.5)
+    store.add((2.0,) * len(fit.FITTED), 0.25)
+    with store.path.open('a') as out:
+        out.write('{"fingerprint": "key", "x": {"bend_')  # the kill came mid-line
+    again = fit.Store(store.path, 'key')
+    assert again.scores == store.scores and again.best() == ((2.0,) * len(fit.FITTED), 0.25)
+    assert fit.Store(store.path, 'other arguments').scores == {}
+
+
+@pytest.mark.parametrize('direction', [None, '1', '-1'])
+def test_gait_prints_what_the_driver_sends(direction, capsys):
+    argv = ['--gait', 'undulation', '--freq', '2', '--beta', '2.0944', '--times', '0.05,0.3']
+    argv += ['--wave-direction', direction] if direction else []
+    assert cli.main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    sent = int(direction or calibration.HEAD_FIRST)  # the config's default, head first
+    gait = Gait('undulation', 4, 2.0, 2.0944, wave_direction=sent)
+    assert out['wave_direction'] == sent
+    assert [s['K'] for s in out['states']] == [
+        chamber_states(gait, t).tolist() for t in (0.05, 0.3)
+    ]

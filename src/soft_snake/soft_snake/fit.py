@@ -30,7 +30,7 @@ from soft_snake.sweep import RaySweep
 # name → (low, high), each a body.BodyParameters field; the calibrated values lie inside
 FITTED = {
     'bend_rad': (0.6, 2.0),
-    'pitch_stiffness_ratio': (1.0, 5.0),
+    'pitch_stiffness_ratio': (0.5, 5.0),
     'friction_scale': (0.03, 0.3),
     'joint_stiffness_nm_per_rad': (0.3, 3.0),
     'joint_damping_nms_per_rad': (0.001, 0.03),

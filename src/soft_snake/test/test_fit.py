@@ -54,8 +54,9 @@ def test_a_number_of_radians_is_read_as_the_thesis_fraction():
         ),
         (f'{HEADER}\nundulation,4,2.0,x/3,paper,0.1\n', "row 2: phase_offset_rad = 'x/3'"),
         (
-            f'{HEADER}\n' + f'{ROW}\n' * 6,
-            'training cells for 6 fitted parameters: at least 7 needed',
+            f'{HEADER}\n' + f'{ROW}\n' * len(fit.FITTED),
+            f'training cells for {len(fit.FITTED)} fitted parameters: at least '
+            f'{len(fit.FITTED) + 1} needed',
         ),
     ],
 )

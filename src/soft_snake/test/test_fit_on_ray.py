@@ -85,7 +85,7 @@ def ray_head(tmp_path, monkeypatch):
 
 
 def _few_cells() -> str:
-    """Five cells of each gait at 4 modules on paper and grass, at 2 Hz (undulation) and 0.875 Hz
+    """Six cells of each gait at 4 modules on paper and grass, at 2 Hz (undulation) and 0.875 Hz
     (sidewinding): short periods, short runs."""
     cells = [
         c
@@ -93,8 +93,8 @@ def _few_cells() -> str:
         if c.segments == 4 and c.surface in ('paper', 'grass') and c.frequency_hz in (2.0, 0.875)
     ]
     return measurements.csv_text(
-        [c for c in cells if c.gait == 'undulation'][:5]
-        + [c for c in cells if c.gait == 'sidewinding'][:5]
+        [c for c in cells if c.gait == 'undulation'][:6]
+        + [c for c in cells if c.gait == 'sidewinding'][:6]
     )
 
 

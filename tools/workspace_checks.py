@@ -41,7 +41,7 @@ PYTHON_KEYS = {
 # Imports that no rosdep key provides (ros/rosdistro 8468e88 has none): they are installed from the
 # lock files by `make env` on every machine, robots included (tools/env/robot.txt), and a
 # package.xml cannot name them.
-PIP_ONLY = {'Pynite': 'pynitefea', 'ortools': 'ortools'}
+PIP_ONLY = {'Pynite': 'pynitefea', 'ortools': 'ortools', 'ray': 'ray'}
 # ROS packages whose Python module has the package's name.
 ROS_MODULES = {
     'rclpy',

@@ -50,6 +50,17 @@ def _parser() -> CommandParser:
         parser, '--safety-margin', named(PLANNER, 'safety_margin_m'), dest='safety_margin_m'
     )
     add_option(parser, '--kappa-max', named(PLANNER, 'kappa_max'), dest='kappa_max')
+    _search_options(parser)
+    parser.add_argument(
+        '--json', type=output_file, default=STDOUT, help='write here ("-": stdout, the default)'
+    )
+    parser.add_argument('--plots', type=output_dir, help='folder for plan.png')
+    return parser
+
+
+def _search_options(parser: CommandParser) -> None:
+    """The planners' own options: CHOMP's iterations and first guess, lattice A*'s budgets,
+    weight and turn penalty, the restarts' seed."""
     add_option(parser, '--iterations', named(PLANNER, 'chomp_iterations'), dest='chomp_iterations')
     add_option(
         parser,
@@ -81,11 +92,6 @@ def _parser() -> CommandParser:
         help="CHOMP from the straight line only, as the thesis's (by default a failed attempt "
         "tries once more from lattice A*'s path)",
     )
-    parser.add_argument(
-        '--json', type=output_file, default=STDOUT, help='write here ("-": stdout, the default)'
-    )
-    parser.add_argument('--plots', type=output_dir, help='folder for plan.png')
-    return parser
 
 
 def _scene(path: str):

@@ -10,7 +10,10 @@ service's message, or raises CommanderError with the reason.
 
 from __future__ import annotations
 
+import threading
+
 from soro_interfaces.action import RunGait
+from soro_interfaces.msg import LinkStatus
 from std_srvs.srv import Trigger
 
 from soro_node.base_node import ActionClient
@@ -23,6 +26,7 @@ class SoftSnakeCommander(Commander):
 
     def __init__(self, driver: str = '/soft_snake_driver', **kwargs):
         super().__init__('soft_snake_commander', **kwargs)
+        self.driver = driver
         self.gait_client = ActionClient(self, RunGait, f'{driver}/run_gait')
         self.advance_client = self.service_client(Trigger, f'{driver}/step_climb_advance')
 
@@ -51,6 +55,22 @@ class SoftSnakeCommander(Commander):
         )
         timeout = timeout_s if timeout_s is not None else 30.0 + duration_s + 2 * cycles
         return self.run_action(self.gait_client, goal, timeout, on_feedback)
+
+    def wait_connected(self, timeout_s: float = 20.0) -> bool:
+        """Whether the driver's link to the head reports CONNECTED (its ``~/link_status``, once a
+        second) within ``timeout_s``: a gait sent while it still shakes hands is aborted, and a
+        simulated head with a step to compile takes seconds to answer."""
+        connected = threading.Event()
+
+        def seen(status: LinkStatus) -> None:
+            if status.state == LinkStatus.CONNECTED:
+                connected.set()
+
+        subscription = self.create_subscription(LinkStatus, f'{self.driver}/link_status', seen, 10)
+        try:
+            return connected.wait(timeout_s)
+        finally:
+            self.destroy_subscription(subscription)
 
     def advance_row(self, timeout_s: float = 5.0) -> str:
         """The step climb on to the next wheel; the driver's answer."""

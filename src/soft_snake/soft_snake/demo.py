@@ -65,6 +65,10 @@ def live_run(
     try:
         snake = SoftSnakeCommander()
         try:
+            if not snake.wait_connected():
+                raise runner.ScenarioError(
+                    f'{name}: the driver never reached the head; logs in {logs}'
+                )
             result = snake.run_gait(gait, frequency, beta, duration_s=duration)
             print(f'soft-snake-demo: {name}: {result.message}', flush=True)
         finally:

@@ -57,6 +57,17 @@ def snake(launch):
     return Snake(launch('soft_snake.launch.py', commander=SoftSnakeCommander, topics=TOPICS))
 
 
+def test_the_commander_sees_the_drivers_link_connected(snake):
+    """What soft-snake-demo waits for before each gait (a gait sent while the link shakes hands is
+    aborted); a driver that is not there is never connected."""
+    assert snake.commander.wait_connected(10.0)
+    absent = SoftSnakeCommander('/no_such_driver')
+    try:
+        assert not absent.wait_connected(1.5)
+    finally:
+        absent.close()
+
+
 def test_undulation_through_the_bridge_moves_the_snake_head_first(snake):
     assert poll(lambda: snake.com, 5.0)
     before = snake.com[-1].pose.position

@@ -12,7 +12,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import spearmanr
 
 from soft_snake import body, calibration, simulator, tables
 from soft_snake.gaits import SIDEWINDING, UNDULATION, Gait, body_length_m
@@ -74,14 +73,14 @@ def predict_tables(
 
 
 def rank_correlation(predictions: list[Prediction]) -> dict[str, float]:
-    """Spearman's ρ between simulated and measured BL/s over each gait's cells."""
-    out = {}
-    for gait in (UNDULATION, SIDEWINDING):
-        mine = [p for p in predictions if p.cell.gait == gait]
-        out[gait] = float(
-            spearmanr([p.bl_per_s for p in mine], [p.cell.bl_per_s for p in mine]).statistic
-        )
-    return out
+    """Spearman's ρ between simulated and measured BL/s over each gait's cells (NaN where it is
+    undefined): ``evaluation``'s ρ, which the fit reports."""
+    from soft_snake.evaluation import rho_by_gait  # it imports Prediction from here
+
+    rho = rho_by_gait([(p.cell, p.bl_per_s) for p in predictions])
+    return {
+        gait: math.nan if rho[gait] is None else rho[gait] for gait in (UNDULATION, SIDEWINDING)
+    }
 
 
 def _mean(predictions, **where) -> float:

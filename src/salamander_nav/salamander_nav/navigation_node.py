@@ -13,13 +13,13 @@ import threading
 import time
 
 import numpy as np
-import rclpy
 from geometry_msgs.msg import PoseStamped
 from nav_msgs.msg import Path
 from soro_interfaces.action import PlanAndTrack, TrackPath
 
 from soro_geometry.pose_msgs import planar_pose
 from soro_link.link_reports import log_at
+from soro_node.answering import spin_until_answered
 from soro_node.base_node import ActionClient, OneGoal, spin_once
 from soro_node.commander import Commander
 from soro_node.stop import StopRequest
@@ -145,18 +145,12 @@ class Navigation:
             self.planner.get_logger().warning(
                 'stopping: cancelling the running navigation (its path and its goal)'
             )
-        deadline = time.monotonic() + STOP_WAIT_S
-        while (
-            self.running.running()
-            and time.monotonic() < deadline
-            and stop.count < 2
-            and rclpy.ok()
-        ):
-            spin_once(executor, self.planner.get_logger(), 0.05)
-        # the result goes out to a client waiting for it as the goal ends
-        for _ in range(5):
-            if rclpy.ok():
-                spin_once(executor, self.planner.get_logger(), 0.05)
+        spin_until_answered(
+            self.planner,
+            lambda timeout_s: spin_once(executor, self.planner.get_logger(), timeout_s),
+            STOP_WAIT_S,
+            lambda: stop.count >= 2,
+        )
 
     def close(self) -> None:
         """Close the TrackPath client (its thread and node)."""

@@ -8,13 +8,13 @@ line and exit code 2.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 import rclpy
 from rclpy.lifecycle import TransitionCallbackReturn
 
 from soro_link.bridge_node import BridgeNode
+from soro_node.answering import spin_until_answered
 from soro_node.base_node import (
     EXIT_REFUSED,
     StartRefused,
@@ -26,7 +26,6 @@ from soro_node.base_node import (
 from soro_node.stop import StopRequest
 
 GOALS_END_S = 3.0  # on SIGINT, how long running goals get to abort and answer their clients
-RESULTS_SENT_S = 0.3  # spinning on after the last goal ended, for its result to reach the client
 
 
 def run_bridge(
@@ -86,15 +85,9 @@ def _let_goals_end(
     """Spin until the node's goals have ended (with commands off they abort at their next command)
     and their results have gone out to the clients, at most GOALS_END_S; a second Ctrl-C cuts it
     short."""
-    if not node.goals_running():
-        return
-    # a result goes out after its callback returns
-    deadline, answered = time.monotonic() + GOALS_END_S, None
-    while (
-        rclpy.ok()
-        and stop.count < 2
-        and time.monotonic() < min(deadline, (answered or deadline) + RESULTS_SENT_S)
-    ):
-        spin_once(executor, node.get_logger(), 0.02)
-        if answered is None and not node.goals_running():
-            answered = time.monotonic()
+    spin_until_answered(
+        node,
+        lambda timeout_s: spin_once(executor, node.get_logger(), timeout_s),
+        GOALS_END_S,
+        lambda: stop.count >= 2,
+    )

@@ -45,6 +45,7 @@ from rclpy.qos import (
 )
 from rclpy.signals import SignalHandlerOptions
 
+from soro_node.answering import AnsweringActionServer
 from soro_node.params import FieldRefused, ParamSpec, Settings
 from soro_node.stop import StopRequest
 
@@ -224,10 +225,11 @@ def action_server(
     cancellable: bool = True,
     depth: int = REQUEST_DEPTH,
     **kwargs,
-) -> rclpy.action.ActionServer:
-    """An rclpy ActionServer whose goal, result and cancel requests queue ``depth`` deep and whose
-    cancel requests are accepted (the work sees ``is_cancel_requested``; ``cancellable=False``
-    refuses them, for work that cannot stop part-way). With ``one_at_a_time`` (shared by the
+) -> AnsweringActionServer:
+    """An ActionServer that knows when it has answered its clients, whose goal, result and cancel
+    requests queue ``depth`` deep and whose cancel requests are accepted (the work sees
+    ``is_cancel_requested``; ``cancellable=False`` refuses them, for work that cannot stop
+    part-way). With ``one_at_a_time`` (shared by the
     servers that drive one thing), a goal that arrives while another runs or has just been accepted
     is rejected at once in the goal callback, so its client has its answer immediately instead of
     an accepted goal aborted later."""
@@ -257,7 +259,7 @@ def action_server(
     queue = request_qos(depth)
     if cancellable:
         kwargs.setdefault('cancel_callback', lambda _goal: CancelResponse.ACCEPT)
-    return rclpy.action.ActionServer(
+    return AnsweringActionServer(
         node,
         action_type,
         name,

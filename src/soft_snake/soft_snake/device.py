@@ -4,9 +4,10 @@ chambers' pneumatics behind it.
 ``SnakeHeadFirmware`` is a soro_link ``DeviceModel``: ``set_valves`` sets every chamber's valve
 duty (refused with OUT_OF_RANGE, nothing changed, when the module count is not the snake's or a
 duty exceeds 100 %); the chambers follow with the response of ``pneumatics.Chambers`` (Eqs.
-2.6-2.8); ``chambers`` reports duties and pressures at ``telemetry_hz``. Its safe state vents every
-chamber. It enters it through the link's watchdog (no heartbeat) and through its own when duties
-stop arriving for 500 ms while the link is up (the host stopped streaming), and says so.
+2.6-2.8, on the tethered supply that sags as they fill, exactly as offline); ``chambers`` reports
+duties and pressures at ``telemetry_hz``. Its safe state vents every chamber. It enters it through
+the link's watchdog (no heartbeat) and through its own when duties stop arriving for 500 ms while
+the link is up (the host stopped streaming), and says so.
 
 The head's real firmware is ``firmware/snake_head.c`` (tested in qemu-system-avr); this stand-in
 stays for what the emulator cannot give: the chambers' pressures behind the valves.
@@ -27,8 +28,8 @@ from soro_link.protocol import LogCode, LogLevel, NackCode
 
 class SnakeHeadFirmware(DeviceModel):
     """The head controller's robot side (see the module docstring) for ``modules`` (3-5,
-    else ValueError) segments: chambers whose step response has the time constants
-    ``tau_inflate_s`` and ``tau_vent_s`` (s), a ``chambers`` report at ``telemetry_hz``."""
+    else ValueError) segments: its chambers and their supply per ``chambers`` (the simulator's
+    defaults unless given), a ``chambers`` report at ``telemetry_hz``."""
 
     device_kind = 'soft_snake_head'
     firmware_version = '1.0.0'
@@ -37,19 +38,14 @@ class SnakeHeadFirmware(DeviceModel):
     def __init__(
         self,
         modules: int = 4,
-        tau_inflate_s: float = 0.3,
-        tau_vent_s: float = 0.3,
+        chambers: pneumatics.ChamberParameters = pneumatics.DEFAULT_CHAMBERS,
         telemetry_hz: float = 20.0,
     ):
         super().__init__()
         if not MIN_SEGMENTS <= modules <= MAX_SEGMENTS:
             raise ValueError(f'modules = {modules}: allowed {MIN_SEGMENTS}-{MAX_SEGMENTS}')
         self.modules = modules
-        # a stiff supply (no tether sag): the bench's valve board, each chamber timed alone
-        stiff = pneumatics.ChamberParameters(supply_drop_per_chamber=0.0)
-        self.chambers = pneumatics.Chambers(
-            modules, stiff.with_time_constants(tau_inflate_s, tau_vent_s)
-        )
+        self.chambers = pneumatics.Chambers(modules, chambers)
         self.duty = np.zeros((modules, 3))
         self._lock = threading.Lock()
         self._last_command = None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from soft_snake import tables
+from soft_snake import pneumatics, tables
 from soft_snake.gaits import MAX_FREQUENCY_HZ, MAX_SEGMENTS, MIN_SEGMENTS
 from softbots_bringup.description import default_sim_port
 from soro_node.frames import BASE_FRAME, ODOM_FRAME, FrameUse, tracked_base_of
@@ -123,9 +123,10 @@ SIMULATOR = (
         ),
         ParamSpec(
             'tau_s',
-            0.3,
-            'chamber time constant (s), inflating and venting (measured 0.23-0.44)',
-            0.05,
+            0.0,
+            "chambers' time constant (s), inflating and venting alike (measured 0.23-0.44; 0: "
+            "Eqs. 2.6-2.8's own, 0.36 filling and 0.31 venting, as offline)",
+            0.0,
             2.0,
             read_only=True,
         ),
@@ -146,6 +147,14 @@ SIMULATOR = (
     )
     + FRAMES_OF_MOCAP
 )
+
+
+def chambers_of(tau_s: float) -> pneumatics.ChamberParameters:
+    """The simulator node's chambers: the offline simulator's, with both time constants
+    ``tau_s`` when it is not 0."""
+    if tau_s == 0:
+        return pneumatics.DEFAULT_CHAMBERS
+    return pneumatics.DEFAULT_CHAMBERS.with_time_constants(tau_s, tau_s)
 
 
 def _driver_frames(p: dict) -> FrameUse:

@@ -37,7 +37,7 @@ from soft_snake import body_file, calibration, climbing, simulator
 from soft_snake.device import SnakeHeadFirmware
 from soft_snake.drawing import joint_names
 from soft_snake.gaits import Gait, GaitError, ValveCommander, chamber_states
-from soft_snake.parameters import SIMULATOR
+from soft_snake.parameters import SIMULATOR, chambers_of
 from soro_link.device import SimulatedDevice
 from soro_node.base_node import declare_parameters, run_node
 from soro_node.frames import TrackedBase
@@ -66,16 +66,15 @@ class SoftSnakeSimNode(Node):
             body_file.load(p['body_parameters_file'])
             if p['body_parameters_file']
             else calibration.CALIBRATED,
-            p['tau_s'],
-            p['tau_s'],
             step_at_m=p['step_ahead_m'] or None,
+            chambers=chambers_of(p['tau_s']),
         )
         self.landings = climbing.WheelLandings(self.sim) if p['step_ahead_m'] else None
         self._landed: deque[int] = deque()
         self._lock, self._running = threading.Lock(), True
         self.device = self.firmware = None
         if p['port']:
-            self.firmware = SnakeHeadFirmware(p['segments'], p['tau_s'], p['tau_s'])
+            self.firmware = SnakeHeadFirmware(p['segments'], self.sim.chambers.params)
             Path(p['port']).parent.mkdir(parents=True, exist_ok=True)
             self.device = SimulatedDevice(self.firmware, p['port'], p['watchdog_ms']).start()
         self._valves, self._gait_error = ValveCommander(p['segments']), None

@@ -10,7 +10,6 @@ value that is not a finite positive number is refused in one line (``ValueError`
 from __future__ import annotations
 
 import dataclasses
-import math
 from pathlib import Path
 
 import yaml
@@ -50,10 +49,11 @@ def parse(text: str, source: str = 'parameters') -> body.BodyParameters:
             )
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ValueError(f'{source}: {name} = {value!r}: must be a number')
-        if not (math.isfinite(value) and value > 0):
-            raise ValueError(f'{source}: {name} = {value!r}: must be finite and > 0')
         values[name] = float(value)
-    return dataclasses.replace(calibration.CALIBRATED, **values)
+    try:  # BodyParameters refuses a value that is not finite and positive
+        return dataclasses.replace(calibration.CALIBRATED, **values)
+    except ValueError as error:
+        raise ValueError(f'{source}: {error}') from None
 
 
 def load(path: str | Path) -> body.BodyParameters:

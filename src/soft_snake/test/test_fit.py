@@ -169,7 +169,7 @@ def test_the_parameter_file_round_trips_every_field(tmp_path):
     'text, message',
     [
         ('bend: 1.0', "unknown parameter 'bend'; known: axis_height_m"),
-        ('bend_rad: -1', 'bend_rad = -1: must be finite and > 0'),
+        ('bend_rad: -1', 'p.yaml: bend_rad = -1.0: must be finite and > 0'),
         ('bend_rad: .nan', 'bend_rad = nan: must be finite and > 0'),
         ('bend_rad: soft', "bend_rad = 'soft': must be a number"),
         ('bend_rad: true', 'bend_rad = True: must be a number'),

@@ -114,8 +114,8 @@ PROCESSES = ParamSpec(
     'processes', 1, 'local Ray workers, at most one per core (default 1)', 1, 1_000_000
 )
 PARAMS_HELP = (
-    "a parameter file of the simulator's body (soft-snake-fit's params.yaml; default: the "
-    'calibrated one)'
+    "a parameter file of the simulator's body and chambers (soft-snake-fit's params.yaml; "
+    'default: the calibrated ones)'
 )
 ADDRESS_HELP = (
     'host:port of an existing Ray cluster to sweep on (default: an embedded local Ray, '
@@ -123,11 +123,11 @@ ADDRESS_HELP = (
 )
 
 
-def _body_parameters(text: str):
-    from soft_snake import body_file
+def _model_file(text: str):
+    from soft_snake import model_file
 
     try:
-        return body_file.load(text)
+        return model_file.load(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 
@@ -142,16 +142,16 @@ def tables_main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument('--plot', type=output_file, help='where to write the scatter plot (PNG)')
     add_option(parser, '--processes', PROCESSES)
-    parser.add_argument('--params', type=_body_parameters, help=PARAMS_HELP)
+    parser.add_argument('--params', type=_model_file, help=PARAMS_HELP)
     parser.add_argument('--address', help=ADDRESS_HELP)
     args = parser.parse_args(argv)
     processes = worker_count(args.processes, parser.prog, '--processes')
-    from soft_snake import calibration, reproduction
+    from soft_snake import model, reproduction
     from soft_snake.sweep import SweepError
 
     try:
         predictions = reproduction.predict_tables(
-            processes=processes, params=args.params or calibration.CALIBRATED, address=args.address
+            processes=processes, model=args.params or model.CALIBRATED, address=args.address
         )
     except SweepError as error:
         print(f'{parser.prog}: {error}', file=sys.stderr)

@@ -140,8 +140,8 @@ SIMULATOR = (
         ParamSpec(
             'body_parameters_file',
             '',
-            "the simulated body's parameter file (soft-snake-fit's params.yaml; empty: the "
-            'calibrated default)',
+            "the simulator's parameter file, body and chambers (soft-snake-fit's params.yaml; "
+            'empty: the calibrated ones)',
             read_only=True,
         ),
     )
@@ -149,12 +149,12 @@ SIMULATOR = (
 )
 
 
-def chambers_of(tau_s: float) -> pneumatics.ChamberParameters:
-    """The simulator node's chambers: the offline simulator's, with both time constants
-    ``tau_s`` when it is not 0."""
-    if tau_s == 0:
-        return pneumatics.DEFAULT_CHAMBERS
-    return pneumatics.DEFAULT_CHAMBERS.with_time_constants(tau_s, tau_s)
+def chambers_of(
+    tau_s: float, chambers: pneumatics.ChamberParameters = pneumatics.DEFAULT_CHAMBERS
+) -> pneumatics.ChamberParameters:
+    """The simulator node's chambers: ``chambers`` (the offline simulator's, or a parameter
+    file's), with both time constants ``tau_s`` when it is not 0."""
+    return chambers if tau_s == 0 else chambers.with_time_constants(tau_s, tau_s)
 
 
 def _driver_frames(p: dict) -> FrameUse:

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from soft_snake import body, calibration, simulator, tables
+from soft_snake import calibration, simulator, tables
 from soft_snake.gaits import SIDEWINDING, UNDULATION, Gait, body_length_m
+from soft_snake.model import CALIBRATED, SnakeModel
 
 
 @dataclass(frozen=True)
@@ -44,14 +45,20 @@ class RunLength:
 
 def predict(
     cell: tables.Cell,
-    params: body.BodyParameters = calibration.CALIBRATED,
+    model: SnakeModel = CALIBRATED,
     run: RunLength = RunLength(),
 ) -> Prediction:
-    """One table cell's gait run head first on its surface by the simulator with ``params``
+    """One table cell's gait run head first on its surface by the simulator built from ``model``
     (default: the calibrated one), as ``simulator.gait_speed`` measures it."""
     gait = calibration.head_first(Gait(cell.gait, cell.segments, cell.frequency_hz, cell.beta_rad))
     speed = simulator.gait_speed(
-        gait, cell.surface, params, run.cycles, run.settle_cycles, run.min_duration_s
+        gait,
+        cell.surface,
+        model.body,
+        run.cycles,
+        run.settle_cycles,
+        run.min_duration_s,
+        chambers=model.chambers,
     )
     return Prediction(cell, *speed)
 
@@ -59,17 +66,17 @@ def predict(
 def predict_tables(
     cells: list[tables.Cell] | None = None,
     processes: int = 1,
-    params: body.BodyParameters = calibration.CALIBRATED,
+    model: SnakeModel = CALIBRATED,
     address: str | None = None,
 ) -> list[Prediction]:
     """The simulator's prediction of ``cells`` (default: every cell of Tables 5.2-5.7) with
-    ``params`` (default: the calibrated one), swept on an embedded Ray of ``processes`` workers or
+    ``model`` (default: the calibrated one), swept on an embedded Ray of ``processes`` workers or
     the Ray cluster at ``address`` (``sweep``)."""
     from soft_snake.sweep import RaySweep  # Ray is imported only by who sweeps
 
     cells = tables.speeds() if cells is None else cells
     with RaySweep(address, processes) as pool:
-        return pool.sweep(cells, params)
+        return pool.sweep(cells, model)
 
 
 def rank_correlation(predictions: list[Prediction]) -> dict[str, float]:

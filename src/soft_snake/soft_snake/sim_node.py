@@ -33,7 +33,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, Header
 from std_srvs.srv import Trigger
 
-from soft_snake import body_file, calibration, climbing, simulator
+from soft_snake import climbing, model, model_file, simulator
 from soft_snake.device import SnakeHeadFirmware
 from soft_snake.drawing import joint_names
 from soft_snake.gaits import Gait, GaitError, ValveCommander, chamber_states
@@ -60,14 +60,17 @@ class SoftSnakeSimNode(Node):
         super().__init__('soft_snake_sim', **kwargs)
         self.settings = declare_parameters(self, SIMULATOR)
         p = self.settings.checked()
+        built = (
+            model_file.load(p['body_parameters_file'])
+            if p['body_parameters_file']
+            else model.CALIBRATED
+        )
         self.sim = simulator.SnakeSim(
             p['segments'],
             p['surface'],
-            body_file.load(p['body_parameters_file'])
-            if p['body_parameters_file']
-            else calibration.CALIBRATED,
+            built.body,
             step_at_m=p['step_ahead_m'] or None,
-            chambers=chambers_of(p['tau_s']),
+            chambers=chambers_of(p['tau_s'], built.chambers),
         )
         self.landings = climbing.WheelLandings(self.sim) if p['step_ahead_m'] else None
         self._landed: deque[int] = deque()

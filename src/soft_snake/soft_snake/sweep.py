@@ -1,6 +1,6 @@
-"""Table sweeps on Ray: the simulator's prediction of many cells with given body parameters, each
-cell a Ray task that gets the cell, the parameters and how long to run it (never the driver's
-state). No ROS.
+"""Table sweeps on Ray: the simulator's prediction of many cells with given parameters
+(``model.SnakeModel``), each cell a Ray task that gets the cell, the model and how long to run it
+(never the driver's state). No ROS.
 
 ``RaySweep`` is an embedded local Ray by default (``ray.init`` with a bounded ``num_cpus``, no
 dashboard, its logs in a temporary folder, shut down afterwards) or joins an existing cluster
@@ -18,7 +18,8 @@ import socket
 import tempfile
 from collections.abc import Callable
 
-from soft_snake import body, tables
+from soft_snake import tables
+from soft_snake.model import SnakeModel
 from soft_snake.reproduction import Prediction, RunLength, predict
 
 # how long it takes to learn that nobody listens at --address
@@ -99,30 +100,30 @@ class RaySweep:
             shutil.rmtree(self._temp_dir, ignore_errors=True)
 
     def sweep(
-        self, cells: list[tables.Cell], params: body.BodyParameters, run: RunLength | None = None
+        self, cells: list[tables.Cell], model: SnakeModel, run: RunLength | None = None
     ) -> list[Prediction]:
-        """The predictions of ``cells`` with ``params`` (run for ``run``, default
-        ``RunLength()``), in their order."""
+        """The predictions of ``cells`` by the simulator built from ``model`` (run for ``run``,
+        default ``RunLength()``), in their order."""
         run = run or RunLength()
         out = {}
-        self.sweep_many([params], cells, run, lambda _i, predictions: out.update(p=predictions))
+        self.sweep_many([model], cells, run, lambda _i, predictions: out.update(p=predictions))
         return out['p']
 
     def sweep_many(
         self,
-        param_sets: list[body.BodyParameters],
+        models: list[SnakeModel],
         cells: list[tables.Cell],
         run: RunLength,
         on_done: Callable[[int, list[Prediction]], None],
     ) -> None:
-        """Every cell with every parameter set, all in flight at once; ``on_done(index,
-        predictions)`` as each set's last cell completes, so a caller can store it at once."""
+        """Every cell with every model, all in flight at once; ``on_done(index, predictions)`` as
+        each model's last cell completes, so a caller can store it at once."""
         import ray
 
-        owner, results = {}, {i: {} for i in range(len(param_sets))}
-        for i, params in enumerate(param_sets):
+        owner, results = {}, {i: {} for i in range(len(models))}
+        for i, model in enumerate(models):
             for j, cell in enumerate(cells):
-                owner[self._task.remote(cell, params, run)] = (i, j)
+                owner[self._task.remote(cell, model, run)] = (i, j)
         self._pending = list(owner)
         while self._pending:
             done, self._pending = ray.wait(self._pending, num_returns=1)

@@ -10,7 +10,17 @@ from importlib.resources import files
 
 import pytest
 
-from soft_snake import body_file, calibration, cli, evaluation, fit, measurements, tables
+from soft_snake import (
+    calibration,
+    cli,
+    evaluation,
+    fit,
+    measurements,
+    model,
+    model_file,
+    pneumatics,
+    tables,
+)
 from soft_snake.gaits import Gait, chamber_states
 
 HEADER = ','.join(measurements.COLUMNS)
@@ -153,16 +163,29 @@ def test_a_bad_split_is_refused(rule, message):
 
 
 def test_the_parameter_file_round_trips_every_field(tmp_path):
-    params = dataclasses.replace(calibration.CALIBRATED, bend_rad=1.37, friction_scale=0.123)
+    changed = {'bend_rad': 1.37, 'friction_scale': 0.123, 'supply_drop_per_chamber': 0.31}
+    built = model.CALIBRATED.replaced(changed)
     path = tmp_path / 'params.yaml'
-    body_file.write(path, params)
-    assert body_file.load(path) == params
+    model_file.write(path, built)
+    assert model_file.load(path) == built
     names = [line.split(':')[0] for line in path.read_text().splitlines()[1:]]
-    assert names == [f.name for f in dataclasses.fields(params)]
+    assert names == [
+        f.name for f in dataclasses.fields(built.body) + dataclasses.fields(built.chambers)
+    ]
+    assert {name: built.values()[name] for name in changed} == changed
     # a name left out keeps the calibrated default
-    assert body_file.parse('bend_rad: 1.5') == dataclasses.replace(
-        calibration.CALIBRATED, bend_rad=1.5
+    assert model_file.parse('bend_rad: 1.5') == model.SnakeModel(
+        dataclasses.replace(calibration.CALIBRATED, bend_rad=1.5)
     )
+
+
+def test_the_chambers_are_set_by_their_measured_time_constants():
+    built = model.CALIBRATED.replaced({'tau_inflate_s': 0.25, 'supply_drop_per_chamber': 0.4})
+    assert built.chambers.supply_drop_per_chamber == 0.4  # the sag first, then the rates
+    assert pneumatics.step_time_constants(built.chambers) == pytest.approx(
+        (0.25, 0.312), abs=0.002
+    )
+    assert built.body == model.CALIBRATED.body
 
 
 @pytest.mark.parametrize(
@@ -175,13 +198,18 @@ def test_the_parameter_file_round_trips_every_field(tmp_path):
         ('bend_rad: true', 'bend_rad = True: must be a number'),
         ('- 1.0', 'not a mapping'),
         ('bend_rad: [1', 'p.yaml: '),
+        (
+            'supply_drop_per_chamber: -0.1',
+            'supply_drop_per_chamber = -0.1: must be finite and >= 0',
+        ),
+        ('tau_vent_s: 0', 'p.yaml: tau_vent_s = 0.0: must be finite and > 0'),
     ],
 )
 def test_the_parameter_file_refuses_in_one_line(text, message, tmp_path):
     path = tmp_path / 'p.yaml'
     path.write_text(text)
     with pytest.raises(ValueError) as refused:
-        body_file.load(path)
+        model_file.load(path)
     assert message in str(refused.value) and '\n' not in str(refused.value)
 
 
@@ -196,10 +224,18 @@ def test_tables_refuses_a_bad_parameter_file_before_it_works(tmp_path, capsys):
     )
 
 
-def test_every_fitted_name_is_a_body_parameter_with_its_calibrated_value_in_bounds():
+def test_every_fitted_name_is_a_model_parameter_with_its_calibrated_value_in_bounds():
+    calibrated = {
+        **model.CALIBRATED.values(),
+        **dict(
+            zip(model.TIME_CONSTANTS, pneumatics.step_time_constants(model.CALIBRATED.chambers))
+        ),
+    }
     for name, (low, high) in fit.FITTED.items():
-        assert low < getattr(calibration.CALIBRATED, name) < high, name
+        assert low < calibrated[name] < high, name
     assert 6 <= len(fit.FITTED) <= 8
+    # the chambers' time constants within what the thesis measured
+    assert fit.FITTED['tau_inflate_s'] == fit.FITTED['tau_vent_s'] == (0.23, 0.44)
 
 
 def test_a_store_line_cut_by_a_kill_is_simulated_again(tmp_path):

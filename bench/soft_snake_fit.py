@@ -1,6 +1,6 @@
 """The soft snake's table sweep on Ray (soft_snake.sweep), what a fit repeats hundreds of times.
 
-``sweep_wall_s``: every cell of Tables 5.2-5.7 (288 simulator runs, the calibrated body) on an
+``sweep_wall_s``: every cell of Tables 5.2-5.7 (288 simulator runs, the calibrated model) on an
 embedded local Ray with 1 and with 2 workers, timed from the first task submitted to the last
 result (Ray started and its workers warmed up before); their ratio (target at most 0.6). Beside
 them ``task_overhead_ms``: a task that does nothing, 1000 of them timed the same way on one
@@ -10,7 +10,7 @@ worker, per task: what Ray itself costs each cell. Prints JSON.
 import json
 import time
 
-from soft_snake import calibration, sweep, tables
+from soft_snake import model, sweep, tables
 
 EMPTY_TASKS = 1000
 
@@ -27,9 +27,9 @@ def sweep_wall_s(workers: int) -> float:
     cells = tables.speeds()
     with sweep.RaySweep(workers=workers) as pool:
         _warm(ray, workers)
-        pool.sweep(cells[:workers], calibration.CALIBRATED)  # the simulator imported everywhere
+        pool.sweep(cells[:workers], model.CALIBRATED)  # the simulator imported everywhere
         began = time.perf_counter()
-        pool.sweep(cells, calibration.CALIBRATED)
+        pool.sweep(cells, model.CALIBRATED)
         return time.perf_counter() - began
 
 

@@ -1,8 +1,10 @@
 """soft_snake_sim on its own (port:=''), as a researcher explores gaits without any driver: it runs
 its gait, publishes the simulated bends and motion capture, takes a new gait with ``ros2 param
-set`` and refuses a bad one by name, through real rclpy."""
+set`` and refuses a bad one by name, through real rclpy; a bad parameter file ends its start
+with the refusal as the last line."""
 
 import math
+import subprocess
 
 import pytest
 import rclpy
@@ -71,3 +73,31 @@ def test_a_new_gait_by_parameter_and_a_bad_one_refused(alone):
     refused = set_parameter('gait', 'slither')
     assert not refused.successful and 'undulation, sidewinding' in refused.reason
     sim.check_running()
+
+
+@pytest.mark.parametrize(
+    'text, refusal',
+    [
+        ('tau_vent_s: 0', 'tau_vent_s = 0.0: must be finite and > 0'),
+        ('supply_drop: 0.2', "unknown parameter 'supply_drop'"),
+    ],
+)
+def test_a_bad_parameter_file_ends_the_start_with_the_refusal_last(text, refusal, tmp_path):
+    path = tmp_path / 'params.yaml'
+    path.write_text(text)
+    run = subprocess.run(
+        [
+            str(runner.executable('soft_snake', 'soft_snake_sim')),
+            '--ros-args',
+            '-p',
+            "port:=''",
+            '-p',
+            f'body_parameters_file:={path}',
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    lines = (run.stdout + run.stderr).strip().splitlines()
+    assert run.returncode == 2 and str(path) in lines[-1] and refusal in lines[-1], lines
+    assert 'Traceback' not in run.stderr, run.stderr

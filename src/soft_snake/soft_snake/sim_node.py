@@ -7,9 +7,10 @@ chamber pressures. With an empty ``port`` there is no board: the simulator runs 
 from its parameters, which ``ros2 param set`` changes while it runs, and publishes the bends on
 ``joint_states`` (the driver does that when there is a board).
 
-With ``step_ahead_m`` a 7 cm step stands before the snake: each wheel that lands on it is passed on
-to the driver's ``~/step_climb_advance``, as the operator does on the robot (wheel contact advances
-Table 2.3's rows), and the wheels' heights go out on ``~/wheel_heights``
+With ``step_ahead_m`` a 7 cm step stands before the snake, which wears the wave-spring sheath
+(``climbing.sheathed``): each wheel that gets over the step (``climbing.WheelLandings``) is passed
+on to the driver's ``~/step_climb_advance``, as the operator does on the robot (a wheel over the
+step advances Table 2.3's rows), and the wheels' heights go out on ``~/wheel_heights``
 (std_msgs/Float64MultiArray, m, head to tail).
 
 Either way the physics advances in step with the wall clock, and motion capture publishes the head
@@ -60,12 +61,16 @@ class SoftSnakeSimNode(Node):
         super().__init__('soft_snake_sim', **kwargs)
         self.settings = declare_parameters(self, SIMULATOR)
         p = self.settings.checked()
+        params = (
+            body_file.load(p['body_parameters_file'])
+            if p['body_parameters_file']
+            else calibration.CALIBRATED
+        )
         self.sim = simulator.SnakeSim(
             p['segments'],
             p['surface'],
-            body_file.load(p['body_parameters_file'])
-            if p['body_parameters_file']
-            else calibration.CALIBRATED,
+            # before the step the snake wears the sheath it climbed in (§2.2.2)
+            climbing.sheathed(params) if p['step_ahead_m'] else params,
             p['tau_s'],
             p['tau_s'],
             step_at_m=p['step_ahead_m'] or None,
@@ -166,7 +171,7 @@ class SoftSnakeSimNode(Node):
         self.wheels_pub.publish(Float64MultiArray(data=heights.tolist()))
         while self._landed:
             wheel = self._landed.popleft()
-            self.get_logger().info(f'wheel {wheel + 1} landed on the step: advancing the climb')
+            self.get_logger().info(f'wheel {wheel + 1} is over the step: advancing the climb')
             if self.advance.service_is_ready():
                 self.advance.call_async(Trigger.Request())
             else:

@@ -3,9 +3,10 @@
 Ten runs of ``climbing.climb_step`` (five sheathed modules on paper, Table 2.3 at ``FREQUENCY_HZ``
 and β = 2π/3, 60 s each), each from a start jittered with its seed (``climbing.Start.jittered``:
 ±20 mm along and across, ±5° of heading). Prints JSON: per run the start, the rows done (wheels
-over the step), when each got there and each wheel's peak height; overall ``climbed`` (runs with
-all six wheels over the step within 60 s; target at least 8 of 10), ``row_1_done`` and the median
-time to the first row. Through the nodes the same climb runs as ``soft-snake-demo``'s step run.
+over the step), when each got there and how far past the edge its centre was, and each wheel's
+peak height; overall ``climbed`` (runs with all six wheels over the step within 60 s; target at
+least 8 of 10), ``row_1_done`` and the median time to the first row. Through the nodes the same
+climb runs as ``soft-snake-demo``'s step run.
 """
 
 import json
@@ -33,6 +34,7 @@ def one_run(seed: int) -> dict:
         },
         'rows_done': result.rows_done,
         'over_step_at_s': [None if math.isnan(t) else round(t, 2) for t in result.landed_at_s],
+        'past_edge_mm': [None if math.isnan(d) else round(d * 1e3, 1) for d in result.past_edge_m],
         'peak_height_mm': [round(h * 1e3) for h in result.peak_height_m],
     }
 

@@ -50,11 +50,12 @@ class Start:
 
 @dataclass
 class ClimbResult:
-    """``landed_at_s`` the time each wheel got over the step (NaN: never), ``peak_height_m`` the
-    highest each wheel's bottom got (6,), ``on_top`` whether every wheel ended on the step, and the
-    trajectory."""
+    """``landed_at_s`` the time each wheel got over the step (NaN: never), ``past_edge_m`` how
+    far its centre was past the step's edge then, ``peak_height_m`` the highest each wheel's
+    bottom got (6,), ``on_top`` whether every wheel ended on the step, and the trajectory."""
 
     landed_at_s: np.ndarray
+    past_edge_m: np.ndarray
     peak_height_m: np.ndarray
     on_top: bool
     trajectory: simulator.Trajectory
@@ -73,7 +74,8 @@ def sheathed(params: body.BodyParameters) -> body.BodyParameters:
 class WheelLandings:
     """Watches the wheels get over the step one after another, head to tail: ``update(sim)``
     returns the wheel (0-5) that has just been over it ``landed_s``, else None; ``peak`` is each
-    wheel's highest bottom (m)."""
+    wheel's highest bottom (m), ``past_edge`` how far past the edge each wheel's centre was when
+    it counted (m)."""
 
     def __init__(self, sim: simulator.SnakeSim, landed_s: float = 0.3):
         self.landed_s = landed_s
@@ -83,6 +85,7 @@ class WheelLandings:
             [sim.model.body(f'wheel{a}_{s}').id for s in 'lr'] for a in range(sim.segments + 1)
         ]
         self.landed_at = np.full(sim.segments + 1, np.nan)
+        self.past_edge = np.full(sim.segments + 1, np.nan)
         self.peak = np.zeros(sim.segments + 1)
         self._since = None
 
@@ -103,6 +106,7 @@ class WheelLandings:
         if sim.t_s - self._since < self.landed_s:
             return None
         self.landed_at[wheel], self._since = sim.t_s, None
+        self.past_edge[wheel] = sim.data.xpos[self.wheels[wheel], 0].max() - self.edge_m
         return wheel
 
     def over_step(self, sim: simulator.SnakeSim, wheel: int) -> bool:
@@ -151,7 +155,7 @@ def climb_step(
             climb.advance()
     trajectory = simulator.Trajectory(*(np.array(column) for column in zip(*samples)))
     on_top = bool(np.all(body.up_on_step(sim.wheel_heights())))
-    return ClimbResult(landings.landed_at, landings.peak, on_top, trajectory)
+    return ClimbResult(landings.landed_at, landings.past_edge, landings.peak, on_top, trajectory)
 
 
 def _sample(sim: simulator.SnakeSim) -> tuple:

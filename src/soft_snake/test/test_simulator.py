@@ -146,6 +146,7 @@ def test_the_head_gets_over_the_step_and_row_1_completes_from_a_fixed_start():
     # which a head held up by state 3 is without touching the top (the old contact trigger never
     # fired); 8.5 s from the nominal start at 1 Hz (bench/snake_step.py)
     assert result.rows_done >= 1 and result.landed_at_s[0] < 12.0
+    assert result.past_edge_m[0] > 0.0 and np.isnan(result.past_edge_m[result.rows_done :]).all()
     assert result.peak_height_m[0] > body.STEP_HEIGHT_M
 
 

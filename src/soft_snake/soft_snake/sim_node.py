@@ -61,20 +61,20 @@ class SoftSnakeSimNode(Node):
         super().__init__('soft_snake_sim', **kwargs)
         self.settings = declare_parameters(self, SIMULATOR)
         p = self.settings.checked()
-        params = (
-            body_file.load(p['body_parameters_file'])
-            if p['body_parameters_file']
-            else calibration.CALIBRATED
-        )
         self.sim = simulator.SnakeSim(
             p['segments'],
             p['surface'],
-            # before the step the snake wears the sheath it climbed in (§2.2.2)
-            climbing.sheathed(params) if p['step_ahead_m'] else params,
+            body_file.load(p['body_parameters_file'])
+            if p['body_parameters_file']
+            else calibration.CALIBRATED,
             p['tau_s'],
             p['tau_s'],
             step_at_m=p['step_ahead_m'] or None,
         )
+        if p['step_ahead_m']:
+            # before the step the snake wears the sheath it climbed in (§2.2.2); the bend reads
+            # the parameters every tick
+            self.sim.params = climbing.sheathed(self.sim.params)
         self.landings = climbing.WheelLandings(self.sim) if p['step_ahead_m'] else None
         self._landed: deque[int] = deque()
         self._lock, self._running = threading.Lock(), True

@@ -50,6 +50,9 @@ CHAMBER_YZ = np.array(
 )
 STEP_HEIGHT_M = 0.07  # the step of §2.2.2
 ON_STEP_MARGIN_M = 0.01  # a wheel this close below the step's top counts as up there
+# The wave-spring sheath "increased the snake's step-climbing performance three-fold" (abstract;
+# spec A1.5): our reading, it triples the upward bend a segment keeps beyond its weight's share
+SHEATH_LIFT_GAIN = 3.0
 
 
 def up_on_step(wheel_heights_m) -> np.ndarray:
@@ -70,6 +73,9 @@ class BodyParameters:
     sheath_over_sliding: float = 1.0
     # share of one chamber's full-pressure upward moment the body's weight absorbs (§2.2.2)
     lift_threshold: float = 0.5
+    # the upward bend beyond lift_threshold times this: 1 bare, as Tables 5.2-5.7's runs;
+    # SHEATH_LIFT_GAIN with the step climb's sheath (§2.2.2)
+    sheath_lift_gain: float = 1.0
     segment_mass_kg: float = 0.12  # silicone segment with its sheath
     plate_mass_kg: float = 0.03  # plate, spacer, wheels, PCB
     # a 2-cell LiPo at each end (§2.1.5) and the head's Arduino
@@ -104,10 +110,11 @@ def bend(pressure_pa: np.ndarray, supply_pa: float, params: BodyParameters) -> n
     it up (both its ends rise). The chambers' moment bends the stiffer up/down direction
     ``pitch_stiffness_ratio`` times less, and bends it up only by what exceeds the weight's share
     ``lift_threshold`` (the ground holds the rest; pressing down, the ground pushes back in MuJoCo
-    itself)."""
+    itself), times ``sheath_lift_gain``."""
     # the chambers' moment (y, z) per segment, in full-pressure chamber moments
     away = -(pressure_pa / supply_pa) @ CHAMBER_YZ
-    up = np.where(away[:, 1] > 0, np.maximum(away[:, 1] - params.lift_threshold, 0.0), away[:, 1])
+    lifted = np.maximum(away[:, 1] - params.lift_threshold, 0.0) * params.sheath_lift_gain
+    up = np.where(away[:, 1] > 0, lifted, away[:, 1])
     return np.column_stack([-away[:, 0], up / params.pitch_stiffness_ratio]) * params.bend_rad
 
 

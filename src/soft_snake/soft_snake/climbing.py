@@ -2,14 +2,21 @@
 §2.2.2; spec A3). No ROS.
 
 Row r of the table lifts wheel r + 1 (wheel 1 at the head, wheel 6 at the tail). The row advances
-when that wheel has stood on the step's top for ``landed_s`` ("after the passive wheels land
-steadily"); the climb ends when the sixth wheel has landed, or fails at ``timeout_s`` with the rows
-it managed. The robot has no such sensor, so there the rows advance on a service call or a timer
-(the nodes).
+when that wheel has been over the step for ``landed_s``: its centre past the step's edge and its
+bottom at the step's height or above, standing on the top or held up over it ("after the passive
+wheels land steadily"; a head still held up by its lifting state only lands when the next row
+bends it down, so waiting for contact would wait for ever). The climb ends when the sixth wheel is
+over the step, or fails at ``timeout_s`` with the rows it managed. The robot has no such sensor, so
+there the rows advance on a service call or a timer (the nodes).
+
+The snake wears the wave-spring sheath the thesis climbed with (``body.SHEATH_LIFT_GAIN``) and its
+undulating segments run at partial pressure (``step_climb.UNDULATION_DUTY``).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from dataclasses import dataclass
 
 import mujoco
@@ -19,71 +26,105 @@ from soft_snake import body, calibration, simulator
 from soft_snake.step_climb import SEGMENTS, StepClimb
 
 STEP_AHEAD_M = 0.15  # the step's edge ahead of the head at the start
+# how far a start is jittered (issue 29: "position along and across, heading a few degrees")
+JITTER_M, JITTER_HEADING_RAD = 0.02, math.radians(5)
+
+
+@dataclass(frozen=True)
+class Start:
+    """Where the snake starts against the nominal pose (head at the origin facing the step
+    ``STEP_AHEAD_M`` ahead): ``along_m`` toward the step, ``across_m`` to the left, ``heading_rad``
+    turned left."""
+
+    along_m: float = 0.0
+    across_m: float = 0.0
+    heading_rad: float = 0.0
+
+    @classmethod
+    def jittered(cls, seed: int) -> Start:
+        """A start drawn uniformly within ±``JITTER_M`` along and across and
+        ±``JITTER_HEADING_RAD`` with ``seed``."""
+        rng = np.random.default_rng(seed)
+        return cls(*(rng.uniform(-b, b) for b in (JITTER_M, JITTER_M, JITTER_HEADING_RAD)))
 
 
 @dataclass
 class ClimbResult:
-    """``landed_at_s`` the time each wheel landed on the step (NaN: never), ``peak_height_m`` the
-    highest each wheel's bottom got (6,), ``on_top`` whether every wheel ended on the step, and the
-    trajectory."""
+    """``landed_at_s`` the time each wheel got over the step (NaN: never), ``past_edge_m`` how
+    far its centre was past the step's edge then, ``peak_height_m`` the highest each wheel's
+    bottom got (6,), ``on_top`` whether every wheel ended on the step, and the trajectory."""
 
     landed_at_s: np.ndarray
+    past_edge_m: np.ndarray
     peak_height_m: np.ndarray
     on_top: bool
     trajectory: simulator.Trajectory
 
     @property
     def rows_done(self) -> int:
-        """Rows of Table 2.3 completed: how many wheels landed on the step."""
+        """Rows of Table 2.3 completed: how many wheels got over the step."""
         return int(np.count_nonzero(np.isfinite(self.landed_at_s)))
 
 
+def sheathed(params: body.BodyParameters) -> body.BodyParameters:
+    """``params`` with the wave-spring sheath the thesis's snake climbed in (§2.2.2)."""
+    return dataclasses.replace(params, sheath_lift_gain=body.SHEATH_LIFT_GAIN)
+
+
 class WheelLandings:
-    """Watches the wheels land on the step's top one after another, head to tail: ``update(sim)``
-    returns the wheel (0-5) that has just stood there ``landed_s``, else None; ``peak`` is each
-    wheel's highest bottom (m)."""
+    """Watches the wheels get over the step one after another, head to tail: ``update(sim)``
+    returns the wheel (0-5) that has just been over it ``landed_s``, else None; ``peak`` is each
+    wheel's highest bottom (m), ``past_edge`` how far past the edge each wheel's centre was when
+    it counted (m)."""
 
     def __init__(self, sim: simulator.SnakeSim, landed_s: float = 0.3):
         self.landed_s = landed_s
-        self.step = mujoco.mj_name2id(sim.model, mujoco.mjtObj.mjOBJ_GEOM, 'step')
+        step = sim.model.geom('step')
+        self.edge_m = float(step.pos[0] - step.size[0])  # the step's face, x
         self.wheels = [
-            {mujoco.mj_name2id(sim.model, mujoco.mjtObj.mjOBJ_GEOM, f'wheel{a}_{s}') for s in 'lr'}
-            for a in range(sim.segments + 1)
+            [sim.model.body(f'wheel{a}_{s}').id for s in 'lr'] for a in range(sim.segments + 1)
         ]
         self.landed_at = np.full(sim.segments + 1, np.nan)
+        self.past_edge = np.full(sim.segments + 1, np.nan)
         self.peak = np.zeros(sim.segments + 1)
         self._since = None
 
     @property
     def next_wheel(self) -> int:
-        """The wheel (0 at the head) that must land next: how many have landed so far."""
+        """The wheel (0 at the head) that must get over the step next: how many have so far."""
         return int(np.count_nonzero(np.isfinite(self.landed_at)))
 
     def update(self, sim: simulator.SnakeSim) -> int | None:
-        """Take this tick's wheel heights into ``peak``; the next wheel if it has now stood on the
-        step's top for ``landed_s`` (its time then in ``landed_at``), else None."""
+        """Take this tick's wheel heights into ``peak``; the next wheel if it has now been over
+        the step for ``landed_s`` (its time then in ``landed_at``), else None."""
         self.peak = np.maximum(self.peak, sim.wheel_heights())
         wheel = self.next_wheel
-        if wheel > sim.segments or not self._on_step(sim, wheel):
+        if wheel > sim.segments or not self.over_step(sim, wheel):
             self._since = None
             return None
         self._since = sim.t_s if self._since is None else self._since
         if sim.t_s - self._since < self.landed_s:
             return None
         self.landed_at[wheel], self._since = sim.t_s, None
+        self.past_edge[wheel] = sim.data.xpos[self.wheels[wheel], 0].max() - self.edge_m
         return wheel
 
-    def _on_step(self, sim: simulator.SnakeSim, wheel: int) -> bool:
-        contacts = sim.data.contact[: sim.data.ncon]
-        return any(
-            {c.geom1, c.geom2} & self.wheels[wheel]
-            and self.step in (c.geom1, c.geom2)
-            and sim.data.xpos[
-                sim.model.geom_bodyid[c.geom1 if c.geom2 == self.step else c.geom2], 2
-            ]
-            > body.STEP_HEIGHT_M
-            for c in contacts
+    def over_step(self, sim: simulator.SnakeSim, wheel: int) -> bool:
+        """Whether an axle's wheel has its centre past the step's edge (it would land on the top)
+        and the axle's bottom is at the step's height (``body.up_on_step``)."""
+        centres = sim.data.xpos[self.wheels[wheel]]
+        return bool(
+            np.any(centres[:, 0] > self.edge_m) and body.up_on_step(sim.wheel_heights()[wheel])
         )
+
+
+def place(sim: simulator.SnakeSim, start: Start) -> None:
+    """Move the snake at rest to ``start``: its root shifted and turned about the vertical."""
+    root = sim.model.joint('root').qposadr[0]
+    sim.data.qpos[root : root + 2] += (start.along_m, start.across_m)
+    half = start.heading_rad / 2
+    sim.data.qpos[root + 3 : root + 7] = (math.cos(half), 0.0, 0.0, math.sin(half))
+    mujoco.mj_forward(sim.model, sim.data)
 
 
 def climb_step(
@@ -94,34 +135,30 @@ def climb_step(
     landed_s: float = 0.3,
     timeout_s: float = 60.0,
     states=None,
+    start: Start = Start(),
 ) -> ClimbResult:
-    """Run Table 2.3 on a five-module snake before a 7 cm step until the tail is up or
-    ``timeout_s``."""
+    """Run Table 2.3 on a sheathed five-module snake before a 7 cm step, placed at ``start``,
+    until the tail is over the step or ``timeout_s``."""
     climb = StepClimb(
         frequency_hz,
         calibration.HEAD_FIRST * beta_rad,
         **({} if states is None else {'states': states}),
     )
-    sim = simulator.SnakeSim(SEGMENTS, surface, params, step_at_m=STEP_AHEAD_M)
+    sim = simulator.SnakeSim(SEGMENTS, surface, sheathed(params), step_at_m=STEP_AHEAD_M)
+    place(sim, start)
     landings = WheelLandings(sim, landed_s)
-
-    def watch(s: simulator.SnakeSim) -> None:
-        if landings.update(s) is not None:
+    samples = []
+    while not climb.done and sim.t_s < timeout_s - simulator.TICK_S / 2:
+        sim.tick(climb.duty(sim.t_s))
+        samples.append(_sample(sim))
+        if landings.update(sim) is not None:
             climb.advance()
-
-    def pattern(t: float) -> np.ndarray:
-        return climb.chamber_states(t) if not climb.done else -np.ones((SEGMENTS, 3), np.int8)
-
-    duration = 0.0
-    parts = []
-    while not climb.done and duration < timeout_s:
-        parts.append(sim.run(pattern, 1.0, on_tick=watch))
-        duration += 1.0
-    trajectory = simulator.Trajectory(
-        *(
-            np.concatenate([getattr(p, f) for p in parts])
-            for f in simulator.Trajectory.__dataclass_fields__
-        )
-    )
+    trajectory = simulator.Trajectory(*(np.array(column) for column in zip(*samples)))
     on_top = bool(np.all(body.up_on_step(sim.wheel_heights())))
-    return ClimbResult(landings.landed_at, landings.peak, on_top, trajectory)
+    return ClimbResult(landings.landed_at, landings.past_edge, landings.peak, on_top, trajectory)
+
+
+def _sample(sim: simulator.SnakeSim) -> tuple:
+    """This tick's row of a ``simulator.Trajectory``."""
+    head, _ = sim.head_pose()
+    return sim.t_s, sim.com(), head, sim.chambers.pressure_pa.copy(), sim.wheel_heights()

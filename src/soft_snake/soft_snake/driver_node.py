@@ -135,7 +135,7 @@ class SoftSnakeDriver(BridgeNode):
             t = index / tick_hz
             if run.climb is not None and row_every and index and index % row_every == 0:
                 run.climb.advance()
-            duty = valves.duty(run.pattern(t))
+            duty = run.duty(t, valves)
             pending[0] = self._command(duty, pending[0])
             if (index + 1) % per_cycle == 0:
                 result.cycles = (index + 1) // per_cycle

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from soft_snake import locomotion
-from soft_snake.gaits import GAITS, STEP_CLIMB, Gait, GaitError, chamber_states
+from soft_snake.gaits import GAITS, STEP_CLIMB, Gait, GaitError, ValveCommander, chamber_states
 from soft_snake.step_climb import SEGMENTS as CLIMB_SEGMENTS
 from soft_snake.step_climb import StepClimb
 
@@ -57,6 +57,16 @@ class Run:
         self.period_s = 1.0 / frequency
         self.ticks = _ticks(request, self.period_s, tick_hz)
         self.segments = segments
+
+    def duty(self, t_s: float, valves: ValveCommander) -> np.ndarray:
+        """Valve duties (N, 3) at ``t_s``: the step climb's own (its pushing segments at partial
+        pressure, ``StepClimb.duty``; vented once every wheel is up), else ``valves``' of the
+        pattern."""
+        if self.climb is None:
+            return valves.duty(self.pattern(t_s))
+        if self.climb.done:
+            return np.zeros((CLIMB_SEGMENTS, 3))
+        return self.climb.duty(t_s)
 
     def _climb_pattern(self, t_s: float) -> np.ndarray:
         if self.climb.done:

@@ -7,9 +7,10 @@ chamber pressures. With an empty ``port`` there is no board: the simulator runs 
 from its parameters, which ``ros2 param set`` changes while it runs, and publishes the bends on
 ``joint_states`` (the driver does that when there is a board).
 
-With ``step_ahead_m`` a 7 cm step stands before the snake: each wheel that lands on it is passed on
-to the driver's ``~/step_climb_advance``, as the operator does on the robot (wheel contact advances
-Table 2.3's rows), and the wheels' heights go out on ``~/wheel_heights``
+With ``step_ahead_m`` a 7 cm step stands before the snake, which wears the wave-spring sheath
+(``climbing.sheathed``): each wheel that gets over the step (``climbing.WheelLandings``) is passed
+on to the driver's ``~/step_climb_advance``, as the operator does on the robot (a wheel over the
+step advances Table 2.3's rows), and the wheels' heights go out on ``~/wheel_heights``
 (std_msgs/Float64MultiArray, m, head to tail).
 
 Either way the physics advances in step with the wall clock, and motion capture publishes the head
@@ -72,6 +73,10 @@ class SoftSnakeSimNode(Node):
             step_at_m=p['step_ahead_m'] or None,
             chambers=chambers_of(p['tau_s'], built.chambers),
         )
+        if p['step_ahead_m']:
+            # before the step the snake wears the sheath it climbed in (§2.2.2); the bend reads
+            # the parameters every tick
+            self.sim.params = climbing.sheathed(self.sim.params)
         self.landings = climbing.WheelLandings(self.sim) if p['step_ahead_m'] else None
         self._landed: deque[int] = deque()
         self._lock, self._running = threading.Lock(), True
@@ -168,7 +173,7 @@ class SoftSnakeSimNode(Node):
         self.wheels_pub.publish(Float64MultiArray(data=heights.tolist()))
         while self._landed:
             wheel = self._landed.popleft()
-            self.get_logger().info(f'wheel {wheel + 1} landed on the step: advancing the climb')
+            self.get_logger().info(f'wheel {wheel + 1} is over the step: advancing the climb')
             if self.advance.service_is_ready():
                 self.advance.call_async(Trigger.Request())
             else:

@@ -7,8 +7,13 @@ themselves are drawn only in Fig. 2.10, so what each inflates is a configurable 
 default the spec's reading (D-S8): 1 and 2 the two lateral bends, 3 both bottom chambers (bends
 up), 4 the top chamber (bends down), 5 and 6 lateral with the top. An alternating segment takes Eq.
 2.1's phase 2π ω t + i β: while sin > 0 the state of the pair that inflates chamber 0, as K_i0 = +1
-there (spec A3, D-S9). Rows advance on a trigger (wheel contact in the simulator, a service on the
-robot).
+there (spec A3, D-S9). Rows advance on a trigger (a wheel over the step in the simulator, a service
+on the robot).
+
+The valves' duty is the pressure asked for (D-S1): the held states (3 lifting, 4 pressing down,
+5/6) get the full supply, the segments that keep undulating ("2/1") ``undulation_duty`` of it. The
+thesis gives no pressures for the climb; ours is partial pressure for the pushing segments, so that
+their filling leaves the tethered supply (``pneumatics``) to the segment holding the head up.
 """
 
 from __future__ import annotations
@@ -32,6 +37,8 @@ TABLE_2_3 = (
 )
 # inflated chambers j (spec A3 reading)
 STATES = {1: (0,), 2: (1,), 3: (0, 1), 4: (2,), 5: (0, 2), 6: (1, 2)}
+# the undulating segments' share of the supply while climbing (ours; see the module docstring)
+UNDULATION_DUTY = 0.5
 
 
 class StepClimb:
@@ -43,11 +50,15 @@ class StepClimb:
         beta_rad: float,
         states: Mapping[int, tuple[int, ...]] = STATES,
         table=TABLE_2_3,
+        undulation_duty: float = UNDULATION_DUTY,
     ):
         if not (math.isfinite(frequency_hz) and 0 < frequency_hz <= 2.0):
             raise GaitError(f'frequency = {frequency_hz} Hz: allowed (0, 2.0] Hz')
         if not math.isfinite(beta_rad):
             raise GaitError(f'beta = {beta_rad}: must be finite')
+        if not (math.isfinite(undulation_duty) and 0 < undulation_duty <= 1):
+            raise GaitError(f'undulation_duty = {undulation_duty}: allowed (0, 1]')
+        self.undulation_duty = undulation_duty
         self.frequency_hz, self.beta_rad = frequency_hz, beta_rad
         self.cells = [[tuple(int(s) for s in cell.split('/')) for cell in row] for row in table]
         if any(len(row) != SEGMENTS for row in self.cells):
@@ -105,3 +116,10 @@ class StepClimb:
         for i, state in enumerate(self.segment_states(t_s)):
             k[i, list(self.states[state])] = 1
         return k
+
+    def duty(self, t_s: float) -> np.ndarray:
+        """Valve duties (5, 3) in [0, 1] at ``t_s``: the inflated chambers of a held state at 1,
+        those of an alternating ("a/b") segment at ``undulation_duty``, the rest vented."""
+        inflated = self.chamber_states(t_s) > 0  # raises once the climb is complete
+        held = np.array([len(cell) == 1 for cell in self.cells[self.row]])
+        return np.where(inflated, np.where(held[:, None], 1.0, self.undulation_duty), 0.0)

@@ -132,12 +132,36 @@ def test_the_step_climb_records_each_wheel_and_stops_at_its_timeout():
     result = climbing.climb_step(frequency_hz=2.0, timeout_s=3.0)
     assert result.trajectory.t_s[-1] == pytest.approx(3.0)
     assert result.peak_height_m.shape == (6,) and result.landed_at_s.shape == (6,)
-    # row 1 raises the head (state 3 on segment 1) above every other axle; with gravity against
-    # the bend (lift_threshold) and the supply shared with four undulating segments only by 1-6
-    # mm, not onto the step: see docs/soft_snake.md
-    assert result.peak_height_m[0] > max(0.0005, result.peak_height_m[1:].max())
-    # what our snake manages: see docs/soft_snake.md
+    # row 1 raises the head (state 3 on segment 1, sheathed) above every other axle and above
+    # the step's 7 cm, the pushing segments at partial pressure leaving the supply to it
+    assert result.peak_height_m[0] > max(body.STEP_HEIGHT_M, result.peak_height_m[1:].max())
+    # 3 s is too short for the head to reach the step: see docs/soft_snake.md
     assert result.rows_done == 0 and not result.on_top
+
+
+def test_the_head_gets_over_the_step_and_row_1_completes_from_a_fixed_start():
+    start = climbing.Start(along_m=0.01, across_m=-0.01, heading_rad=math.radians(2))
+    result = climbing.climb_step(frequency_hz=1.0, timeout_s=12.0, start=start)
+    # the trigger: wheel 1 over the step (centre past the edge, bottom at the step's height),
+    # which a head held up by state 3 is without touching the top (the old contact trigger never
+    # fired); 8.5 s from the nominal start at 1 Hz (bench/snake_step.py)
+    assert result.rows_done >= 1 and result.landed_at_s[0] < 12.0
+    assert result.past_edge_m[0] > 0.0 and np.isnan(result.past_edge_m[result.rows_done :]).all()
+    assert result.peak_height_m[0] > body.STEP_HEIGHT_M
+
+
+def test_a_start_is_jittered_within_its_bounds_and_placed_on_the_root():
+    starts = [climbing.Start.jittered(seed) for seed in range(10)]
+    assert len(set(starts)) == 10 and starts[3] == climbing.Start.jittered(3)
+    assert all(
+        abs(s.along_m) <= 0.02 and abs(s.across_m) <= 0.02 and abs(s.heading_rad) <= 0.0873
+        for s in starts
+    )
+    sim = simulator.SnakeSim(5, 'paper', calibration.CALIBRATED, step_at_m=0.15)
+    climbing.place(sim, climbing.Start(0.01, -0.02, math.pi / 2))
+    head, quaternion = sim.head_pose()
+    assert head[:2] == pytest.approx([0.01, -0.02], abs=1e-9)
+    assert quaternion == pytest.approx([math.cos(math.pi / 4), 0, 0, math.sin(math.pi / 4)])
 
 
 def test_gaits_run_from_the_gait_functions_through_the_valve_commander():

@@ -8,7 +8,7 @@ import pytest
 
 from soft_snake import pneumatics, tables
 from soft_snake.gaits import GaitError
-from soft_snake.step_climb import STATES, TABLE_2_3, StepClimb
+from soft_snake.step_climb import STATES, TABLE_2_3, UNDULATION_DUTY, StepClimb
 
 
 def test_sn11_rows_in_order_singles_hold_and_pairs_alternate_at_omega():
@@ -42,6 +42,19 @@ def test_sn11_the_state_dictionary_is_configurable_and_checked():
         StepClimb(1.0, 1.0, {1: (0,), 2: (1,), 3: (0, 1), 4: (2,)})
     with pytest.raises(GaitError, match='frequency = 3.0 Hz'):
         StepClimb(3.0, 1.0)
+
+
+def test_the_climb_holds_its_states_at_full_pressure_and_pushes_at_partial():
+    climb = StepClimb(1.0, 2 * math.pi / 3)
+    duty = climb.duty(0.1)
+    assert duty[0].tolist() == [1.0, 1.0, 0.0]  # wheel 1's row: state 3 holds the head up
+    # "2/1": one bottom chamber at a time, at the undulation duty
+    assert np.all(np.sort(duty[1:], axis=1) == [0.0, 0.0, UNDULATION_DUTY])
+    climb.advance()
+    assert climb.duty(0.1)[[0, 1, 4]].tolist() == [[0.0, 0.0, 1.0]] * 3  # state 4 pressing
+    assert StepClimb(1.0, 1.0, undulation_duty=1.0).duty(0.1)[1].max() == 1.0
+    with pytest.raises(GaitError, match=r'undulation_duty = 0.0: allowed \(0, 1\]'):
+        StepClimb(1.0, 1.0, undulation_duty=0.0)
 
 
 def test_sn10_the_step_response_time_constants_fall_in_the_measured_range():

@@ -42,3 +42,22 @@ def test_rows_advance_on_the_service_and_the_wheels_are_reported(launch_in_test)
         snake.advance_row()
     assert wheels and len(wheels[-1].data) == 6
     assert max(max(m.data) for m in wheels) > 0.02  # row 1 raised the head
+
+
+def test_the_simulator_advances_the_climb_when_the_head_gets_over_the_step(launch_in_test):
+    robot = launch_in_test(
+        'soft_snake.launch.py',
+        arguments={'segments': '5', 'step_ahead_m': '0.15'},
+        commander=SoftSnakeCommander,
+        topics={WHEELS: Float64MultiArray},
+    )
+    snake, wheels = robot.commander, robot.probe.messages[WHEELS]
+    feedback = []
+    # 1 Hz as the offline climb (bench/snake_step.py: wheel 1 over the step at 8.0-9.2 s); no
+    # manual advance here: the sheathed simulator calls ~/step_climb_advance itself
+    result = snake.run_gait('step_climb', 1.0, 2.0944, cycles=20, on_feedback=feedback.append)
+    assert result.success
+    rows = [f.step_climb_row for f in feedback]
+    assert rows[0] == 1 and max(rows) >= 2
+    # the head's wheels over the 7 cm step
+    assert max(m.data[0] for m in wheels) > 0.07

@@ -1,0 +1,60 @@
+"""The soft snake climbing the 7 cm step offline (issue 29 item 5; thesis §2.2.2, Table 2.3).
+
+Ten runs of ``climbing.climb_step`` (five sheathed modules on paper, Table 2.3 at ``FREQUENCY_HZ``
+and β = 2π/3, 60 s each), each from a start jittered with its seed (``climbing.Start.jittered``:
+±20 mm along and across, ±5° of heading). Prints JSON: per run the start, the rows done (wheels
+over the step), when each got there and how far past the edge its centre was, and each wheel's
+peak height; overall ``climbed`` (runs with all six wheels over the step within 60 s; target at
+least 8 of 10), ``row_1_done`` and the median time to the first row. Through the nodes the same
+climb runs as ``soft-snake-demo``'s step run.
+"""
+
+import json
+import math
+import statistics
+import sys
+
+from soft_snake import climbing
+
+RUNS = 10
+FREQUENCY_HZ = 1.0
+TIMEOUT_S = 60.0
+
+
+def one_run(seed: int) -> dict:
+    """One climb from the start drawn with ``seed``."""
+    start = climbing.Start.jittered(seed)
+    result = climbing.climb_step(FREQUENCY_HZ, timeout_s=TIMEOUT_S, start=start)
+    return {
+        'seed': seed,
+        'start': {
+            'along_mm': round(start.along_m * 1e3, 1),
+            'across_mm': round(start.across_m * 1e3, 1),
+            'heading_deg': round(math.degrees(start.heading_rad), 1),
+        },
+        'rows_done': result.rows_done,
+        'over_step_at_s': [None if math.isnan(t) else round(t, 2) for t in result.landed_at_s],
+        'past_edge_mm': [None if math.isnan(d) else round(d * 1e3, 1) for d in result.past_edge_m],
+        'peak_height_mm': [round(h * 1e3) for h in result.peak_height_m],
+    }
+
+
+def main() -> int:
+    """Run the ten climbs and print the JSON report."""
+    runs = [one_run(seed) for seed in range(RUNS)]
+    firsts = [r['over_step_at_s'][0] for r in runs if r['over_step_at_s'][0] is not None]
+    report = {
+        'frequency_hz': FREQUENCY_HZ,
+        'timeout_s': TIMEOUT_S,
+        'climbed': sum(r['rows_done'] == 6 for r in runs),
+        'row_1_done': len(firsts),
+        'rows_done': [r['rows_done'] for r in runs],
+        'median_row_1_s': statistics.median(firsts) if firsts else None,
+        'runs': runs,
+    }
+    print(json.dumps(report, indent=1))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

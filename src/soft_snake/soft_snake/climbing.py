@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
-from soft_snake import body, calibration, simulator
+from soft_snake import body, calibration, model, simulator
 from soft_snake.step_climb import SEGMENTS, StepClimb
 
 STEP_AHEAD_M = 0.15  # the step's edge ahead of the head at the start
@@ -131,20 +131,22 @@ def climb_step(
     frequency_hz: float = 1.0,
     beta_rad: float = 2 * np.pi / 3,
     surface: str = 'paper',
-    params: body.BodyParameters = calibration.CALIBRATED,
+    snake: model.SnakeModel = model.CALIBRATED,
     landed_s: float = 0.3,
     timeout_s: float = 60.0,
     states=None,
     start: Start = Start(),
 ) -> ClimbResult:
-    """Run Table 2.3 on a sheathed five-module snake before a 7 cm step, placed at ``start``,
-    until the tail is over the step or ``timeout_s``."""
+    """Run Table 2.3 on a sheathed five-module snake (``snake``'s body and chambers) before a 7 cm
+    step, placed at ``start``, until the tail is over the step or ``timeout_s``."""
     climb = StepClimb(
         frequency_hz,
         calibration.HEAD_FIRST * beta_rad,
         **({} if states is None else {'states': states}),
     )
-    sim = simulator.SnakeSim(SEGMENTS, surface, sheathed(params), step_at_m=STEP_AHEAD_M)
+    sim = simulator.SnakeSim(
+        SEGMENTS, surface, sheathed(snake.body), step_at_m=STEP_AHEAD_M, chambers=snake.chambers
+    )
     place(sim, start)
     landings = WheelLandings(sim, landed_s)
     samples = []

@@ -1,5 +1,5 @@
-"""Fitting the simulator's body parameters to a robot's measured speeds (``soft-snake-fit``). No
-ROS.
+"""Fitting the simulator's parameters (``model.SnakeModel``: body and chambers) to a robot's
+measured speeds (``soft-snake-fit``). No ROS.
 
 ``FITTED`` names the parameters fitted and their bounds, in one place: any name
 ``model.SnakeModel.replaced`` takes (a field of the body or the chambers, or the chambers' measured
@@ -22,9 +22,9 @@ from pathlib import Path
 import numpy as np
 from scipy.optimize import differential_evolution
 
-from soft_snake import pneumatics, tables
+from soft_snake import model, pneumatics, tables
 from soft_snake.gaits import body_length_m
-from soft_snake.model import CALIBRATED, SnakeModel
+from soft_snake.model import SnakeModel
 from soft_snake.reproduction import Prediction, RunLength
 from soft_snake.sweep import RaySweep
 
@@ -50,7 +50,7 @@ SPEED_FLOOR_BL_S = 0.01
 
 def model_of(x) -> SnakeModel:
     """The calibrated model with ``FITTED``'s parameters set to ``x`` (in ``FITTED``'s order)."""
-    return CALIBRATED.replaced(dict(zip(FITTED, map(float, x))))
+    return model.CALIBRATED.replaced(dict(zip(FITTED, map(float, x))))
 
 
 def score(predictions: list[Prediction]) -> float:

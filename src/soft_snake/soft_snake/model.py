@@ -13,7 +13,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from soft_snake import body, calibration, pneumatics
+from soft_snake import calibration, pneumatics
+from soft_snake.body import BodyParameters
 
 TIME_CONSTANTS = ('tau_inflate_s', 'tau_vent_s')
 
@@ -22,7 +23,7 @@ def _fields(kind) -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(kind))
 
 
-BODY_FIELDS = _fields(body.BodyParameters)
+BODY_FIELDS = _fields(BodyParameters)
 CHAMBER_FIELDS = _fields(pneumatics.ChamberParameters)
 
 
@@ -31,17 +32,13 @@ class SnakeModel:
     """The body and the chambers a ``simulator.SnakeSim`` is built from (default: the calibrated
     ones)."""
 
-    body: body.BodyParameters = calibration.CALIBRATED
+    body: BodyParameters = calibration.CALIBRATED
     chambers: pneumatics.ChamberParameters = pneumatics.DEFAULT_CHAMBERS
 
     def replaced(self, values: dict[str, float]) -> SnakeModel:
         """This model with ``values`` set by name (a field of either dataclass, or one of
         ``TIME_CONSTANTS``); ValueError naming an unknown name or a value its dataclass refuses."""
-        unknown = sorted(set(values) - set(BODY_FIELDS + CHAMBER_FIELDS + TIME_CONSTANTS))
-        if unknown:
-            raise ValueError(
-                f'unknown parameter {unknown[0]!r}; known: {", ".join(sorted(known_names()))}'
-            )
+        check_names(values)
         pick = lambda names: {n: v for n, v in values.items() if n in names}  # noqa: E731
         chambers = dataclasses.replace(self.chambers, **pick(CHAMBER_FIELDS))
         taus = pick(TIME_CONSTANTS)
@@ -58,6 +55,14 @@ class SnakeModel:
 def known_names() -> tuple[str, ...]:
     """Every name ``SnakeModel.replaced`` takes."""
     return BODY_FIELDS + CHAMBER_FIELDS + TIME_CONSTANTS
+
+
+def check_names(names) -> None:
+    """ValueError naming the first of ``names`` that ``SnakeModel.replaced`` does not take."""
+    for name in names:
+        if name not in known_names():
+            known = ', '.join(sorted(known_names()))
+            raise ValueError(f'unknown parameter {str(name)!r}; known: {known}')
 
 
 CALIBRATED = SnakeModel()

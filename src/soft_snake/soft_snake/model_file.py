@@ -14,15 +14,15 @@ from pathlib import Path
 
 import yaml
 
-from soft_snake.model import CALIBRATED, SnakeModel
+from soft_snake.model import CALIBRATED, SnakeModel, check_names
 from soro_node.arguments import read_input, write_output
 
 
 def dump(model: SnakeModel) -> str:
-    """``model`` as the file's text: a comment line, then ``name: value`` per field."""
-    lines = ['# soft_snake simulator parameters (body and chambers; SI units, radians)']
-    lines += [f'{name}: {value!r}' for name, value in model.values().items()]
-    return '\n'.join(lines)
+    """``model`` as the file's text: a comment line, then ``name: value`` per field (YAML's own
+    float notation: ``5e-05``, a string to YAML 1.1, is written ``5.0e-05``)."""
+    header = '# soft_snake simulator parameters (body and chambers; SI units, radians)\n'
+    return header + yaml.safe_dump(model.values(), sort_keys=False).rstrip('\n')
 
 
 def write(path: Path, model: SnakeModel) -> None:
@@ -34,20 +34,31 @@ def parse(text: str, source: str = 'parameters') -> SnakeModel:
     """The parameters in ``text`` over the calibrated model; ValueError (one line, starting with
     ``source``) for anything else than a mapping of known names to numbers their dataclass
     takes."""
+    try:  # the dataclasses refuse a value out of their range
+        return CALIBRATED.replaced(_values(_mapping(text)))
+    except ValueError as error:
+        raise ValueError(f'{source}: {error}') from None
+
+
+def _mapping(text: str) -> dict:
     try:
         document = yaml.safe_load(text)
     except yaml.YAMLError as error:
-        problem = getattr(error, 'problem', None) or 'not YAML'
-        raise ValueError(f'{source}: {problem}') from None
+        raise ValueError(getattr(error, 'problem', None) or 'not YAML') from None
     if not isinstance(document, dict):
-        raise ValueError(f'{source}: not a mapping of parameter names to values')
+        raise ValueError('not a mapping of parameter names to values')
+    return document
+
+
+def _values(document: dict) -> dict[str, float]:
+    check_names(document)
     for name, value in document.items():
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ValueError(f'{source}: {name} = {value!r}: must be a number')
-    try:  # the dataclasses refuse a value out of their range
-        return CALIBRATED.replaced({name: float(value) for name, value in document.items()})
-    except ValueError as error:
-        raise ValueError(f'{source}: {error}') from None
+            raise ValueError(f'{name} = {value!r}: must be a number')
+    try:
+        return {name: float(value) for name, value in document.items()}
+    except OverflowError:
+        raise ValueError('a value too large for a float') from None
 
 
 def load(path: str | Path) -> SnakeModel:

@@ -125,7 +125,7 @@ SIMULATOR = (
             'tau_s',
             0.0,
             "chambers' time constant (s), inflating and venting alike (measured 0.23-0.44; 0: "
-            "Eqs. 2.6-2.8's own, 0.36 filling and 0.31 venting, as offline)",
+            "as the chambers are, offline's or the parameter file's)",
             0.0,
             2.0,
             read_only=True,

@@ -163,7 +163,12 @@ def test_a_bad_split_is_refused(rule, message):
 
 
 def test_the_parameter_file_round_trips_every_field(tmp_path):
-    changed = {'bend_rad': 1.37, 'friction_scale': 0.123, 'supply_drop_per_chamber': 0.31}
+    # 5e-05: YAML 1.1 reads that spelling as a string
+    changed = {
+        'bend_rad': 1.37,
+        'supply_drop_per_chamber': 0.31,
+        'joint_damping_nms_per_rad': 5e-5,
+    }
     built = model.CALIBRATED.replaced(changed)
     path = tmp_path / 'params.yaml'
     model_file.write(path, built)
@@ -203,6 +208,9 @@ def test_the_chambers_are_set_by_their_measured_time_constants():
             'supply_drop_per_chamber = -0.1: must be finite and >= 0',
         ),
         ('tau_vent_s: 0', 'p.yaml: tau_vent_s = 0.0: must be finite and > 0'),
+        ('bend: soft', "p.yaml: unknown parameter 'bend'"),
+        ('1: 2.0', "unknown parameter '1'"),
+        ('bend_rad: ' + '9' * 400, 'p.yaml: a value too large for a float'),
     ],
 )
 def test_the_parameter_file_refuses_in_one_line(text, message, tmp_path):

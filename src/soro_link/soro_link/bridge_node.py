@@ -207,7 +207,7 @@ class BridgeNode(LifecycleNode):
         return True
 
     def goals_running(self) -> bool:
-        """Whether an action goal is under way (``spin_bridge`` lets it end first)."""
+        """Whether an action goal is under way."""
         return self.goals.running()
 
     def force_safe_state(self, reason: str) -> bool:

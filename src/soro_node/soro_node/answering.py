@@ -7,6 +7,7 @@ leaves the client waiting for ever, since nothing tells an rclpy client that its
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections.abc import Callable
@@ -35,11 +36,16 @@ class AnsweringActionServer(rclpy.action.ActionServer):
         return all(future.done() for future in list(self._result_futures.values()))
 
     async def _execute_get_result_request(self, request_header_and_message):
-        # a known goal's response is sent by a done callback of its result future (below)
-        if bytes(request_header_and_message[1].goal_id.uuid) in self._goal_handles:
-            with self._owed_lock:
-                self._owed += 1
-        await super()._execute_get_result_request(request_header_and_message)
+        """rclpy's, counting the response owed: a known goal's is sent by a done callback of its
+        result future (an unknown or expired goal's at once, by rclpy)."""
+        header, request = request_header_and_message
+        future = self._result_futures.get(bytes(request.goal_id.uuid))
+        if future is None:
+            await super()._execute_get_result_request(request_header_and_message)
+            return
+        with self._owed_lock:
+            self._owed += 1
+        future.add_done_callback(functools.partial(self._send_result_response, header))
 
     def _send_result_response(self, request_header, future):
         try:
@@ -62,8 +68,11 @@ def spin_until_answered(
     deadline, answered_at = time.monotonic() + limit_s, None
     while rclpy.ok(context=node.context) and not cut_short():
         now = time.monotonic()
-        if answered_at is None and all(server.answered() for server in servers):
-            answered_at = now
+        # checked every pass: a request taken while waiting for delivery is owed again
+        if all(server.answered() for server in servers):
+            answered_at = answered_at or now
+        else:
+            answered_at = None
         if now >= min(deadline, (answered_at or deadline) + DELIVERY_S):
             break
         spin_once(0.02)

@@ -80,7 +80,9 @@ def test_a_server_destroyed_once_answered_leaves_no_client_waiting(walks):
 
     walks.release.set()
     assert walks.returned.wait(5.0)
-    time.sleep(0.1)  # the execute task has set the result; the task sending it has not run
+    # the execute task sets the result; the task sending it runs only when the server spins
+    result_set = lambda: all(f.done() for f in walks.server._result_futures.values())  # noqa: E731
+    assert poll(result_set, 2.0)
     assert not walks.server.answered(), 'a result not yet sent is not answered'
 
     assert spin_until_answered(walks.server_node, walks.spin_server, 3.0)

@@ -19,7 +19,7 @@ from soro_interfaces.action import PlanAndTrack, TrackPath
 
 from soro_geometry.pose_msgs import planar_pose
 from soro_link.link_reports import log_at
-from soro_node.answering import spin_until_answered
+from soro_node.answering_node import spin_until_answered
 from soro_node.base_node import ActionClient, OneGoal, spin_once
 from soro_node.commander import Commander
 from soro_node.stop import StopRequest

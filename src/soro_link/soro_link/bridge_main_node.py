@@ -14,7 +14,7 @@ import rclpy
 from rclpy.lifecycle import TransitionCallbackReturn
 
 from soro_link.bridge_node import BridgeNode
-from soro_node.answering import spin_until_answered
+from soro_node.answering_node import spin_until_answered
 from soro_node.base_node import (
     EXIT_REFUSED,
     StartRefused,

@@ -45,7 +45,7 @@ from rclpy.qos import (
 )
 from rclpy.signals import SignalHandlerOptions
 
-from soro_node.answering import AnsweringActionServer
+from soro_node.answering_node import AnsweringActionServer
 from soro_node.params import FieldRefused, ParamSpec, Settings
 from soro_node.stop import StopRequest
 

@@ -1,4 +1,4 @@
-"""soro_node.answering: a server stopping mid-goal answers the client waiting for the result
+"""soro_node.answering_node: a server stopping mid-goal answers the client waiting for the result
 before it is destroyed. A goal whose execute callback has returned is not yet answered: rclpy
 sends its result from a task the executor has still to run (the salamander planner, stopped
 mid-navigation, was destroyed in that window and its client waited for ever)."""
@@ -12,7 +12,7 @@ from action_msgs.msg import GoalStatus
 from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
 from soro_interfaces.action import ExecuteWalk
 
-from soro_node.answering import spin_until_answered
+from soro_node.answering_node import spin_until_answered
 from soro_node.base_node import ActionClient, action_server
 from soro_node.waiting import poll
 

@@ -8,8 +8,8 @@ trends, as JSON and a scatter plot. Every refusal one line, exit code 2.
     soft-snake-tables --json tables.json --plot tables.png --processes 2 [--params params.yaml]
     soft-snake-fit measured.csv --out fit/ --split 0.7 --seed 0 --evaluations 200 --workers 2
 
-``soft-snake-fit``: the simulator's body parameters fitted to a robot's measured speeds
-(``fit``), with the held-out figures beside two baselines (``fit_report``).
+``soft-snake-fit``: the simulator's parameters (body and chambers) fitted to a robot's measured
+speeds (``fit``), with the held-out figures beside two baselines (``fit_report``).
 """
 
 from __future__ import annotations
@@ -175,8 +175,8 @@ def tables_main(argv: list[str] | None = None) -> int:
 
 
 FIT_HELP = (
-    "the simulator's body parameters fitted to a robot's measured speeds on a training share of "
-    'them, reported on the held-out rest beside two baselines; resumable'
+    "the simulator's parameters (body and chambers) fitted to a robot's measured speeds on a "
+    'training share of them, reported on the held-out rest beside two baselines; resumable'
 )
 MEASURED_HELP = (
     'CSV with columns gait, segments, frequency_hz (Hz), phase_offset_rad (β, rad, or kπ/m), '

@@ -18,12 +18,14 @@ enough for one CPU core:
   (state 3, sidewinding's {0, 1}) lift the body;
 - friction per surface and per pair, set explicitly (MuJoCo <pair> elements; no geom-to-geom
   combination, whose maximum gave μ 1.0 to every body contact): Table 5.1's factors, printed
-  without units, become Coulomb coefficients times ``friction_scale`` (0.1: paper's sliding 5.83 →
-  μ 0.58, rolling 0.58 → 0.058). A wheel rolls along on its hinge against the rolling coefficient
-  and slides across with the sliding one (the anisotropy of §2.1.5, finite both ways); the body's
-  sheath slides with the sliding coefficient times ``sheath_over_sliding`` (the thesis gives no
-  sheath friction: ours is that Table 5.1's sliding factor, measured dragging the robot sideways,
-  is the sheath's too).
+  without units, become coefficients: the sliding column times ``friction_scale`` (0.1: paper's
+  5.83 → μ 0.58), the rolling column times ``rolling_scale`` (0.1: paper's 0.58 → 0.058). The two
+  columns are two measurements (dragging sideways, rolling along), so each has its own conversion
+  for a fit to find (equal by default, as the calibration has them). A wheel rolls along on its
+  hinge against the rolling coefficient and slides across with the sliding one (the anisotropy of
+  §2.1.5, finite both ways); the body's sheath slides with the sliding coefficient times
+  ``sheath_over_sliding`` (the thesis gives no sheath friction: ours is that Table 5.1's sliding
+  factor, measured dragging the robot sideways, is the sheath's too).
 
 Frame: x forward (the head leads at +x), y left, z up (REP-103); lengths in m, masses in kg, angles
 in rad.
@@ -68,7 +70,9 @@ class BodyParameters:
 
     # a segment's bend with one chamber at full supply pressure
     bend_rad: float = 1.0
-    friction_scale: float = 0.1  # Table 5.1 factor → Coulomb coefficient
+    # Table 5.1's factors → coefficients: sliding (wheels across, sheath), rolling (wheels along)
+    friction_scale: float = 0.1
+    rolling_scale: float = 0.1
     # the sheath's sliding coefficient over the wheels' sideways one (the same surface)
     sheath_over_sliding: float = 1.0
     # share of one chamber's full-pressure upward moment the body's weight absorbs (§2.2.2)
@@ -96,12 +100,13 @@ class BodyParameters:
 
 
 def surface_friction(surface: str, params: BodyParameters) -> tuple[float, float]:
-    """(sliding, rolling) Coulomb coefficients of ``surface`` from Table 5.1."""
+    """(sliding, rolling) coefficients of ``surface``: Table 5.1's factors times ``friction_scale``
+    and ``rolling_scale``."""
     factors = tables.friction()
     if surface not in factors:
         raise ValueError(f'surface {surface!r}: allowed {", ".join(sorted(factors))}')
     sliding, rolling = factors[surface]
-    return sliding * params.friction_scale, rolling * params.friction_scale
+    return sliding * params.friction_scale, rolling * params.rolling_scale
 
 
 def bend(pressure_pa: np.ndarray, supply_pa: float, params: BodyParameters) -> np.ndarray:

@@ -29,6 +29,7 @@ import numpy as np
 PSI_PA = 6894.757
 SUPPLY_PA = 17 * PSI_PA  # 17 psi, gauge (Fig. 2.2)
 TAU_RANGE_S = (0.23, 0.44)  # inflation and deflation time constants measured (§2.2.1)
+STEP_LIMIT_S = 60.0  # a step response slower than this is no chamber's
 
 
 @dataclass(frozen=True)
@@ -113,12 +114,18 @@ def step_time_constants(
     params: ChamberParameters = DEFAULT_CHAMBERS, dt_s: float = 0.001
 ) -> tuple[float, float]:
     """(inflating, venting) time constants in s of one chamber's full step, as Fig. 2.2 measured
-    them: the time to cover 63 % (1 − 1/e) of the step."""
+    them: the time to cover 63 % (1 − 1/e) of the step. ValueError when the chamber never gets
+    there (a supply that sags below 63 % with one chamber filling, s above about 4.3)."""
     bank, t = Chambers(1, params), 0.0
     duty = np.array([[1.0, 0.0, 0.0]])
     while bank.pressure_pa[0, 0] < (1 - math.exp(-1)) * params.supply_pa:
         bank.step(duty, dt_s)
         t += dt_s
+        if t > STEP_LIMIT_S:
+            raise ValueError(
+                f'a chamber never fills to 63 % of the supply (supply_drop_per_chamber = '
+                f'{params.supply_drop_per_chamber}, k_i_per_s = {params.k_i_per_s})'
+            )
     inflating, t = t, 0.0
     bank.pressure_pa[0, 0] = params.supply_pa
     while bank.pressure_pa[0, 0] > math.exp(-1) * params.supply_pa:

@@ -208,6 +208,10 @@ def test_the_chambers_are_set_by_their_measured_time_constants():
             'supply_drop_per_chamber = -0.1: must be finite and >= 0',
         ),
         ('tau_vent_s: 0', 'p.yaml: tau_vent_s = 0.0: must be finite and > 0'),
+        (
+            'supply_drop_per_chamber: 5\ntau_inflate_s: 0.3',
+            'p.yaml: a chamber never fills to 63 % of the supply (supply_drop_per_chamber = 5.0',
+        ),
         ('bend: soft', "p.yaml: unknown parameter 'bend'"),
         ('1: 2.0', "unknown parameter '1'"),
         ('bend_rad: ' + '9' * 400, 'p.yaml: a value too large for a float'),

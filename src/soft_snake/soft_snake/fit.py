@@ -223,6 +223,7 @@ def run(args, pool: RaySweep, training: list, held_out: list) -> dict:
             'score': 'mean |ln(predicted / measured)| of forward BL/s on the training cells',
         },
         'fitted': {name: list(bounds) for name, bounds in FITTED.items()},
+        'best': dict(zip(FITTED, store.best()[0])),  # the fitted names' values, taus included
         'parameters': best.values(),
         'run_length': vars(length),
     }

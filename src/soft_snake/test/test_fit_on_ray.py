@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from soft_snake import fit, measurements, model_file, tables
+from soft_snake import fit, measurements, model, model_file, tables
 from soro_node.waiting import poll
 
 pytestmark = pytest.mark.ros  # a cluster of processes: run inside tools/netns_run.sh
@@ -138,6 +138,8 @@ def test_fit_on_a_cluster(ray_head, tmp_path):
     assert held['simulator']['cells'] == held['friction_table']['cells'] == 2
     best = model_file.load(out / 'params.yaml')
     assert best.values() == report['parameters']
+    assert list(report['best']) == list(fit.FITTED)
+    assert best == model.CALIBRATED.replaced(report['best'])
     assert (out / 'scatter.png').stat().st_size > 0 and (out / 'table_5_3.png').exists()
     assert (out / 'table_5_6.png').exists()
     assert not [p for p in out.iterdir() if p.name.startswith('.')]  # nothing half-written

@@ -15,14 +15,19 @@ pytestmark = pytest.mark.ros
 WHEELS = '/soft_snake_sim/wheel_heights'
 
 
-def test_rows_advance_on_the_service_and_the_wheels_are_reported(launch_in_test):
+def _before_the_step(launch_in_test):
+    """Five modules launched before the step: the driver's commander and the wheel heights seen."""
     robot = launch_in_test(
         'soft_snake.launch.py',
         arguments={'segments': '5', 'step_ahead_m': '0.15'},
         commander=SoftSnakeCommander,
         topics={WHEELS: Float64MultiArray},
     )
-    snake, wheels = robot.commander, robot.probe.messages[WHEELS]
+    return robot.commander, robot.probe.messages[WHEELS]
+
+
+def test_rows_advance_on_the_service_and_the_wheels_are_reported(launch_in_test):
+    snake, wheels = _before_the_step(launch_in_test)
     feedback, box = [], {}
     worker = threading.Thread(
         target=lambda: box.setdefault(
@@ -45,13 +50,7 @@ def test_rows_advance_on_the_service_and_the_wheels_are_reported(launch_in_test)
 
 
 def test_the_simulator_advances_the_climb_when_the_head_gets_over_the_step(launch_in_test):
-    robot = launch_in_test(
-        'soft_snake.launch.py',
-        arguments={'segments': '5', 'step_ahead_m': '0.15'},
-        commander=SoftSnakeCommander,
-        topics={WHEELS: Float64MultiArray},
-    )
-    snake, wheels = robot.commander, robot.probe.messages[WHEELS]
+    snake, wheels = _before_the_step(launch_in_test)
     feedback = []
     # 1 Hz as the offline climb (bench/snake_step.py: wheel 1 over the step at 8.0-9.2 s); no
     # manual advance here: the sheathed simulator calls ~/step_climb_advance itself

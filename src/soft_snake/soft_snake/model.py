@@ -1,6 +1,6 @@
 """The simulator's parameters in one value, as a fit tunes them and a parameter file stores them:
-the body (``body.BodyParameters``) and its chambers on their supply (``pneumatics
-.ChamberParameters``). No ROS.
+the body (``body.BodyParameters``) and its chambers on their supply
+(``pneumatics.ChamberParameters``). No ROS.
 
 Every field of either dataclass is set by its own name (the two share none). The chambers can also
 be set by what the thesis measured of them, their step response's time constants

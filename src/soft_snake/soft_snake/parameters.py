@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from soft_snake import pneumatics, tables
+from soft_snake import tables
 from soft_snake.gaits import MAX_FREQUENCY_HZ, MAX_SEGMENTS, MIN_SEGMENTS
 from softbots_bringup.description import default_sim_port
 from soro_node.frames import BASE_FRAME, ODOM_FRAME, FrameUse, tracked_base_of
@@ -147,14 +147,6 @@ SIMULATOR = (
     )
     + FRAMES_OF_MOCAP
 )
-
-
-def chambers_of(
-    tau_s: float, chambers: pneumatics.ChamberParameters = pneumatics.DEFAULT_CHAMBERS
-) -> pneumatics.ChamberParameters:
-    """The simulator node's chambers: ``chambers`` (the offline simulator's, or a parameter
-    file's), with both time constants ``tau_s`` when it is not 0."""
-    return chambers if tau_s == 0 else chambers.with_time_constants(tau_s, tau_s)
 
 
 def _driver_frames(p: dict) -> FrameUse:

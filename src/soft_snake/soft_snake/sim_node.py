@@ -38,7 +38,7 @@ from soft_snake import climbing, model, model_file, simulator
 from soft_snake.device import SnakeHeadFirmware
 from soft_snake.drawing import joint_names
 from soft_snake.gaits import Gait, GaitError, ValveCommander, chamber_states
-from soft_snake.parameters import SIMULATOR, chambers_of
+from soft_snake.parameters import SIMULATOR
 from soro_link.device import SimulatedDevice
 from soro_node.base_node import declare_parameters, run_node
 from soro_node.frames import TrackedBase
@@ -70,8 +70,11 @@ class SoftSnakeSimNode(Node):
             p['segments'],
             p['surface'],
             built.body,
+            # tau_s 0: the chambers' own time constants
+            p['tau_s'] or None,
+            p['tau_s'] or None,
             step_at_m=p['step_ahead_m'] or None,
-            chambers=chambers_of(p['tau_s'], built.chambers),
+            chambers=built.chambers,
         )
         if p['step_ahead_m']:
             # before the step the snake wears the sheath it climbed in (§2.2.2); the bend reads

@@ -15,7 +15,7 @@ import math
 import sys
 from pathlib import Path
 
-from soft_snake import animation, calibration, climbing, fit_report, reproduction
+from soft_snake import animation, calibration, climbing, fit_report, reproduction, targets
 from soft_snake.commander import SoftSnakeCommander
 from soft_snake.gaits import PRESETS
 from softbots_bringup import runner
@@ -105,7 +105,27 @@ def tables(out: Path) -> list[str]:
         f'| {name} | {"yes" if holds else "no"} | {detail} |'
         for name, (holds, detail) in reproduction.trends(predictions).items()
     ]
+    return lines + [''] + target_lines(predictions)
+
+
+def target_lines(predictions) -> list[str]:
+    """Issue 29's table targets (``targets``): simulated beside the robot's own, as Markdown."""
+    simulated = targets.table_targets([(p.cell, p.bl_per_s) for p in predictions])
+    robot = targets.table_targets([(p.cell, p.cell.bl_per_s) for p in predictions])
+    lines = ['| target | simulated | the robot | met |', '|---|---|---|---|']
+    for name, mine in simulated.items():
+        lines.append(
+            f'| {name.replace("_", " ")} {mine["target"]} | {_figure(mine)} | '
+            f'{_figure(robot[name])} | {"yes" if mine["met"] else "no"} |'
+        )
     return lines + ['']
+
+
+def _figure(target: dict) -> str:
+    value = target['value']
+    if isinstance(value, dict):
+        return ', '.join(f'{k} {v}' for k, v in value.items())
+    return f'{value:.2f} ({target["groups"]} groups)'
 
 
 def main(argv: list[str] | None = None) -> int:

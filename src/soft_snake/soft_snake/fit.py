@@ -192,7 +192,7 @@ def check_enough(training: list, held_out: list, source: str) -> None:
 def run(args, pool: RaySweep, training: list, held_out: list) -> dict:
     """A whole fit into ``args.out``: the evaluations (resumed from its store), the best set's
     predictions of every cell, plots, params.yaml and report.json (written last); the report."""
-    from soft_snake import evaluation, fit_report, model_file
+    from soft_snake import evaluation, fit_report, model_file, targets
 
     length = RunLength(args.cycles, args.min_duration)
     store = Store(args.out / STORE, fingerprint(training, length))
@@ -208,6 +208,10 @@ def run(args, pool: RaySweep, training: list, held_out: list) -> dict:
     model_file.write(args.out / 'params.yaml', best)
     report = {
         'held_out': figures,
+        'tables': {
+            'simulator': targets.table_targets([(p.cell, p.bl_per_s) for p in predictions]),
+            'robot': targets.table_targets([(c, c.bl_per_s) for c in training + held_out]),
+        },
         'training': {'simulator': evaluation.metrics(predictions[: len(training)])},
         'split': {
             'rule': args.split,

@@ -47,16 +47,17 @@ def side_by_side(figures: dict) -> str:
 
 def write_json(path: Path, document: dict) -> None:
     """``document`` as JSON (NaN as null), whole or not at all."""
-    write_output(path, json.dumps(_no_nan(document), indent=1, ensure_ascii=False))
+    write_output(path, json.dumps(no_nan(document), indent=1, ensure_ascii=False))
 
 
-def _no_nan(value):
+def no_nan(value):
+    """``value`` with every non-finite float in it (dicts, lists) as None: JSON's null."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, dict):
-        return {k: _no_nan(v) for k, v in value.items()}
+        return {k: no_nan(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_no_nan(v) for v in value]
+        return [no_nan(v) for v in value]
     return value
 
 

@@ -1,0 +1,46 @@
+"""Issue 29's targets on Tables 5.2-5.7 for one simulator model, each beside the robot's own figure
+and the friction-table baseline (soft_snake.targets, soft_snake.evaluation).
+
+Every cell swept on an embedded Ray of two workers with the calibrated model, or with the model
+a fit wrote (``--params params.yaml``). Held out: the fit's default split (0.5 of each gait's
+cells, seed 0) or ``--split``/``--seed``; the calibrated model saw none of those cells (it was
+fitted on the two headline speeds alone), a fitted one must be scored on its own fit's split.
+Prints JSON: ``held_out`` (ρ per gait and pooled, median relative error, cells within ±20 %:
+simulator, friction rank, friction table), ``tables`` (each target of ``targets.table_targets``,
+simulated and the robot's) and ``sn13`` (the trends that hold, of six). The other targets have
+their own benches: real time and the sweep on Ray (snake.py, soft_snake_fit.py), the step
+(snake_step.py).
+"""
+
+import argparse
+import json
+
+from soft_snake import evaluation, fit_report, model, model_file, reproduction, tables, targets
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--params', help='a parameter file (default: the calibrated model)')
+    parser.add_argument('--split', default='0.5')
+    parser.add_argument('--seed', type=int, default=0)
+    args = parser.parse_args()
+    snake = model_file.load(args.params) if args.params else model.CALIBRATED
+    cells = tables.speeds()
+    training, held_out = evaluation.split(cells, args.split, args.seed)
+    predictions = reproduction.predict_tables(cells, processes=2, model=snake)
+    tested = [p for p in predictions if p.cell in held_out]
+    report = {
+        'model': args.params or 'calibrated',
+        'split': {'rule': args.split, 'seed': args.seed, 'held_out_cells': len(tested)},
+        'held_out': fit_report.held_out_figures(training, held_out, tested),
+        'tables': {
+            'simulator': targets.table_targets([(p.cell, p.bl_per_s) for p in predictions]),
+            'robot': targets.table_targets([(c, c.bl_per_s) for c in cells]),
+        },
+        'sn13': sum(holds for holds, _ in reproduction.trends(predictions).values()),
+    }
+    print(json.dumps(fit_report.no_nan(report), indent=1, default=str))
+
+
+if __name__ == '__main__':
+    main()

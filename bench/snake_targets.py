@@ -17,6 +17,23 @@ import json
 
 from soft_snake import evaluation, fit_report, model, model_file, reproduction, tables, targets
 
+# issue 29 on the cells not used in the fit: (figure, limit, whether higher is better)
+HELD_OUT_TARGETS = {
+    'rho_undulation': (lambda f: f['rho']['undulation'], 0.90, True),
+    'rho_sidewinding': (lambda f: f['rho']['sidewinding'], 0.75, True),
+    'median_relative_error': (lambda f: f['median_relative_error'], 0.25, False),
+}
+
+
+def held_out_targets(figures: dict) -> dict:
+    """Issue 29's held-out targets against the simulator's ``figures`` (evaluation.metrics)."""
+    out = {}
+    for name, (get, limit, higher) in HELD_OUT_TARGETS.items():
+        value = get(figures)
+        met = value is not None and (value >= limit if higher else value <= limit)
+        out[name] = {'value': value, 'target': f'{">=" if higher else "<="} {limit}', 'met': met}
+    return out
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -39,6 +56,7 @@ def main() -> None:
         },
         'sn13': sum(holds for holds, _ in reproduction.trends(predictions).values()),
     }
+    report['held_out_targets'] = held_out_targets(report['held_out']['simulator'])
     print(json.dumps(fit_report.no_nan(report), indent=1, default=str))
 
 

@@ -113,6 +113,26 @@ def test_metrics_on_hand_made_numbers():
     assert evaluation.metrics(predictions[:2])['rho']['undulation'] is None  # too few cells
 
 
+def test_the_fit_s_score_counts_order_as_well_as_scale():
+    """Half the measured speed in the right order scores ln 2 (scale only); the measured speeds
+    reversed score 2 on undulation's order alone (ρ −1); a set that predicts one speed everywhere
+    scores a whole 1 for the order it cannot give."""
+    measured = [0.1, 0.2, 0.3, 0.4]
+    cells = [cell('undulation', bl_per_s=v) for v in measured]
+    # the score adds its floor to both sides: this is half of measured + floor, floor included
+    halved = [
+        evaluation.as_prediction(c, (c.bl_per_s + fit.SPEED_FLOOR_BL_S) / 2 - fit.SPEED_FLOOR_BL_S)
+        for c in cells
+    ]
+    assert fit.score(halved) == pytest.approx(math.log(2))
+    reversed_ = [evaluation.as_prediction(c, v) for c, v in zip(cells, measured[::-1])]
+    errors = [abs(math.log((p + 0.01) / (m + 0.01))) for p, m in zip(measured[::-1], measured)]
+    assert fit.score(reversed_) == pytest.approx(sum(errors) / 4 + 2 * fit.RANK_WEIGHT)
+    flat = [evaluation.as_prediction(c, 0.25) for c in cells]
+    errors = [abs(math.log(0.26 / (m + 0.01))) for m in measured]
+    assert fit.score(flat) == pytest.approx(sum(errors) / 4 + fit.RANK_WEIGHT)
+
+
 def test_the_friction_rank_baseline_on_the_thesis_tables():
     """The issue's figures: rolling friction alone ranks undulation at 0.86 and sidewinding at
     0.59."""

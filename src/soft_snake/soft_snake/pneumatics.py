@@ -16,6 +16,18 @@ tether (Table 4.1, "Tethered Power Supply"); the thesis gives no figure for its 
 reading: the tether and the filling chambers' orifices divide p_s, the manifold at p_s / (1 + s Σ
 Δp²) over the filling chambers (Δp² their flow term), s = ``supply_drop_per_chamber``, fitted with
 the bend on the headline speeds (``calibration``) and the fit's to tune.
+
+The modules do not follow their valves at once (``ModuleDelay``): the tail's chambers do, and
+every module nearer the head ``module_delay_s`` later than the one behind it. The robot keeps its
+undulation speed from β = 2π/3 to 11π/12 and is slow below π/2 (§5.1.1, Tables 5.2-5.4), where a
+snake whose modules all follow at once is pushed only by the travelling curvature wave, whose
+thrust vanishes at β = π. The delay turns the bends' phase difference from β into β − 2πfd, and
+with d fitted on half the tables (0.06 s) the simulated snake has the robot's shape: slow below
+π/2, fast and flat up to 11π/12. Where the delay comes from the thesis does not say; our reading is
+the tether (Table 4.1: "Tethered Power Supply"), which trails the snake and so feeds it from the
+tail, its line running forward through the gaps between the modules (§2.1.5), so that a valve
+nearer the head fills its chamber later. It is a model to be judged on held-out cells, not a
+measured figure.
 """
 
 from __future__ import annotations
@@ -44,12 +56,15 @@ class ChamberParameters:
     k_d_per_s: float = 4.0
     t_p_pa_per_s: float = 250e3  # 63 % of a vent in 0.31 s
     supply_pa: float = SUPPLY_PA
-    # fitted with bend_rad on the headline speeds (calibration.py)
+    # fitted with bend_rad on the training half of the speed tables (calibration.py)
     supply_drop_per_chamber: float = 0.2
+    # how much later each module's chambers follow their valves than the next module toward the
+    # tail does (``ModuleDelay``); fitted as the sag is
+    module_delay_s: float = 0.06
 
     def __post_init__(self):
         for name, value in vars(self).items():
-            bound = '>= 0' if name == 'supply_drop_per_chamber' else '> 0'
+            bound = '>= 0' if name in ('supply_drop_per_chamber', 'module_delay_s') else '> 0'
             if not (math.isfinite(value) and (value >= 0 if bound == '>= 0' else value > 0)):
                 raise ValueError(f'{name} = {value}: must be finite and {bound}')
 
@@ -79,6 +94,7 @@ class Chambers:
         self.params = params
         self.supply_pa = params.supply_pa  # nominal p_s: what a full duty asks for
         self.pressure_pa = np.zeros((segments, 3))
+        self.delay = ModuleDelay(segments, params.module_delay_s)
 
     def supply_now_pa(self, target_pa: np.ndarray) -> float:
         """The supply pressure at the manifold while the chambers fill toward ``target_pa``: p_s
@@ -91,7 +107,7 @@ class Chambers:
     def step(self, duty: np.ndarray, dt_s: float) -> np.ndarray:
         """Advance ``dt_s`` with valve ``duty`` (N, 3) in [0, 1]; the new pressures (N, 3) in Pa.
         Exact for a duty and a supply held over the step (the supply is taken at its start)."""
-        p, k = self.params, np.clip(duty, 0.0, 1.0)
+        p, k = self.params, self.delay.step(np.clip(duty, 0.0, 1.0), dt_s)
         supply = self.supply_now_pa(k * self.supply_pa)
         target = k * supply
         # inflating: Δp(t) = Δp0 / (1 + k_i Δp0 t), in units of the nominal p_s (Eq. 2.7)
@@ -100,6 +116,34 @@ class Chambers:
         vented = np.maximum(_vent(self.pressure_pa, dt_s, p), target)
         self.pressure_pa = np.where(target > self.pressure_pa, filled, vented)
         return self.pressure_pa.copy()
+
+
+class ModuleDelay:
+    """Valve duties (N, 3) as each module's chambers feel them: the tail's at once, every module
+    nearer the head ``module_delay_s`` later than the one behind it (the head (N − 1) times that).
+    Before a module's first duty arrives its chambers are vented (duty 0)."""
+
+    def __init__(self, segments: int, module_delay_s: float):
+        # head first, as the duties' rows
+        self.lag_s = module_delay_s * np.arange(segments - 1, -1, -1)
+        self.t_s, self._sent = 0.0, []  # (time sent, duties), oldest first
+
+    def step(self, duty: np.ndarray, dt_s: float) -> np.ndarray:
+        """The duties felt over the next ``dt_s``, ``duty`` being sent now."""
+        if not self.lag_s.any():
+            return duty
+        self._sent.append((self.t_s, duty))
+        felt = np.zeros_like(duty)
+        for i, lag in enumerate(self.lag_s):
+            arrived = [d for t, d in self._sent if t <= self.t_s - lag + 1e-9]
+            if arrived:
+                felt[i] = arrived[-1][i]
+        # what no module can still be waiting for: all but the newest that every lag has reached
+        oldest_needed = self.t_s - self.lag_s.max()
+        while len(self._sent) > 1 and self._sent[1][0] <= oldest_needed + 1e-9:
+            self._sent.pop(0)
+        self.t_s += dt_s
+        return felt
 
 
 def _vent(pressure_pa: np.ndarray, dt_s: float, p: ChamberParameters) -> np.ndarray:

@@ -257,12 +257,9 @@ def test_tables_refuses_a_bad_parameter_file_before_it_works(tmp_path, capsys):
 
 
 def test_every_fitted_name_is_a_model_parameter_with_its_calibrated_value_in_bounds():
-    calibrated = {
-        **model.CALIBRATED.values(),
-        **dict(
-            zip(model.TIME_CONSTANTS, pneumatics.step_time_constants(model.CALIBRATED.chambers))
-        ),
-    }
+    calibrated = dict(zip(fit.FITTED, fit.calibrated_x()))
+    assert calibrated['tau_inflate_s'] == pytest.approx(0.36, abs=0.01)
+    assert calibrated['bend_rad'] == model.CALIBRATED.body.bend_rad
     for name, (low, high) in fit.FITTED.items():
         assert low < calibrated[name] < high, name
     assert 6 <= len(fit.FITTED) <= 8

@@ -5,8 +5,9 @@ and β = 2π/3, 60 s each), each from a start jittered with its seed (``climbing
 ±20 mm along and across, ±5° of heading). Prints JSON: per run the start, the rows done (wheels
 over the step), when each got there and how far past the edge its centre was, and each wheel's
 peak height; overall ``climbed`` (runs with all six wheels over the step within 60 s; target at
-least 8 of 10), ``row_1_done`` and the median time to the first row. Through the nodes the same
-climb runs as ``soft-snake-demo``'s step run.
+least 8 of 10), ``row_1_done`` and the median time to the first row, and per wheel ``over_step``
+(in how many runs it got over) and ``over_step_s`` (the range of its times). Through the nodes the
+same climb runs as ``soft-snake-demo``'s step run.
 """
 
 import json
@@ -39,10 +40,21 @@ def one_run(seed: int) -> dict:
     }
 
 
+def per_wheel(runs: list[dict]) -> tuple[list[int], list[list[float] | None]]:
+    """For each wheel, head first: in how many runs it got over the step, and the earliest and
+    latest time it did (None: never)."""
+    times = [
+        [r['over_step_at_s'][w] for r in runs if r['over_step_at_s'][w] is not None]
+        for w in range(6)
+    ]
+    return [len(t) for t in times], [[min(t), max(t)] if t else None for t in times]
+
+
 def main() -> int:
     """Run the ten climbs and print the JSON report."""
     runs = [one_run(seed) for seed in range(RUNS)]
     firsts = [r['over_step_at_s'][0] for r in runs if r['over_step_at_s'][0] is not None]
+    over_step, over_step_s = per_wheel(runs)
     report = {
         'frequency_hz': FREQUENCY_HZ,
         'timeout_s': TIMEOUT_S,
@@ -50,6 +62,8 @@ def main() -> int:
         'row_1_done': len(firsts),
         'rows_done': [r['rows_done'] for r in runs],
         'median_row_1_s': statistics.median(firsts) if firsts else None,
+        'over_step': over_step,
+        'over_step_s': over_step_s,
         'runs': runs,
     }
     print(json.dumps(report, indent=1))

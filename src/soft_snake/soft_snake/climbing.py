@@ -9,8 +9,9 @@ bends it down, so waiting for contact would wait for ever). The climb ends when 
 over the step, or fails at ``timeout_s`` with the rows it managed. The robot has no such sensor, so
 there the rows advance on a service call or a timer (the nodes).
 
-The snake wears the wave-spring sheath the thesis climbed with (``body.SHEATH_LIFT_GAIN``) and its
-undulating segments run at partial pressure (``step_climb.UNDULATION_DUTY``).
+The snake wears the wave-spring sheath the thesis climbed with (``body.SHEATH_LIFT_GAIN``), plays
+the table as our simulator climbs it (``step_climb.CLIMB_TABLE``), and its undulating segments and
+the segment pressing down run at partial pressure (``step_climb.UNDULATION_DUTY``, ``PRESS_DUTY``).
 """
 
 from __future__ import annotations

@@ -8,7 +8,14 @@ import pytest
 
 from soft_snake import pneumatics, tables
 from soft_snake.gaits import GaitError
-from soft_snake.step_climb import STATES, TABLE_2_3, UNDULATION_DUTY, StepClimb
+from soft_snake.step_climb import (
+    CLIMB_TABLE,
+    PRESS_DUTY,
+    STATES,
+    TABLE_2_3,
+    UNDULATION_DUTY,
+    StepClimb,
+)
 
 
 def test_sn11_rows_in_order_singles_hold_and_pairs_alternate_at_omega():
@@ -45,7 +52,7 @@ def test_sn11_the_state_dictionary_is_configurable_and_checked():
 
 
 def test_the_climb_holds_its_states_at_full_pressure_and_pushes_at_partial():
-    climb = StepClimb(1.0, 2 * math.pi / 3)
+    climb = StepClimb(1.0, 2 * math.pi / 3, table=TABLE_2_3, state_duty={})
     duty = climb.duty(0.1)
     assert duty[0].tolist() == [1.0, 1.0, 0.0]  # wheel 1's row: state 3 holds the head up
     # "2/1": one bottom chamber at a time, at the undulation duty
@@ -55,6 +62,20 @@ def test_the_climb_holds_its_states_at_full_pressure_and_pushes_at_partial():
     assert StepClimb(1.0, 1.0, undulation_duty=1.0).duty(0.1)[1].max() == 1.0
     with pytest.raises(GaitError, match=r'undulation_duty = 0.0: allowed \(0, 1\]'):
         StepClimb(1.0, 1.0, undulation_duty=0.0)
+
+
+def test_the_simulators_climb_presses_down_at_partial_pressure_and_lifts_wheel_2_from_behind():
+    climb = StepClimb(1.0, 2 * math.pi / 3)
+    climb.advance()
+    # row wheel2 as rows wheel3-4: the landed head segment presses down (state 4, partly), the
+    # segment behind wheel 2 lifts it (state 3, full supply), the rest undulate
+    assert climb.segment_states(0.1)[:2] == [4, 3]
+    assert climb.duty(0.1)[:2].tolist() == [[0.0, 0.0, PRESS_DUTY], [1.0, 1.0, 0.0]]
+    assert sorted(climb.duty(0.1)[4]) == [0.0, 0.0, UNDULATION_DUTY]
+    # only row wheel2 differs from the thesis's table (D-S8)
+    assert [i for i, row in enumerate(CLIMB_TABLE) if row != TABLE_2_3[i]] == [1]
+    with pytest.raises(GaitError, match=r'state 4: duty = 1.5, allowed \(0, 1\]'):
+        StepClimb(1.0, 1.0, state_duty={4: 1.5})
 
 
 def test_sn10_the_step_response_time_constants_fall_in_the_measured_range():

@@ -1,6 +1,6 @@
 """The step climb through the nodes: five modules before the simulated 7 cm step, the driver
-playing Table 2.3 and its rows advanced by ~/step_climb_advance (the operator on the robot; the
-simulator when a wheel lands)."""
+playing Table 2.3 (``step_climb.CLIMB_TABLE``) and its rows advanced by ~/step_climb_advance (the
+operator on the robot; the simulator when a wheel lands)."""
 
 import threading
 
@@ -49,14 +49,16 @@ def test_rows_advance_on_the_service_and_the_wheels_are_reported(launch_in_test)
     assert max(max(m.data) for m in wheels) > 0.02  # row 1 raised the head
 
 
-def test_the_simulator_advances_the_climb_when_the_head_gets_over_the_step(launch_in_test):
+def test_the_simulator_advances_the_climb_as_wheels_1_and_2_get_over_the_step(launch_in_test):
     snake, wheels = _before_the_step(launch_in_test)
     feedback = []
-    # 1 Hz as the offline climb (bench/snake_step.py: wheel 1 over the step at 8.0-9.2 s); no
-    # manual advance here: the sheathed simulator calls ~/step_climb_advance itself
-    result = snake.run_gait('step_climb', 1.0, 2.0944, cycles=20, on_feedback=feedback.append)
+    # 1 Hz as the offline climb (bench/snake_step.py: wheel 1 over the step at 8.0-9.2 s, wheel 2
+    # at 17.7-23.7 s); no manual advance here: the sheathed simulator calls ~/step_climb_advance
+    # itself
+    result = snake.run_gait('step_climb', 1.0, 2.0944, cycles=35, on_feedback=feedback.append)
     assert result.success
     rows = [f.step_climb_row for f in feedback]
-    assert rows[0] == 1 and max(rows) >= 2
-    # the head's wheels over the 7 cm step
+    assert rows[0] == 1 and max(rows) >= 3
+    # the head's wheels over the 7 cm step, wheel 2 at the step's height
     assert max(m.data[0] for m in wheels) > 0.07
+    assert max(m.data[1] for m in wheels) > 0.06

@@ -36,13 +36,15 @@ HEADLINES = ('undulation_default', 'sidewinding_default')
 SURFACE = 'paper'
 # The result of ``calibrate()`` (fit once, kept here so that every run starts from the same snake;
 # the module delay and the supply's sag are the chambers' defaults, pneumatics.ChamberParameters)
-CALIBRATED = body.BodyParameters(bend_rad=0.9, friction_scale=0.15, pitch_stiffness_ratio=1.0)
+CALIBRATED = body.BodyParameters(bend_rad=1.05, pitch_stiffness_ratio=1.0)
 # the training half of Tables 5.2-5.7: evaluation.split's rule and seed
 SPLIT = ('0.5', 0)
+# around what earlier, coarser grids found best (worse there: module delays 0.1 and 0.12 s, bends
+# 0.7 and 1.2 rad, a sag of 0.4, rolling scales 0.02 and 0.05)
 GRID = {
-    'module_delay_s': (0.05, 0.06, 0.08, 0.1),
-    'bend_rad': (0.9, 1.05, 1.2),
-    'supply_drop_per_chamber': (0.2, 0.4),
+    'module_delay_s': (0.05, 0.06, 0.08),
+    'bend_rad': (0.9, 1.05),
+    'supply_drop_per_chamber': (0.2,),
     'friction_scale': (0.1, 0.15),
 }
 

@@ -108,7 +108,9 @@ def test_eq_2_7_inflation_is_orifice_limited_and_eq_2_8_venting_rate_capped():
 
 def test_the_tethered_supply_sags_when_many_chambers_fill_at_once():
     def after(chambers: int, drop: float) -> float:
-        bank = pneumatics.Chambers(5, pneumatics.ChamberParameters(supply_drop_per_chamber=drop))
+        # every module at once (no module delay): the supply alone
+        params = pneumatics.ChamberParameters(supply_drop_per_chamber=drop, module_delay_s=0.0)
+        bank = pneumatics.Chambers(5, params)
         duty = np.zeros((5, 3))
         duty.flat[:chambers] = 1.0
         for _ in range(30):

@@ -2,14 +2,14 @@
 and the friction-table baseline (soft_snake.targets, soft_snake.evaluation).
 
 Every cell swept on an embedded Ray of two workers with the calibrated model, or with the model
-a fit wrote (``--params params.yaml``). Held out: the fit's default split (0.5 of each gait's
-cells, seed 0) or ``--split``/``--seed``; the calibrated model saw none of those cells (it was
-fitted on the two headline speeds alone), a fitted one must be scored on its own fit's split.
-Prints JSON: ``held_out`` (ρ per gait and pooled, median relative error, cells within ±20 %:
-simulator, friction rank, friction table), ``tables`` (each target of ``targets.table_targets``,
-simulated and the robot's) and ``sn13`` (the trends that hold, of six). The other targets have
-their own benches: real time and the sweep on Ray (snake.py, soft_snake_fit.py), the step
-(snake_step.py).
+a fit wrote (``--params params.yaml``). Held out: the calibration's and the fit's default split
+(0.5 of each gait's cells, seed 0) or ``--split``/``--seed``; the calibrated model was fitted on
+the other half (calibration.py), a fitted one must be scored on its own fit's split. Prints JSON:
+``held_out`` (ρ per gait and pooled, median relative error, cells within ±20 %: simulator,
+friction rank, friction table), ``all_cells`` (the simulator's on all 288), ``tables`` (each target
+of ``targets.table_targets``, simulated and the robot's) and ``sn13`` (the trends that hold, of
+six). The other targets have their own benches: real time and the sweep on Ray (snake.py,
+soft_snake_fit.py), the step (snake_step.py).
 """
 
 import argparse
@@ -50,6 +50,7 @@ def main() -> None:
         'model': args.params or 'calibrated',
         'split': {'rule': args.split, 'seed': args.seed, 'held_out_cells': len(tested)},
         'held_out': fit_report.held_out_figures(training, held_out, tested),
+        'all_cells': evaluation.metrics(predictions),
         'tables': {
             'simulator': targets.table_targets([(p.cell, p.bl_per_s) for p in predictions]),
             'robot': targets.table_targets([(c, c.bl_per_s) for c in cells]),

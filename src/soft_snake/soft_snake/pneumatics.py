@@ -32,6 +32,7 @@ measured figure.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import math
 from dataclasses import dataclass
@@ -126,22 +127,26 @@ class ModuleDelay:
     def __init__(self, segments: int, module_delay_s: float):
         # head first, as the duties' rows
         self.lag_s = module_delay_s * np.arange(segments - 1, -1, -1)
-        self.t_s, self._sent = 0.0, []  # (time sent, duties), oldest first
+        self.t_s = 0.0
+        self._times: list[float] = []  # when each duty in _sent was sent, oldest first
+        self._sent: list[np.ndarray] = []
 
     def step(self, duty: np.ndarray, dt_s: float) -> np.ndarray:
         """The duties felt over the next ``dt_s``, ``duty`` being sent now."""
         if not self.lag_s.any():
             return duty
-        self._sent.append((self.t_s, duty))
+        self._times.append(self.t_s)
+        self._sent.append(duty)
         felt = np.zeros_like(duty)
         for i, lag in enumerate(self.lag_s):
-            arrived = [d for t, d in self._sent if t <= self.t_s - lag + 1e-9]
-            if arrived:
-                felt[i] = arrived[-1][i]
-        # what no module can still be waiting for: all but the newest that every lag has reached
-        oldest_needed = self.t_s - self.lag_s.max()
-        while len(self._sent) > 1 and self._sent[1][0] <= oldest_needed + 1e-9:
-            self._sent.pop(0)
+            # the newest duty sent at least ``lag`` ago (1 ns: ticks summed in floating point)
+            k = bisect.bisect_right(self._times, self.t_s - lag + 1e-9) - 1
+            if k >= 0:
+                felt[i] = self._sent[k][i]
+        # drop what every module has moved past: all before the newest the head has reached
+        k = bisect.bisect_right(self._times, self.t_s - self.lag_s.max() + 1e-9) - 1
+        if k > 0:
+            del self._times[:k], self._sent[:k]
         self.t_s += dt_s
         return felt
 

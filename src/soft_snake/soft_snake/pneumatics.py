@@ -14,16 +14,16 @@ The thesis gives neither k_i, k_d nor T_p; it measured the step response's time 
 of the step) inside that range (``step_time_constants``). The supply is 17 psi (Fig. 2.2) through a
 tether (Table 4.1, "Tethered Power Supply"); the thesis gives no figure for its sag, so ours is a
 reading: the tether and the filling chambers' orifices divide p_s, the manifold at p_s / (1 + s Σ
-Δp²) over the filling chambers (Δp² their flow term), s = ``supply_drop_per_chamber``, fitted with
-the bend on the headline speeds (``calibration``) and the fit's to tune.
+Δp²) over the filling chambers (Δp² their flow term), s = ``supply_drop_per_chamber``, set with
+the bend on the training half of the speed tables (``calibration``) and the fit's to tune.
 
 The modules do not follow their valves at once (``ModuleDelay``): the tail's chambers do, and
 every module nearer the head ``module_delay_s`` later than the one behind it. The robot keeps its
 undulation speed from β = 2π/3 to 11π/12 and is slow below π/2 (§5.1.1, Tables 5.2-5.4), where a
 snake whose modules all follow at once is pushed only by the travelling curvature wave, whose
 thrust vanishes at β = π. The delay turns the bends' phase difference from β into β − 2πfd, and
-with d fitted on half the tables (0.06 s) the simulated snake has the robot's shape: slow below
-π/2, fast and flat up to 11π/12. Where the delay comes from the thesis does not say; our reading is
+with d set on half the tables (0.06 s) the simulated snake has the robot's shape: slow below π/2,
+fastest near 3π/4, still fast at 11π/12 (at 2 Hz 1.5x slower there than at 2π/3; the robot 12 %). Where the delay comes from the thesis does not say; our reading is
 the tether (Table 4.1: "Tethered Power Supply"), which trails the snake and so feeds it from the
 tail, its line running forward through the gaps between the modules (§2.1.5), so that a valve
 nearer the head fills its chamber later. It is a model to be judged on held-out cells, not a

@@ -23,11 +23,11 @@ undulation speed from β = 2π/3 to 11π/12 and is slow below π/2 (§5.1.1, Tab
 snake whose modules all follow at once is pushed only by the travelling curvature wave, whose
 thrust vanishes at β = π. The delay turns the bends' phase difference from β into β − 2πfd, and
 with d set on half the tables (0.06 s) the simulated snake has the robot's shape: slow below π/2,
-fastest near 3π/4, still fast at 11π/12 (at 2 Hz 1.5x slower there than at 2π/3; the robot 12 %). Where the delay comes from the thesis does not say; our reading is
-the tether (Table 4.1: "Tethered Power Supply"), which trails the snake and so feeds it from the
-tail, its line running forward through the gaps between the modules (§2.1.5), so that a valve
-nearer the head fills its chamber later. It is a model to be judged on held-out cells, not a
-measured figure.
+fastest near 3π/4, still fast at 11π/12 (at 2 Hz 1.5x slower there than at 2π/3; the robot 12 %).
+Where the delay comes from the thesis does not say; our reading is the tether (Table 4.1:
+"Tethered Power Supply"), which trails the snake and so feeds it from the tail, its line running
+forward through the gaps between the modules (§2.1.5), so that a valve nearer the head fills its
+chamber later. It is a model to be judged on held-out cells, not a measured figure.
 """
 
 from __future__ import annotations

@@ -90,7 +90,7 @@ def tables(out: Path) -> list[str]:
     fit_report.table_plots(predictions, out)
     rho = reproduction.rank_correlation(predictions)
     lines = [
-        '## Tables 5.2-5.7 predicted (calibrated on the two headline speeds only)',
+        '## Tables 5.2-5.7 predicted (calibrated on half of the cells: split 0.5, seed 0)',
         '',
         '- Spearman rank correlation, simulated against measured: undulation '
         f'{rho["undulation"]:.2f}, '

@@ -52,10 +52,10 @@ def test_rows_advance_on_the_service_and_the_wheels_are_reported(launch_in_test)
 def test_the_simulator_advances_the_climb_as_wheels_1_and_2_get_over_the_step(launch_in_test):
     snake, wheels = _before_the_step(launch_in_test)
     feedback = []
-    # 1 Hz as the offline climb (bench/snake_step.py: wheel 1 over the step at 8.0-9.2 s, wheel 2
-    # at 17.7-23.7 s); no manual advance here: the sheathed simulator calls ~/step_climb_advance
-    # itself
-    result = snake.run_gait('step_climb', 1.0, 2.0944, cycles=35, on_feedback=feedback.append)
+    # 1 Hz as the offline climb (bench/snake_step.py: wheel 1 over the step at 12.7-15.2 s, wheel
+    # 2 at 22.5-27.5 s; make demo's node run: row 3 from 34 s); no manual advance here: the
+    # sheathed simulator calls ~/step_climb_advance itself
+    result = snake.run_gait('step_climb', 1.0, 2.0944, cycles=45, on_feedback=feedback.append)
     assert result.success
     rows = [f.step_climb_row for f in feedback]
     assert rows[0] == 1 and max(rows) >= 3

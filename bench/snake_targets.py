@@ -51,10 +51,7 @@ def main() -> None:
         'split': {'rule': args.split, 'seed': args.seed, 'held_out_cells': len(tested)},
         'held_out': fit_report.held_out_figures(training, held_out, tested),
         'all_cells': evaluation.metrics(predictions),
-        'tables': {
-            'simulator': targets.table_targets([(p.cell, p.bl_per_s) for p in predictions]),
-            'robot': targets.table_targets([(c, c.bl_per_s) for c in cells]),
-        },
+        'tables': targets.beside_the_robot(predictions),
         'sn13': sum(holds for holds, _ in reproduction.trends(predictions).values()),
     }
     report['held_out_targets'] = held_out_targets(report['held_out']['simulator'])

@@ -110,13 +110,12 @@ def tables(out: Path) -> list[str]:
 
 def target_lines(predictions) -> list[str]:
     """Issue 29's table targets (``targets``): simulated beside the robot's own, as Markdown."""
-    simulated = targets.table_targets([(p.cell, p.bl_per_s) for p in predictions])
-    robot = targets.table_targets([(p.cell, p.cell.bl_per_s) for p in predictions])
+    both = targets.beside_the_robot(predictions)
     lines = ['| target | simulated | the robot | met |', '|---|---|---|---|']
-    for name, mine in simulated.items():
+    for name, mine in both['simulator'].items():
         lines.append(
             f'| {name.replace("_", " ")} {mine["target"]} | {_figure(mine)} | '
-            f'{_figure(robot[name])} | {"yes" if mine["met"] else "no"} |'
+            f'{_figure(both["robot"][name])} | {"yes" if mine["met"] else "no"} |'
         )
     return lines + ['']
 

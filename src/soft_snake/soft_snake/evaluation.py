@@ -21,6 +21,7 @@ from scipy.stats import spearmanr
 from soft_snake import tables
 from soft_snake.gaits import GAITS, body_length_m
 from soft_snake.reproduction import Prediction
+from soft_snake.targets import predicted
 
 WITHIN = 0.20  # "within ±20 %" of the measured speed
 POOLED = 'pooled'
@@ -44,7 +45,7 @@ def rho_by_gait(pairs: list[tuple[tables.Cell, float]]) -> dict[str, float | Non
 
 def metrics(predictions: list[Prediction]) -> dict:
     """ρ per gait and pooled, median relative error, cells within ±20 % and cells run backwards."""
-    pairs = [(p.cell, p.bl_per_s) for p in predictions]
+    pairs = predicted(predictions)
     errors = [abs(v - c.bl_per_s) / c.bl_per_s for c, v in pairs if c.bl_per_s > 0]
     return {
         'rho': rho_by_gait(pairs),

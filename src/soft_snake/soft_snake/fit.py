@@ -225,10 +225,7 @@ def run(args, pool: RaySweep, training: list, held_out: list) -> dict:
     model_file.write(args.out / 'params.yaml', best)
     report = {
         'held_out': figures,
-        'tables': {
-            'simulator': targets.table_targets([(p.cell, p.bl_per_s) for p in predictions]),
-            'robot': targets.table_targets([(c, c.bl_per_s) for c in training + held_out]),
-        },
+        'tables': targets.beside_the_robot(predictions),
         'training': {'simulator': evaluation.metrics(predictions[: len(training)])},
         'split': {
             'rule': args.split,

@@ -16,6 +16,7 @@ import numpy as np
 from soft_snake import calibration, simulator, tables
 from soft_snake.gaits import SIDEWINDING, UNDULATION, Gait, body_length_m
 from soft_snake.model import CALIBRATED, SnakeModel
+from soft_snake.targets import mean_bl_per_s, predicted
 
 
 @dataclass(frozen=True)
@@ -84,40 +85,34 @@ def rank_correlation(predictions: list[Prediction]) -> dict[str, float]:
     undefined): ``evaluation``'s ρ, which the fit reports."""
     from soft_snake.evaluation import rho_by_gait  # it imports Prediction from here
 
-    rho = rho_by_gait([(p.cell, p.bl_per_s) for p in predictions])
+    rho = rho_by_gait(predicted(predictions))
     return {
         gait: math.nan if rho[gait] is None else rho[gait] for gait in (UNDULATION, SIDEWINDING)
     }
 
 
-def _mean(predictions, **where) -> float:
-    values = [
-        p.bl_per_s for p in predictions if all(getattr(p.cell, k) == v for k, v in where.items())
-    ]
-    return float(np.mean(values)) if values else math.nan
-
-
-def _best_beta(predictions, gait: str) -> float:
-    betas = sorted({p.cell.beta_rad for p in predictions if p.cell.gait == gait})
-    return max(betas, key=lambda b: _mean(predictions, gait=gait, beta_rad=b))
+def _best_beta(pairs, gait: str) -> float:
+    betas = sorted({c.beta_rad for c, _ in pairs if c.gait == gait})
+    return max(betas, key=lambda b: mean_bl_per_s(pairs, gait=gait, beta_rad=b))
 
 
 def trends(predictions: list[Prediction]) -> dict[str, tuple[bool, str]]:
     """SN-13's findings, each (holds in the simulation, the numbers behind it), means over the
     simulated cells."""
-    und = {s: _mean(predictions, gait=UNDULATION, surface=s) for s in tables.SURFACES}
+    pairs = predicted(predictions)
+    und = {s: mean_bl_per_s(pairs, gait=UNDULATION, surface=s) for s in tables.SURFACES}
     grass = [p for p in predictions if p.cell.gait == UNDULATION and p.cell.surface == 'grass']
     backward = sum(p.forward_m_s < 0 for p in grass)
-    by_n = [_mean(predictions, gait=UNDULATION, segments=n) for n in (3, 4, 5)]
-    best_und, best_side = _best_beta(predictions, UNDULATION), _best_beta(predictions, SIDEWINDING)
+    by_n = [mean_bl_per_s(pairs, gait=UNDULATION, segments=n) for n in (3, 4, 5)]
+    best_und, best_side = _best_beta(pairs, UNDULATION), _best_beta(pairs, SIDEWINDING)
     side_beta = {
-        round(b / math.pi * 12): _mean(predictions, gait=SIDEWINDING, beta_rad=b)
+        round(b / math.pi * 12): mean_bl_per_s(pairs, gait=SIDEWINDING, beta_rad=b)
         for b in sorted({p.cell.beta_rad for p in predictions if p.cell.gait == SIDEWINDING})
     }
     spread = {
         g: float(
-            np.std([_mean(predictions, gait=g, surface=s) for s in tables.SURFACES])
-            / np.mean([_mean(predictions, gait=g, surface=s) for s in tables.SURFACES])
+            np.std([mean_bl_per_s(pairs, gait=g, surface=s) for s in tables.SURFACES])
+            / np.mean([mean_bl_per_s(pairs, gait=g, surface=s) for s in tables.SURFACES])
         )
         for g in (UNDULATION, SIDEWINDING)
     }

@@ -57,10 +57,14 @@ def frequency_departure(pairs) -> list[float]:
     ]
 
 
-def _mean(pairs, gait: str, **where) -> float:
-    values = [
-        v for c, v in pairs if c.gait == gait and all(getattr(c, k) == w for k, w in where.items())
-    ]
+def predicted(predictions) -> list[tuple]:
+    """(cell, simulated BL/s) of each ``reproduction.Prediction``."""
+    return [(p.cell, p.bl_per_s) for p in predictions]
+
+
+def mean_bl_per_s(pairs, **where) -> float:
+    """The mean BL/s of the pairs whose cell has each field given in ``where`` (NaN: none has)."""
+    values = [v for c, v in pairs if all(getattr(c, k) == w for k, w in where.items())]
     return statistics.mean(values) if values else float('nan')
 
 
@@ -68,8 +72,8 @@ def modules_trend(pairs) -> dict[str, tuple[float, float]]:
     """Per surface, undulation's mean BL/s with 3 and with 5 modules."""
     return {
         s: (
-            _mean(pairs, UNDULATION, surface=s, segments=3),
-            _mean(pairs, UNDULATION, surface=s, segments=5),
+            mean_bl_per_s(pairs, gait=UNDULATION, surface=s, segments=3),
+            mean_bl_per_s(pairs, gait=UNDULATION, surface=s, segments=5),
         )
         for s in tables.SURFACES
     }
@@ -78,10 +82,11 @@ def modules_trend(pairs) -> dict[str, tuple[float, float]]:
 def sidewinding_surface_ratio(pairs) -> dict[str, float]:
     """Sidewinding's mean BL/s on carpet and on grass over its mean on rubber and paper."""
     smooth = (
-        _mean(pairs, SIDEWINDING, surface='rubber') + _mean(pairs, SIDEWINDING, surface='paper')
+        mean_bl_per_s(pairs, gait=SIDEWINDING, surface='rubber')
+        + mean_bl_per_s(pairs, gait=SIDEWINDING, surface='paper')
     ) / 2
     return {
-        s: _mean(pairs, SIDEWINDING, surface=s) / max(smooth, FLOOR_BL_S)
+        s: mean_bl_per_s(pairs, gait=SIDEWINDING, surface=s) / max(smooth, FLOOR_BL_S)
         for s in ('carpet', 'grass')
     }
 
@@ -119,4 +124,13 @@ def table_targets(pairs) -> dict[str, dict]:
             'target': f'{low}-{high}',
             'met': all(low <= r <= high for r in ratio.values()),
         },
+    }
+
+
+def beside_the_robot(predictions) -> dict[str, dict]:
+    """``table_targets`` of the simulated speeds (``simulator``) and of the measured ones of the
+    same cells (``robot``)."""
+    return {
+        'simulator': table_targets(predicted(predictions)),
+        'robot': table_targets([(p.cell, p.cell.bl_per_s) for p in predictions]),
     }

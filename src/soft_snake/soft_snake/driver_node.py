@@ -196,10 +196,16 @@ class SoftSnakeDriver(BridgeNode):
             self._trail.append(msg)
             if self._poses_seen % (TRAIL_EVERY * 10) == 0:
                 self.trail_pub.publish(Path(header=msg.header, poses=list(self._trail)))
-        tracker = self._tracker
-        if tracker is not None:
-            stamp = msg.header.stamp
-            tracker.add(stamp.sec + stamp.nanosec * 1e-9, msg.pose.position.x, msg.pose.position.y)
+        tracker, stamp = self._tracker, msg.header.stamp
+        if tracker is None:
+            return
+        if not (stamp.sec or stamp.nanosec):
+            # no time to place it at; the speed is a distance over time
+            self.get_logger().warning(
+                'a centre-of-mass pose with no stamp: not in the speed', throttle_duration_sec=10.0
+            )
+            return
+        tracker.add(stamp.sec + stamp.nanosec * 1e-9, msg.pose.position.x, msg.pose.position.y)
 
     # --- telemetry -------------------------------------------------------------------------------
     def on_device_message(self, message) -> None:

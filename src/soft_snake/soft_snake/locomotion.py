@@ -22,11 +22,16 @@ def cycle_path(t_s, xy_m, period_s: float, start_s: float | None = None) -> np.n
     in m for samples at times ``t_s`` (T,) of positions ``xy_m`` (T, 2), which need not be evenly
     spaced."""
     t, xy = np.asarray(t_s, dtype=float), np.asarray(xy_m, dtype=float).reshape(-1, 2)
+    if not len(t):
+        return np.zeros((0, 2))
     start = t[0] if start_s is None else start_s
-    cycles = int(math.floor((t[-1] - start) / period_s + 1e-9)) if len(t) else 0
-    which = np.floor((t - start) / period_s + 1e-9).astype(int)
-    means = [xy[which == c].mean(axis=0) for c in range(cycles) if np.any(which == c)]
-    return np.array(means).reshape(-1, 2)
+    which = np.floor((t - start) / period_s + 1e-9).astype(np.int64)
+    # one pass over the samples whatever the span: a stale stamp must not cost a loop per period
+    whole = (which >= 0) & (which < which.max())
+    _, index = np.unique(which[whole], return_inverse=True)
+    sums = np.zeros((index.max() + 1 if len(index) else 0, 2))
+    np.add.at(sums, index, xy[whole])
+    return sums / np.bincount(index)[:, None]
 
 
 def speed(path_m, period_s: float) -> float:

@@ -96,11 +96,18 @@ class SpeedTracker:
         self._t: list[float] = []
         self._xy: list[tuple[float, float]] = []
 
-    def add(self, t_s: float, x_m: float, y_m: float) -> None:
-        """One motion-capture sample: time ``t_s`` in s, centre of mass ``x_m``, ``y_m`` in m."""
+    def add(self, t_s: float, x_m: float, y_m: float) -> bool:
+        """One motion-capture sample: time ``t_s`` in s, centre of mass ``x_m``, ``y_m`` in m.
+        Whether it was kept: a sample that is not finite or not newer than the last one (a
+        reordered or replayed message) is dropped."""
+        if not all(map(math.isfinite, (t_s, x_m, y_m))):
+            return False
         with self._lock:
+            if self._t and t_s <= self._t[-1]:
+                return False
             self._t.append(t_s)
             self._xy.append((x_m, y_m))
+        return True
 
     def path(self) -> np.ndarray:
         """The cycle path so far (C, 2) in m, the mean position over each whole gait period; (0, 2)

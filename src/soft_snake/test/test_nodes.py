@@ -166,9 +166,12 @@ def test_a_burst_of_row_requests_is_answered_every_one(snake):
 
 def test_a_best_effort_motion_capture_drives_the_driver(snake):
     """vrpn_mocap and mocap4r2 publish best effort: the driver tracks such a centre of mass (its
-    trail reaches it)."""
+    trail reaches it). A pose with no stamp is drawn but kept out of the gait's speed: before, one
+    such pose first in a run had the speed tracker loop once per period since 1970, and the gait
+    stalled with its feedback."""
     far = PoseStamped()
     far.header.frame_id, far.pose.position.x, far.pose.orientation.w = 'world', 2.5, 1.0
+    feedback = []
     with snake.probe.best_effort_stream(COM, far):
         assert poll(
             lambda: any(
@@ -176,6 +179,16 @@ def test_a_best_effort_motion_capture_drives_the_driver(snake):
             ),
             10.0,
         )
+        result = snake.commander.run_gait(
+            'undulation',
+            frequency_hz=2.0,
+            beta_rad=2 * math.pi / 3,
+            cycles=4,
+            on_feedback=feedback.append,
+        )
+    assert result.success and [f.cycle for f in feedback] == [1, 2, 3, 4], result.message
+    # the simulated snake's own poses only: 2.5 m away every other pose would be metres per second
+    assert 0.01 < result.speed_m_s < 0.25, result.speed_m_s
 
 
 def test_the_head_vanishing_aborts_the_gait_and_the_link_comes_back(snake):

@@ -87,3 +87,22 @@ def test_the_speed_tracker_reads_motion_capture_as_the_simulator_does():
         0.05 * 0.5 * 6, rel=1e-3
     )
     assert tracker.last_period_speed() == pytest.approx(0.05, rel=1e-3)
+
+
+def test_the_speed_tracker_drops_samples_out_of_order_or_not_finite():
+    tracker = SpeedTracker(0.5)
+    assert tracker.add(10.0, 0.0, 0.0) and tracker.add(10.1, 0.01, 0.0)
+    assert not tracker.add(10.1, 5.0, 0.0)  # a repeat
+    assert not tracker.add(3.0, 5.0, 0.0)  # from before
+    assert not tracker.add(10.2, math.nan, 0.0) and not tracker.add(math.inf, 0.0, 0.0)
+    assert tracker.add(10.2, 0.02, 0.0)
+
+
+def test_a_cycle_path_over_a_span_of_decades_is_only_its_cycles():
+    """A sample stamped at the epoch before a run's: its own cycle, then the run's periods (before,
+    a loop over every period between them, 3.6e9 of them, stalled the driver)."""
+    t = np.concatenate([[0.0], 1.8e9 + np.arange(0, 2.0, 0.02)])
+    xy = np.column_stack([0.1 * t - 1.8e8 * (t > 0), np.zeros_like(t)])
+    path = locomotion.cycle_path(t, xy, 0.5)
+    assert len(path) == 1 + 3 and path[0].tolist() == [0.0, 0.0]
+    assert np.diff(path[1:, 0]) == pytest.approx([0.05, 0.05])

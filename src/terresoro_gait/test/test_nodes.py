@@ -120,10 +120,16 @@ def world(launch, tmp_path_factory):
 def test_learned_weights_approach_the_substrate(world):
     result, feedback = world.goal(world.learn_client, LearnEdges.Goal(rounds=ROUNDS, seed=7), 60.0)
     assert result.success, result.message
+    world.learned = result
     m = LimbDigraph(LIMBS).m
-    # every round starts and ends in state 1: no lead-ins
-    assert result.samples == ROUNDS * m
-    assert feedback[-1].round == ROUNDS and feedback[-1].primitives_done == m
+    if result.resampled:
+        # a loaded machine drops tracker frames: each spoilt primitive is run again in an extra
+        # walk from state 1, whose connecting primitives are samples too
+        assert result.samples >= ROUNDS * m and feedback[-1].round > ROUNDS, result.message
+    else:
+        # every round starts and ends in state 1: no lead-ins
+        assert result.samples == ROUNDS * m and feedback[-1].round == ROUNDS
+    assert feedback[-1].primitives_done == feedback[-1].primitives_total
     learned, truth = read_csv(world.weights), read_csv(world.truth)
     # 3 samples of noise 0.4 mm (0.4°) per axis plus tracker noise: the mean is off by ~0.3; the
     # means spread ~3
@@ -146,8 +152,14 @@ def test_the_recorded_learning_run_gives_the_learners_weights_offline(world, tmp
             f'weights_file:={world.weights}',
         ],
     )
-    assert warnings == [] and report.numbers['exploration']['rounds'] == ROUNDS
-    assert report.numbers['exploration']['samples'] == ROUNDS * LimbDigraph(LIMBS).m
+    learned = world.learned
+    # the extra walks that ran spoilt primitives again are rounds in the bag
+    assert warnings == [] and report.numbers['exploration']['rounds'] >= ROUNDS
+    assert (report.numbers['exploration']['rounds'] == ROUNDS) == (learned.resampled == 0)
+    # the bag may hold a frame the live learner missed: then a primitive it ran again has one
+    # more sample offline
+    assert learned.samples <= report.numbers['exploration']['samples']
+    assert report.numbers['exploration']['samples'] <= learned.samples + learned.resampled
     live, offline = read_csv(world.weights), read_csv(tmp_path / 'weights.csv')
     rows = [
         np.column_stack([w.px_mm, w.py_mm, w.theta_deg, w.sp_mm2, w.stheta_deg2])
@@ -156,9 +168,11 @@ def test_the_recorded_learning_run_gives_the_learners_weights_offline(world, tmp
     difference = np.abs(rows[1] - rows[0]).max(axis=1)
     # the same to 1e-9, but for a frame the live learner's best-effort subscription missed on a
     # loaded machine: it moves the two primitives beside it by a fraction of the 0.3 mm (0.2°)
-    # tracker noise
-    assert np.count_nonzero(difference > 1e-9) <= 2 and difference.max() < 0.1, difference
-    assert report.numbers['exploration']['max_abs_difference_to_weights_file'] < 0.1
+    # tracker noise, and a primitive run again with one sample more offline by up to a third
+    bound = 0.1 if learned.resampled == 0 else 0.3
+    assert np.count_nonzero(difference > 1e-9) <= 2 + learned.resampled, difference
+    assert difference.max() < bound, difference
+    assert report.numbers['exploration']['max_abs_difference_to_weights_file'] < bound
 
 
 def set_sim_parameters(world, **values):

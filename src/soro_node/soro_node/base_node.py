@@ -45,7 +45,7 @@ from rclpy.qos import (
 )
 from rclpy.signals import SignalHandlerOptions
 
-from soro_node.answering_node import AnsweringActionServer
+from soro_node.answering_node import AnsweringActionServer, spin_until_answered
 from soro_node.params import FieldRefused, ParamSpec, Settings
 from soro_node.stop import StopRequest
 
@@ -340,6 +340,19 @@ def shut_down() -> None:
             raise
 
 
+# on SIGINT, how long a plain node's running goals get to end and answer their clients
+GOALS_END_S = 3.0
+STOPPING = 'aborted: the node is stopping'  # a goal's end when its node stops under it
+# set when a plain node (``run_node``) stops: its goals' progress callbacks end them
+_node_stopping = threading.Event()
+
+
+def node_stopping() -> bool:
+    """Whether this process's plain node (``run_node``) is stopping: a goal that waits on other
+    nodes instead of reporting progress checks it and ends (``progress_reporter`` does so)."""
+    return _node_stopping.is_set()
+
+
 def run_node(
     make_node: Callable[[], rclpy.node.Node],
     name: str,
@@ -349,11 +362,15 @@ def run_node(
     until: Callable[[rclpy.node.Node], bool] | None = None,
 ) -> int:
     """The main() of a plain node: init, build it with ``make_node()``, spin it (on
-    ``make_executor()``, made after init; default single-threaded) until SIGINT or until
-    ``until(node)`` holds, clean up. A start-up refusal (bad ROS arguments, or one of ``refused``,
-    e.g. a ParameterError) is logged as fatal under ``name``: EXIT_REFUSED."""
+    ``make_executor()``, made after init; default single-threaded) until SIGINT/SIGTERM or until
+    ``until(node)`` holds, then let its running goals end (``progress_reporter`` aborts them) and
+    answer their clients (at most GOALS_END_S; a second Ctrl-C cuts it short), clean up. A
+    start-up refusal (bad ROS arguments, or one of ``refused``, e.g. a ParameterError) is logged
+    as fatal under ``name``: EXIT_REFUSED."""
+    stop = StopRequest()
+    _node_stopping.clear()
     try:
-        init_ros(args)
+        init_ros(args, stop)
         node = make_node()
     except (StartRefused, *refused) as error:
         return refuse_start(name, error)  # the node never came to be
@@ -363,13 +380,21 @@ def run_node(
     try:
         executor = make_executor() if make_executor else rclpy.executors.SingleThreadedExecutor()
         executor.add_node(node)
-        while rclpy.ok() and not (until and until(node)):
+        while rclpy.ok() and not stop.requested and not (until and until(node)):
             spin_once(executor, node.get_logger(), 0.1)
+        _node_stopping.set()
+        spin_until_answered(
+            node,
+            lambda timeout_s: spin_once(executor, node.get_logger(), timeout_s),
+            GOALS_END_S,
+            lambda: stop.count >= 2,
+        )
     except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
         pass
     finally:
         node.destroy_node()
         shut_down()
+        _node_stopping.clear()  # a test may run run_node in its own process
     return 0
 
 
@@ -386,11 +411,13 @@ class GoalRefused(RuntimeError):
 def progress_reporter(goal_handle, make_feedback: Callable[..., object]) -> Callable[..., None]:
     """A progress callback for long work: publishes ``make_feedback(*args)`` as the goal's
     feedback, and raises GoalCancelled instead once the client asked to cancel (so cancelling takes
-    effect at the next progress)."""
+    effect at the next progress), GoalRefused once the node (``run_node``) is stopping."""
 
     def report(*args) -> None:
         if goal_handle.is_cancel_requested:
             raise GoalCancelled
+        if node_stopping():
+            raise GoalRefused(STOPPING)
         goal_handle.publish_feedback(make_feedback(*args))
 
     return report

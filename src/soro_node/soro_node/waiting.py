@@ -32,17 +32,27 @@ def time_until(done, timeout_s: float, poll_s: float = 0.002) -> float | None:
 
 
 def wait_for(
-    future, timeout_s: float = float('inf'), cancel=None, on_cancel=None, poll_s: float = 0.05
+    future,
+    timeout_s: float = float('inf'),
+    cancel=None,
+    on_cancel=None,
+    poll_s: float = 0.05,
+    after_cancel_s: float = float('inf'),
 ):
     """``future.result()`` once done; calls ``on_cancel()`` once when ``cancel()`` turns true
-    meanwhile; raises WaitTimeout after ``timeout_s``."""
+    meanwhile, and then waits at most ``after_cancel_s`` more (a peer that is stopping too may
+    never answer); raises WaitTimeout after either."""
     done = threading.Event()
     future.add_done_callback(lambda _f: done.set())
     deadline, asked = time.monotonic() + timeout_s, False
     while not done.wait(poll_s):
         if time.monotonic() > deadline:
-            raise WaitTimeout(f'no answer within {timeout_s:g} s')
+            raise WaitTimeout(
+                f'no answer within {after_cancel_s if asked else timeout_s:g} s'
+                + (' of cancelling' if asked else '')
+            )
         if on_cancel and cancel and not asked and cancel():
             on_cancel()
             asked = True
+            deadline = min(deadline, time.monotonic() + after_cancel_s)
     return future.result()

@@ -12,6 +12,8 @@ Motion capture drops out for a moment when a marker is occluded: a primitive who
 pose was not tracked gives no sample and is run again, from state 1, in up to ``RESAMPLE_WALKS``
 extra walks after the rounds (the result says how many; a short extra walk may fall inside an
 occlusion whole). A round in which no primitive was tracked ends the run: the tracker is gone.
+Ctrl-C mid-run cancels the running walk and aborts the goal ("aborted: the node is stopping"),
+writing nothing.
 """
 
 from __future__ import annotations
@@ -28,10 +30,12 @@ from soro_interfaces.action import ExecuteWalk, LearnEdges
 from soro_geometry import pose_msgs
 from soro_geometry.history import PoseHistory, TrackingLost
 from soro_node.base_node import (
+    STOPPING,
     ActionClient,
     OneGoal,
     action_server,
     declare_parameters,
+    node_stopping,
     run_node,
     sensor_data_qos,
 )
@@ -46,6 +50,9 @@ from terresoro_gait.parameters import LEARNER
 from terresoro_gait.weights import WeightsError, write_csv
 
 WALK_SERVER_TIMEOUT_S = 5.0
+# a cancelled walk's answer waited for at most this (under run_node's GOALS_END_S): the executor
+# may be stopping too
+WALK_CANCEL_S = 2.0
 TRACKER_WAIT_S = 10.0  # DDS discovery of a tracker started alongside can take seconds
 # extra walks for primitives that tracking gaps spoiled, before giving up on them
 RESAMPLE_WALKS = 3
@@ -140,6 +147,8 @@ class TerreSoroLearner(Node):
         for round_ in range(1, goal.rounds + 1):
             if goal_handle.is_cancel_requested:
                 raise Failed(f'cancelled in round {round_}; nothing written')
+            if node_stopping():
+                raise Failed(f'{STOPPING} (round {round_}); nothing written')
             walk = stochastic_hierholzer(graph.vertices, rng)
             at = walk.index(REST_VERTEX)
             spoilt, run = self._sample_walk(
@@ -155,7 +164,7 @@ class TerreSoroLearner(Node):
                 )
         resampled = 0
         for extra in range(1, RESAMPLE_WALKS + 1):
-            if not lost or goal_handle.is_cancel_requested:
+            if not lost or goal_handle.is_cancel_requested or node_stopping():
                 break
             self.get_logger().warning(
                 f'tracking gaps spoiled {len(lost)} primitive(s); running them again'
@@ -216,15 +225,20 @@ class TerreSoroLearner(Node):
         accepted = wait_for(
             self.walk_client.send_goal_async(
                 ExecuteWalk.Goal(vertices=walk), feedback_callback=progress
-            )
+            ),
+            WALK_SERVER_TIMEOUT_S,
         )
         if not accepted.accepted:
             raise Failed(f'round {round_}: the executor rejected the walk')
         answer = wait_for(
             accepted.get_result_async(),
-            cancel=lambda: goal_handle.is_cancel_requested,
+            cancel=lambda: goal_handle.is_cancel_requested or node_stopping(),
             on_cancel=accepted.cancel_goal_async,
+            # the executor may be stopping too and never answer
+            after_cancel_s=WALK_CANCEL_S,
         ).result
+        if node_stopping():
+            raise Failed(f'{STOPPING} (round {round_}); nothing written')
         if not answer.success:
             raise Failed(f'round {round_}: {answer.message}')
         return list(answer.edges)

@@ -21,6 +21,7 @@ from soro_interfaces.srv import SynthesizeGait
 
 from softbots_bringup import runner
 from soro_analysis.analyses import analyze
+from soro_node.base_node import GOALS_END_S, STOPPING
 from soro_node.probe_node import Probe
 from soro_node.waiting import poll
 from terresoro_gait.commander import TerreSoroCommander
@@ -414,6 +415,28 @@ def test_sigint_stops_the_executor_mid_goal_in_its_safe_state(world):
     log = world.executor.log.read_text()
     assert 'device in its safe state (bridge stopping)' in log and 'Traceback' not in log, log
     world.restart('terresoro_executor', 'opening')
+
+
+def test_sigint_stops_the_learner_mid_run_and_its_client_has_the_reason(world, tmp_path):
+    """Ctrl-C while the learner waits on a walk: it cancels the walk, aborts its goal with the
+    reason, writes nothing and exits 0 (before, its client waited for ever and the node had to be
+    killed)."""
+    weights = tmp_path / 'w.csv'
+    sent = world.commander.send_goal(
+        world.learn_client, LearnEdges.Goal(rounds=10, seed=3, weights_file=str(weights))
+    )
+    assert sent.accepted and poll(lambda: sent.feedback, 10.0)
+    learner = world.robot.process('terresoro_learner')
+    stopping = time.monotonic()
+    assert learner.stop() == 0, learner.log.read_text()
+    assert time.monotonic() - stopping < GOALS_END_S + 1.0
+    assert sent.ended(2.0), learner.log.read_text()
+    assert sent.status == GoalStatus.STATUS_ABORTED
+    assert STOPPING in sent.result.message and not weights.exists()
+    world.robot.restart('terresoro_learner', '')
+    # for the tests after: the learner discovered again, its action served
+    assert poll(lambda: 'terresoro_learner' in world.client.get_node_names(), 10.0)
+    assert world.learn_client.wait_for_server(timeout_sec=10.0)
 
 
 def test_device_vanishing_mid_gait_aborts_safely_and_recovers(world):

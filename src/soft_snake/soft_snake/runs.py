@@ -5,7 +5,6 @@ tick, and the speed motion capture measured along the way. No ROS.
 from __future__ import annotations
 
 import math
-import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,6 +13,7 @@ from soft_snake import locomotion
 from soft_snake.gaits import GAITS, STEP_CLIMB, Gait, GaitError, ValveCommander, chamber_states
 from soft_snake.step_climb import SEGMENTS as CLIMB_SEGMENTS
 from soft_snake.step_climb import StepClimb
+from soro_geometry.history import PoseHistory
 
 MAX_DURATION_S = 3600.0
 
@@ -92,30 +92,21 @@ class SpeedTracker:
 
     def __init__(self, period_s: float):
         self.period_s = period_s
-        self._lock = threading.Lock()
-        self._t: list[float] = []
-        self._xy: list[tuple[float, float]] = []
+        # the longest run at motion capture's 100 Hz
+        self._history = PoseHistory(max_frames=int(MAX_DURATION_S * 100) + 1)
 
     def add(self, t_s: float, x_m: float, y_m: float) -> bool:
         """One motion-capture sample: time ``t_s`` in s, centre of mass ``x_m``, ``y_m`` in m.
-        Whether it was kept: a sample that is not finite or not newer than the last one (a
-        reordered or replayed message) is dropped."""
-        if not all(map(math.isfinite, (t_s, x_m, y_m))):
-            return False
-        with self._lock:
-            if self._t and t_s <= self._t[-1]:
-                return False
-            self._t.append(t_s)
-            self._xy.append((x_m, y_m))
-        return True
+        Whether it was kept (``PoseHistory.add``: not one out of order or not finite)."""
+        return self._history.add(t_s, (x_m, y_m, 0.0))
 
     def path(self) -> np.ndarray:
         """The cycle path so far (C, 2) in m, the mean position over each whole gait period; (0, 2)
         before two samples."""
-        with self._lock:
-            if len(self._t) < 2:
-                return np.zeros((0, 2))
-            return locomotion.cycle_path(self._t, self._xy, self.period_s)
+        t, poses = self._history.frames()
+        if len(t) < 2:
+            return np.zeros((0, 2))
+        return locomotion.cycle_path(t, poses[:, :2], self.period_s)
 
     def last_period_speed(self) -> float:
         """Speed (m/s) between the last two whole periods' mean positions (the action's feedback);

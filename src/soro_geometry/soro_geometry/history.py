@@ -31,10 +31,18 @@ class PoseHistory:
         """The number of frames held."""
         return len(self._frames)
 
-    def add(self, t_s: float, pose) -> None:
-        """Record the pose (x, y, θ) tracked at ``t_s`` (s) as the newest frame."""
+    def add(self, t_s: float, pose) -> bool:
+        """Record the pose (x, y, θ) tracked at ``t_s`` (s) as the newest frame. Whether it was
+        kept: a frame not newer than the newest (reordered, replayed, or unstamped: t = 0) or not
+        finite is dropped, as it would stand in for the robot's latest pose."""
+        t_s, pose = float(t_s), np.asarray(pose, dtype=float)
+        if not (np.isfinite(t_s) and np.all(np.isfinite(pose))):
+            return False
         with self._lock:
-            self._frames.append((float(t_s), np.asarray(pose, dtype=float)))
+            if self._frames and t_s <= self._frames[-1][0]:
+                return False
+            self._frames.append((t_s, pose))
+        return True
 
     def _snapshot(self) -> list:
         with self._lock:
@@ -44,6 +52,14 @@ class PoseHistory:
         """The newest frame as (t s, pose (3,)), or None before the first."""
         with self._lock:
             return self._frames[-1] if self._frames else None
+
+    def frames(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every frame held: times (T,) in s and poses (T, 3), oldest first."""
+        frames = self._snapshot()
+        return (
+            np.array([t for t, _ in frames], dtype=float),
+            np.array([p for _, p in frames], dtype=float).reshape(-1, 3),
+        )
 
     def between(self, t0_s: float, t1_s: float) -> np.ndarray:
         """The poses (N, 3) tracked in [t0_s, t1_s], in order."""

@@ -109,6 +109,17 @@ def test_pose_history_averages_the_settled_frames_and_reports_a_lost_tracker():
         history.at(2.0, 0.1, 0.3)
 
 
+def test_pose_history_drops_frames_out_of_order_unstamped_or_not_finite():
+    """Such a frame would be the 'latest' the learner waits for and stands in with."""
+    history = PoseHistory()
+    assert history.add(10.0, (1.0, 2.0, 0.0)) and history.add(10.1, (1.1, 2.0, 0.0))
+    assert not history.add(0.0, (9.0, 9.0, 0.0))  # a motion-capture pose with no stamp
+    assert not history.add(10.05, (9.0, 9.0, 0.0))  # reordered
+    assert not history.add(10.2, (math.nan, 2.0, 0.0)) and not history.add(math.inf, (0, 0, 0))
+    assert len(history) == 2 and history.latest()[0] == 10.1
+    assert history.at(10.12, 0.05, 0.3)[0] == pytest.approx(1.1)
+
+
 def test_pose_history_can_be_queried_while_a_subscription_adds_frames():
     # the learner's action thread asks for the settled pose while the tracker's callback appends
     # frames

@@ -147,8 +147,7 @@ class TerreSoroLearner(Node):
         for round_ in range(1, goal.rounds + 1):
             if goal_handle.is_cancel_requested:
                 raise Failed(f'cancelled in round {round_}; nothing written')
-            if node_stopping():
-                raise Failed(f'{STOPPING} (round {round_}); nothing written')
+            _unless_stopping(round_)
             walk = stochastic_hierholzer(graph.vertices, rng)
             at = walk.index(REST_VERTEX)
             spoilt, run = self._sample_walk(
@@ -164,8 +163,9 @@ class TerreSoroLearner(Node):
                 )
         resampled = 0
         for extra in range(1, RESAMPLE_WALKS + 1):
-            if not lost or goal_handle.is_cancel_requested or node_stopping():
+            if not lost or goal_handle.is_cancel_requested:
                 break
+            _unless_stopping(goal.rounds + extra)
             self.get_logger().warning(
                 f'tracking gaps spoiled {len(lost)} primitive(s); running them again'
             )
@@ -237,11 +237,16 @@ class TerreSoroLearner(Node):
             # the executor may be stopping too and never answer
             after_cancel_s=WALK_CANCEL_S,
         ).result
-        if node_stopping():
-            raise Failed(f'{STOPPING} (round {round_}); nothing written')
+        _unless_stopping(round_)
         if not answer.success:
             raise Failed(f'round {round_}: {answer.message}')
         return list(answer.edges)
+
+
+def _unless_stopping(round_: int) -> None:
+    """Failed (the goal aborts, nothing written) once the node is stopping (Ctrl-C)."""
+    if node_stopping():
+        raise Failed(f'{STOPPING} (round {round_}); nothing written')
 
 
 def main(args=None) -> int:

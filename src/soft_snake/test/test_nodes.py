@@ -72,13 +72,7 @@ def test_undulation_through_the_bridge_moves_the_snake_head_first(snake):
     assert poll(lambda: snake.com, 5.0)
     before = snake.com[-1].pose.position
     feedback = []
-    result = snake.commander.run_gait(
-        'undulation',
-        frequency_hz=2.0,
-        beta_rad=2 * math.pi / 3,
-        duration_s=6.0,
-        on_feedback=feedback.append,
-    )
+    result = _undulate(snake, feedback, duration_s=6.0)
     assert result.success and result.cycles == 12, result.message
     assert [f.cycle for f in feedback] == list(range(1, 13))
     after = snake.com[-1].pose.position
@@ -91,6 +85,18 @@ def test_undulation_through_the_bridge_moves_the_snake_head_first(snake):
     assert 0.03 < result.speed_m_s < 0.25 and result.distance_m > 0.15
     assert 'every chamber vented' in result.message
     assert poll(lambda: max(snake.pressure[-1].data) < 5e3, 3.0)  # vented after the run
+
+
+def _undulate(snake, feedback: list, **length):
+    """The thesis's headline undulation (2 Hz, 2π/3) for ``length`` (duration_s or cycles), its
+    feedback appended to ``feedback``; the result."""
+    return snake.commander.run_gait(
+        'undulation',
+        frequency_hz=2.0,
+        beta_rad=2 * math.pi / 3,
+        on_feedback=feedback.append,
+        **length,
+    )
 
 
 def test_rviz_gets_bends_and_chambers_of_every_module(snake):
@@ -179,13 +185,7 @@ def test_a_best_effort_motion_capture_drives_the_driver(snake):
             ),
             10.0,
         )
-        result = snake.commander.run_gait(
-            'undulation',
-            frequency_hz=2.0,
-            beta_rad=2 * math.pi / 3,
-            cycles=4,
-            on_feedback=feedback.append,
-        )
+        result = _undulate(snake, feedback, cycles=4)
     assert result.success and [f.cycle for f in feedback] == [1, 2, 3, 4], result.message
     # the simulated snake's own poses only: 2.5 m away every other pose would be metres per second
     assert 0.01 < result.speed_m_s < 0.25, result.speed_m_s

@@ -53,10 +53,10 @@ TABLE_2_3 = (
 # the snake on its belly on the step's corner; pressing segments 2-4 down together arches plates
 # 1-3 up to 90-105 mm between the head's wheels on the step and the tail's on the floor, and
 # segments 1 and 5 undulating walk the arch over the edge: rows wheel3 and wheel4. Row wheel5
-# lifts the head (3) so that its weight goes onto the arch's back while segments 3-4 carry wheel
-# 5 over; row wheel6 presses the head down for a foothold (4; the verbatim 5/6's downward bias),
-# and segment 3 lifts (3) while 4 presses (4) as the thesis's rows wheel3 and wheel4 do.
-# docs/soft_snake.md: what each verbatim row does instead.
+# raises the head (3) while segments 3-4 arch under wheel 5, the only combination of 2/1, 3, 4 and
+# 5/6 that gets it over without flipping the tail; row wheel6 presses the head down for a foothold
+# (4; the verbatim 5/6's downward bias), and segment 3 lifts (3) while 4 presses (4) as the
+# thesis's rows wheel3 and wheel4 do. docs/soft_snake.md: what each verbatim row does instead.
 ARCH = ('2/1', '4', '4', '4', '2/1')
 CLIMB_TABLE = (
     TABLE_2_3[0],
@@ -68,8 +68,8 @@ CLIMB_TABLE = (
 )
 # the rows from this one on (wheel3, 0-based 2) walk the arch at ARCH_FREQUENCY_HZ
 ARCH_FROM_ROW = 2
-# the arch's ω (ours, tuned in the simulator; D-S9): at 1 Hz the arch walks wheel 3 to wheel 6
-# over the edge in 40 s, at 1.5 Hz in 34 s (seed 0); 1.25 Hz is slower, 1.75 Hz loses row wheel3
+# the arch's ω (ours, tuned in the simulator; D-S9): at 1 Hz the arch walks wheel 3 to wheel 6 over
+# the edge in 40 s, at 1.5 Hz in 34 s (seed 0); at 1.25, 1.4 and 1.6 Hz no run climbs within 60 s
 ARCH_FREQUENCY_HZ = 1.5
 # inflated chambers j (spec A3 reading)
 STATES = {1: (0,), 2: (1,), 3: (0, 1), 4: (2,), 5: (0, 2), 6: (1, 2)}

@@ -1,13 +1,13 @@
 """The soft snake climbing the 7 cm step offline (issue 29 item 5; thesis §2.2.2, Table 2.3).
 
 Ten runs of ``climbing.climb_step`` (five sheathed modules on paper, Table 2.3 at ``FREQUENCY_HZ``
-and β = 2π/3, 60 s each), each from a start jittered with its seed (``climbing.Start.jittered``:
-±20 mm along and across, ±5° of heading). Prints JSON: per run the start, the rows done (wheels
-over the step), when each got there and how far past the edge its centre was, and each wheel's
-peak height; overall ``climbed`` (runs with all six wheels over the step within 60 s; target at
-least 8 of 10), ``row_1_done`` and the median time to the first row, and per wheel ``over_step``
-(in how many runs it got over) and ``over_step_s`` (the range of its times). Through the nodes the
-same climb runs as ``soft-snake-demo``'s step run.
+and β = 2π/3, the arch's rows at ``step_climb.ARCH_FREQUENCY_HZ``, 60 s each), each from a start
+jittered with its seed (``climbing.Start.jittered``: ±20 mm along and across, ±5° of heading).
+Prints JSON: per run the start, the rows done (wheels over the step), when each got there and how
+far past the edge its centre was, and each wheel's peak height; overall ``climbed`` (runs with all
+six wheels over the step within 60 s; target at least 8 of 10), ``row_1_done`` and the median time
+to the first row, and per wheel ``over_step`` (in how many runs it got over) and ``over_step_s``
+(the range of its times). Through the nodes the same climb runs as ``soft-snake-demo``'s step run.
 """
 
 import json

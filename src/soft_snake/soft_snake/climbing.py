@@ -10,8 +10,10 @@ over the step, or fails at ``timeout_s`` with the rows it managed. The robot has
 there the rows advance on a service call or a timer (the nodes).
 
 The snake wears the wave-spring sheath the thesis climbed with (``body.SHEATH_LIFT_GAIN``), plays
-the table as our simulator climbs it (``step_climb.CLIMB_TABLE``), and its undulating segments and
-the segment pressing down run at partial pressure (``step_climb.UNDULATION_DUTY``, ``PRESS_DUTY``).
+the table as our simulator climbs it (``step_climb.CLIMB_TABLE``: the head reared onto the step,
+then the body arched over the edge and walked at ``step_climb.ARCH_FREQUENCY_HZ``), and its
+undulating segments and the segment pressing down run at partial pressure
+(``step_climb.UNDULATION_DUTY``, ``PRESS_DUTY``).
 """
 
 from __future__ import annotations

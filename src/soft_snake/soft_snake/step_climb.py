@@ -18,8 +18,13 @@ partial pressure for the pushing segments, so that their filling leaves the teth
 lands the wheels ahead of it without pinning down the wheel behind it.
 
 The thesis "developed and tuned" its gait in its simulator (§2.2.2) and gives its table, not its
-tuning; ours is ``CLIMB_TABLE``, Table 2.3 with its row wheel2 read as its rows wheel3 and wheel4
-are (D-S8), the default of ``StepClimb``; ``TABLE_2_3`` stays verbatim.
+tuning; ours is ``CLIMB_TABLE``, the default of ``StepClimb``, tuned in our simulator the same way
+(``TABLE_2_3`` stays verbatim). Rows wheel1 and wheel2 rear the head onto the step as the thesis
+narrates; from row wheel3 on the landed segments press down together, as the verbatim rows wheel2
+and wheel5 do ("down" bending of the landed segments raises the next wheel, D-S8), and arch the
+body from the head's wheels on the step to the tail's on the floor, an arch that the undulating
+segments at its ends walk over the edge at ``ARCH_FREQUENCY_HZ`` (the climb's ω is not given,
+D-S9).
 """
 
 from __future__ import annotations
@@ -41,13 +46,31 @@ TABLE_2_3 = (
     ('2/1', '2/1', '2/1', '4', '4'),
     ('5/6', '2/1', '2/1', '2/1', '3'),
 )
-# Table 2.3 as our simulator climbs it. Rows wheel3 and wheel4 lift their wheel with the segment
-# behind it (3) while the landed segment ahead of it presses down (4); row wheel2 has no 3 (D-S8)
-# and, verbatim, also presses segments 2 and 5 down: that arch throws the snake back off the step
-# (0 of 10 runs past row wheel2, docs/soft_snake.md). Read as the rows after it, segment 1 lands
-# the head's wheels on the step and segment 2 lifts wheel 2 over the edge. Row wheel5 has the same
-# anomaly; no run of ours gets there, so it stays verbatim.
-CLIMB_TABLE = (TABLE_2_3[0], ('4', '3', '2/1', '2/1', '2/1'), *TABLE_2_3[2:])
+# Table 2.3 as our simulator climbs it (tuned in it, bench/snake_step.py; D-S8). Row wheel2 has no
+# 3 and, verbatim, also presses segments 2 and 5 down: that throws the snake back off the step, so
+# it is read as row wheel3 is, the landed head segment pressing down (4) and segment 2 lifting
+# wheel 2 (3). Verbatim, row wheel3 (segment 3 lifting) only gets wheel 3 to 43-47 mm and leaves
+# the snake on its belly on the step's corner; pressing segments 2-4 down together arches plates
+# 1-3 up to 90-105 mm between the head's wheels on the step and the tail's on the floor, and
+# segments 1 and 5 undulating walk the arch over the edge: rows wheel3 and wheel4. Row wheel5
+# raises the head (3) while segments 3-4 arch under wheel 5, the only combination of 2/1, 3, 4 and
+# 5/6 that gets it over without flipping the tail; row wheel6 presses the head down for a foothold
+# (4; the verbatim 5/6's downward bias), and segment 3 lifts (3) while 4 presses (4) as the
+# thesis's rows wheel3 and wheel4 do. docs/soft_snake.md: what each verbatim row does instead.
+ARCH = ('2/1', '4', '4', '4', '2/1')
+CLIMB_TABLE = (
+    TABLE_2_3[0],
+    ('4', '3', '2/1', '2/1', '2/1'),
+    ARCH,
+    ARCH,
+    ('3', '2/1', '4', '4', '2/1'),
+    ('4', '2/1', '3', '4', '2/1'),
+)
+# the rows from this one on (wheel3, 0-based 2) walk the arch at ARCH_FREQUENCY_HZ
+ARCH_FROM_ROW = 2
+# the arch's ω (ours, tuned in the simulator; D-S9): at 1 Hz the arch walks wheel 3 to wheel 6 over
+# the edge in 40 s, at 1.5 Hz in 34 s (seed 0); at 1.25, 1.4 and 1.6 Hz no run climbs within 60 s
+ARCH_FREQUENCY_HZ = 1.5
 # inflated chambers j (spec A3 reading)
 STATES = {1: (0,), 2: (1,), 3: (0, 1), 4: (2,), 5: (0, 2), 6: (1, 2)}
 # the undulating segments' share of the supply while climbing (ours; see the module docstring)
@@ -60,7 +83,9 @@ STATE_DUTY = {4: PRESS_DUTY}
 
 
 class StepClimb:
-    """Table 2.3 run row by row. ``states`` maps a state number to the chambers it inflates."""
+    """Table 2.3 run row by row. ``states`` maps a state number to the chambers it inflates; the
+    rows from ``ARCH_FROM_ROW`` on switch at ``arch_frequency_hz`` (None: ``frequency_hz``
+    throughout)."""
 
     def __init__(
         self,
@@ -70,9 +95,11 @@ class StepClimb:
         table=CLIMB_TABLE,
         undulation_duty: float = UNDULATION_DUTY,
         state_duty: Mapping[int, float] = STATE_DUTY,
+        arch_frequency_hz: float | None = ARCH_FREQUENCY_HZ,
     ):
-        if not (math.isfinite(frequency_hz) and 0 < frequency_hz <= 2.0):
-            raise GaitError(f'frequency = {frequency_hz} Hz: allowed (0, 2.0] Hz')
+        for name, value in (('frequency', frequency_hz), ('arch frequency', arch_frequency_hz)):
+            if value is not None and not (math.isfinite(value) and 0 < value <= 2.0):
+                raise GaitError(f'{name} = {value} Hz: allowed (0, 2.0] Hz')
         if not math.isfinite(beta_rad):
             raise GaitError(f'beta = {beta_rad}: must be finite')
         if not (math.isfinite(undulation_duty) and 0 < undulation_duty <= 1):
@@ -82,6 +109,7 @@ class StepClimb:
                 raise GaitError(f'state {number}: duty = {duty}, allowed (0, 1]')
         self.undulation_duty, self.state_duty = undulation_duty, dict(state_duty)
         self.frequency_hz, self.beta_rad = frequency_hz, beta_rad
+        self.arch_frequency_hz = arch_frequency_hz or frequency_hz
         self.cells = [[tuple(int(s) for s in cell.split('/')) for cell in row] for row in table]
         if any(len(row) != SEGMENTS for row in self.cells):
             raise GaitError(f'step climbing needs {SEGMENTS} segments in every row of its table')
@@ -126,8 +154,9 @@ class StepClimb:
         if self.done:
             raise GaitError('the step climb is complete: every wheel is up')
         out = []
+        omega = self.arch_frequency_hz if self.row >= ARCH_FROM_ROW else self.frequency_hz
         for i, cell in enumerate(self.cells[self.row]):
-            rising = math.sin(2 * math.pi * self.frequency_hz * t_s + i * self.beta_rad) > 0
+            rising = math.sin(2 * math.pi * omega * t_s + i * self.beta_rad) > 0
             out.append(cell[0] if len(cell) == 1 or rising else cell[1])
         return out
 

@@ -9,6 +9,9 @@ import pytest
 from soft_snake import pneumatics, tables
 from soft_snake.gaits import GaitError
 from soft_snake.step_climb import (
+    ARCH,
+    ARCH_FREQUENCY_HZ,
+    ARCH_FROM_ROW,
     CLIMB_TABLE,
     PRESS_DUTY,
     STATES,
@@ -19,7 +22,7 @@ from soft_snake.step_climb import (
 
 
 def test_sn11_rows_in_order_singles_hold_and_pairs_alternate_at_omega():
-    climb = StepClimb(1.0, 2 * math.pi / 3)
+    climb = StepClimb(1.0, 2 * math.pi / 3, table=TABLE_2_3)
     assert climb.rows == 6 and [len(r) for r in TABLE_2_3] == [5] * 6
     t = np.arange(0, 2.0, 0.01)
     states = np.array([climb.segment_states(x) for x in t])
@@ -46,7 +49,7 @@ def test_sn11_the_state_dictionary_is_configurable_and_checked():
     with pytest.raises(
         GaitError, match=r'state\(s\) \[5, 6\] of the step-climb table are missing'
     ):
-        StepClimb(1.0, 1.0, {1: (0,), 2: (1,), 3: (0, 1), 4: (2,)})
+        StepClimb(1.0, 1.0, {1: (0,), 2: (1,), 3: (0, 1), 4: (2,)}, table=TABLE_2_3)
     with pytest.raises(GaitError, match='frequency = 3.0 Hz'):
         StepClimb(3.0, 1.0)
 
@@ -72,10 +75,33 @@ def test_the_simulators_climb_presses_down_at_partial_pressure_and_lifts_wheel_2
     assert climb.segment_states(0.1)[:2] == [4, 3]
     assert climb.duty(0.1)[:2].tolist() == [[0.0, 0.0, PRESS_DUTY], [1.0, 1.0, 0.0]]
     assert sorted(climb.duty(0.1)[4]) == [0.0, 0.0, UNDULATION_DUTY]
-    # only row wheel2 differs from the thesis's table (D-S8)
-    assert [i for i, row in enumerate(CLIMB_TABLE) if row != TABLE_2_3[i]] == [1]
+    # row wheel1 is the thesis's; rows wheel3 and wheel4 arch segments 2-4 (D-S8)
+    assert [i for i, row in enumerate(CLIMB_TABLE) if row == TABLE_2_3[i]] == [0]
+    assert CLIMB_TABLE[2:4] == (ARCH, ARCH) and ARCH[1:4] == ('4',) * 3
     with pytest.raises(GaitError, match=r'state 4: duty = 1.5, allowed \(0, 1\]'):
         StepClimb(1.0, 1.0, state_duty={4: 1.5})
+
+
+def _flips(climb: StepClimb, segment: int) -> int:
+    """How often ``segment``'s state changes over 2 s of the current row."""
+    states = [climb.segment_states(t) for t in np.arange(0, 2.0, 0.001)]
+    return int(np.count_nonzero(np.diff([s[segment] for s in states])))
+
+
+def test_the_arch_rows_switch_at_the_arch_frequency_and_the_rows_before_at_omega():
+    climb = StepClimb(1.0, 2 * math.pi / 3)
+    assert _flips(climb, 1) == 4  # row wheel1: 2/1 twice per period at 1 Hz
+    for _ in range(ARCH_FROM_ROW):
+        climb.advance()
+    # 2 s at 1.5 Hz: the head's 2/1 flips 6 times
+    assert ARCH_FREQUENCY_HZ == 1.5 and _flips(climb, 0) == 6
+    climb.advance()
+    same = StepClimb(1.0, 2 * math.pi / 3, arch_frequency_hz=None)
+    for _ in range(ARCH_FROM_ROW):
+        same.advance()
+    assert _flips(same, 0) == 4 and _flips(climb, 4) == 6
+    with pytest.raises(GaitError, match=r'arch frequency = 2.5 Hz: allowed \(0, 2.0\] Hz'):
+        StepClimb(1.0, 1.0, arch_frequency_hz=2.5)
 
 
 def test_sn10_the_step_response_time_constants_fall_in_the_measured_range():

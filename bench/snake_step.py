@@ -1,7 +1,7 @@
 """The soft snake climbing the 7 cm step offline (issue 29 item 5; thesis §2.2.2, Table 2.3).
 
-Ten runs of ``climbing.climb_step`` (five sheathed modules on paper, Table 2.3 at ``FREQUENCY_HZ``
-and β = 2π/3, the arch's rows at ``step_climb.ARCH_FREQUENCY_HZ``, 60 s each), each from a start
+Ten runs of ``climbing.climb_step`` (five sheathed modules on paper, the climb's table with each
+row at its ω, ``step_climb.ROW_FREQUENCIES_HZ``, β = 2π/3, 60 s each), each from a start
 jittered with its seed (``climbing.Start.jittered``: ±20 mm along and across, ±5° of heading).
 Prints JSON: per run the start, the rows done (wheels over the step), when each got there and how
 far past the edge its centre was, and each wheel's peak height; overall ``climbed`` (runs with all
@@ -15,17 +15,16 @@ import math
 import statistics
 import sys
 
-from soft_snake import climbing
+from soft_snake import climbing, step_climb
 
 RUNS = 10
-FREQUENCY_HZ = 1.0
 TIMEOUT_S = 60.0
 
 
 def one_run(seed: int) -> dict:
     """One climb from the start drawn with ``seed``."""
     start = climbing.Start.jittered(seed)
-    result = climbing.climb_step(FREQUENCY_HZ, timeout_s=TIMEOUT_S, start=start)
+    result = climbing.climb_step(timeout_s=TIMEOUT_S, start=start)
     return {
         'seed': seed,
         'start': {
@@ -56,7 +55,7 @@ def main() -> int:
     firsts = [r['over_step_at_s'][0] for r in runs if r['over_step_at_s'][0] is not None]
     over_step, over_step_s = per_wheel(runs)
     report = {
-        'frequency_hz': FREQUENCY_HZ,
+        'row_frequencies_hz': list(step_climb.ROW_FREQUENCIES_HZ),
         'timeout_s': TIMEOUT_S,
         'climbed': sum(r['rows_done'] == 6 for r in runs),
         'row_1_done': len(firsts),

@@ -11,7 +11,8 @@ there the rows advance on a service call or a timer (the nodes).
 
 The snake wears the wave-spring sheath the thesis climbed with (``body.SHEATH_LIFT_GAIN``), plays
 the table as our simulator climbs it (``step_climb.CLIMB_TABLE``: the head reared onto the step,
-then the body arched over the edge and walked at ``step_climb.ARCH_FREQUENCY_HZ``), and its
+then the body arched over the edge and walked, each row at its own ω,
+``step_climb.ROW_FREQUENCIES_HZ``), and its
 undulating segments and the segment pressing down run at partial pressure
 (``step_climb.UNDULATION_DUTY``, ``PRESS_DUTY``).
 """
@@ -26,7 +27,7 @@ import mujoco
 import numpy as np
 
 from soft_snake import body, calibration, model, simulator
-from soft_snake.step_climb import SEGMENTS, StepClimb
+from soft_snake.step_climb import ROW_FREQUENCIES_HZ, SEGMENTS, StepClimb
 
 STEP_AHEAD_M = 0.15  # the step's edge ahead of the head at the start
 # how far a start is jittered (issue 29: "position along and across, heading a few degrees")
@@ -139,13 +140,16 @@ def climb_step(
     timeout_s: float = 60.0,
     states=None,
     start: Start = Start(),
+    row_frequencies_hz: tuple[float, ...] | None = ROW_FREQUENCIES_HZ,
 ) -> ClimbResult:
     """Run Table 2.3 on a sheathed five-module snake (``snake``'s body and chambers) before a 7 cm
-    step, placed at ``start``, until the tail is over the step or ``timeout_s``."""
+    step, placed at ``start``, until the tail is over the step or ``timeout_s``; each row at its
+    ``row_frequencies_hz`` (None: all at ``frequency_hz``)."""
     climb = StepClimb(
         frequency_hz,
         calibration.HEAD_FIRST * beta_rad,
         **({} if states is None else {'states': states}),
+        row_frequencies_hz=row_frequencies_hz,
     )
     sim = simulator.SnakeSim(
         SEGMENTS, surface, sheathed(snake.body), step_at_m=STEP_AHEAD_M, chambers=snake.chambers

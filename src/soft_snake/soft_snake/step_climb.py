@@ -23,8 +23,8 @@ tuning; ours is ``CLIMB_TABLE``, the default of ``StepClimb``, tuned in our simu
 narrates; from row wheel3 on the landed segments press down together, as the verbatim rows wheel2
 and wheel5 do ("down" bending of the landed segments raises the next wheel, D-S8), and arch the
 body from the head's wheels on the step to the tail's on the floor, an arch that the undulating
-segments at its ends walk over the edge at ``ARCH_FREQUENCY_HZ`` (the climb's ω is not given,
-D-S9).
+segments at its ends walk over the edge. The climb's ω is not given (D-S9): each row has its own,
+``ROW_FREQUENCIES_HZ``, tuned in our simulator too.
 """
 
 from __future__ import annotations
@@ -66,11 +66,13 @@ CLIMB_TABLE = (
     ('3', '2/1', '4', '4', '2/1'),
     ('4', '2/1', '3', '4', '2/1'),
 )
-# the rows from this one on (wheel3, 0-based 2) walk the arch at ARCH_FREQUENCY_HZ
-ARCH_FROM_ROW = 2
-# the arch's ω (ours, tuned in the simulator; D-S9): at 1 Hz the arch walks wheel 3 to wheel 6 over
-# the edge in 40 s, at 1.5 Hz in 34 s (seed 0); at 1.25, 1.4 and 1.6 Hz no run climbs within 60 s
-ARCH_FREQUENCY_HZ = 1.5
+# each row's ω (ours, tuned in the simulator, bench/snake_step.py; D-S9), wheel1 to wheel6. At 1
+# Hz throughout with the arch at 1.5 Hz, all six wheels were over within 60 s in 5 of 10 runs:
+# the head rears and reaches over the edge sooner at 0.5 Hz (wheel 1 at 7.6-8.9 s, was 12.7-15.2
+# s), row wheel2 lifts wheel 2 over sooner at 1.25 Hz, the arch walks at 1.5 Hz (at 1, 1.25, 1.4
+# and 1.6 Hz no run climbs within 60 s), and row wheel6 pulls the tail over at 2 Hz (at 1.5 Hz it
+# stalls in 2 of 10 runs, the tail's wheels 20-35 mm short of the edge)
+ROW_FREQUENCIES_HZ = (0.5, 1.25, 1.5, 1.5, 1.5, 2.0)
 # inflated chambers j (spec A3 reading)
 STATES = {1: (0,), 2: (1,), 3: (0, 1), 4: (2,), 5: (0, 2), 6: (1, 2)}
 # the undulating segments' share of the supply while climbing (ours; see the module docstring)
@@ -84,8 +86,8 @@ STATE_DUTY = {4: PRESS_DUTY}
 
 class StepClimb:
     """Table 2.3 run row by row. ``states`` maps a state number to the chambers it inflates; the
-    rows from ``ARCH_FROM_ROW`` on switch at ``arch_frequency_hz`` (None: ``frequency_hz``
-    throughout)."""
+    row r's "a/b" segments switch at ``row_frequencies_hz[r]`` (None: at ``frequency_hz`` in
+    every row)."""
 
     def __init__(
         self,
@@ -95,11 +97,12 @@ class StepClimb:
         table=CLIMB_TABLE,
         undulation_duty: float = UNDULATION_DUTY,
         state_duty: Mapping[int, float] = STATE_DUTY,
-        arch_frequency_hz: float | None = ARCH_FREQUENCY_HZ,
+        row_frequencies_hz: tuple[float, ...] | None = ROW_FREQUENCIES_HZ,
     ):
-        for name, value in (('frequency', frequency_hz), ('arch frequency', arch_frequency_hz)):
-            if value is not None and not (math.isfinite(value) and 0 < value <= 2.0):
-                raise GaitError(f'{name} = {value} Hz: allowed (0, 2.0] Hz')
+        frequencies = (frequency_hz, *(row_frequencies_hz or ()))
+        for value in frequencies:
+            if not (math.isfinite(value) and 0 < value <= 2.0):
+                raise GaitError(f'frequency = {value} Hz: allowed (0, 2.0] Hz')
         if not math.isfinite(beta_rad):
             raise GaitError(f'beta = {beta_rad}: must be finite')
         if not (math.isfinite(undulation_duty) and 0 < undulation_duty <= 1):
@@ -109,10 +112,13 @@ class StepClimb:
                 raise GaitError(f'state {number}: duty = {duty}, allowed (0, 1]')
         self.undulation_duty, self.state_duty = undulation_duty, dict(state_duty)
         self.frequency_hz, self.beta_rad = frequency_hz, beta_rad
-        self.arch_frequency_hz = arch_frequency_hz or frequency_hz
         self.cells = [[tuple(int(s) for s in cell.split('/')) for cell in row] for row in table]
         if any(len(row) != SEGMENTS for row in self.cells):
             raise GaitError(f'step climbing needs {SEGMENTS} segments in every row of its table')
+        self.row_frequencies_hz = tuple(row_frequencies_hz or [frequency_hz] * len(self.cells))
+        if len(self.row_frequencies_hz) != len(self.cells):
+            given, rows = len(self.row_frequencies_hz), len(self.cells)
+            raise GaitError(f'{given} row frequencies for a table of {rows} rows')
         used = {s for row in self.cells for cell in row for s in cell}
         missing = sorted(used - set(states))
         if missing:
@@ -154,7 +160,7 @@ class StepClimb:
         if self.done:
             raise GaitError('the step climb is complete: every wheel is up')
         out = []
-        omega = self.arch_frequency_hz if self.row >= ARCH_FROM_ROW else self.frequency_hz
+        omega = self.row_frequencies_hz[self.row]
         for i, cell in enumerate(self.cells[self.row]):
             rising = math.sin(2 * math.pi * omega * t_s + i * self.beta_rad) > 0
             out.append(cell[0] if len(cell) == 1 or rising else cell[1])

@@ -10,10 +10,9 @@ from soft_snake import pneumatics, tables
 from soft_snake.gaits import GaitError
 from soft_snake.step_climb import (
     ARCH,
-    ARCH_FREQUENCY_HZ,
-    ARCH_FROM_ROW,
     CLIMB_TABLE,
     PRESS_DUTY,
+    ROW_FREQUENCIES_HZ,
     STATES,
     TABLE_2_3,
     UNDULATION_DUTY,
@@ -22,7 +21,8 @@ from soft_snake.step_climb import (
 
 
 def test_sn11_rows_in_order_singles_hold_and_pairs_alternate_at_omega():
-    climb = StepClimb(1.0, 2 * math.pi / 3, table=TABLE_2_3)
+    # the thesis's table at ω in every row (ours has a frequency per row, below)
+    climb = StepClimb(1.0, 2 * math.pi / 3, table=TABLE_2_3, row_frequencies_hz=None)
     assert climb.rows == 6 and [len(r) for r in TABLE_2_3] == [5] * 6
     t = np.arange(0, 2.0, 0.01)
     states = np.array([climb.segment_states(x) for x in t])
@@ -88,20 +88,25 @@ def _flips(climb: StepClimb, segment: int) -> int:
     return int(np.count_nonzero(np.diff([s[segment] for s in states])))
 
 
-def test_the_arch_rows_switch_at_the_arch_frequency_and_the_rows_before_at_omega():
-    climb = StepClimb(1.0, 2 * math.pi / 3)
-    assert _flips(climb, 1) == 4  # row wheel1: 2/1 twice per period at 1 Hz
-    for _ in range(ARCH_FROM_ROW):
-        climb.advance()
-    # 2 s at 1.5 Hz: the head's 2/1 flips 6 times
-    assert ARCH_FREQUENCY_HZ == 1.5 and _flips(climb, 0) == 6
-    climb.advance()
-    same = StepClimb(1.0, 2 * math.pi / 3, arch_frequency_hz=None)
-    for _ in range(ARCH_FROM_ROW):
-        same.advance()
-    assert _flips(same, 0) == 4 and _flips(climb, 4) == 6
-    with pytest.raises(GaitError, match=r'arch frequency = 2.5 Hz: allowed \(0, 2.0\] Hz'):
-        StepClimb(1.0, 1.0, arch_frequency_hz=2.5)
+def test_each_row_switches_at_its_own_frequency_or_all_at_omega():
+    """Over 2 s a "2/1" segment flips twice per period: 2, 5, 6, 6, 6 and 8 times in rows wheel1-6
+    at 0.5, 1.25, 1.5, 1.5, 1.5 and 2 Hz; without row frequencies, 4 times in each at ω 1 Hz."""
+    assert ROW_FREQUENCIES_HZ == (0.5, 1.25, 1.5, 1.5, 1.5, 2.0)
+    climb, same = (
+        StepClimb(1.0, 2 * math.pi / 3),
+        StepClimb(1.0, 2 * math.pi / 3, row_frequencies_hz=None),
+    )
+    flips, at_omega = [], []
+    for row in range(6):
+        undulating = CLIMB_TABLE[row].index('2/1')
+        flips.append(_flips(climb, undulating))
+        at_omega.append(_flips(same, undulating))
+        climb.advance(), same.advance()
+    assert flips == [2, 5, 6, 6, 6, 8] and at_omega == [4] * 6
+    with pytest.raises(GaitError, match=r'frequency = 2.5 Hz: allowed \(0, 2.0\] Hz'):
+        StepClimb(1.0, 1.0, row_frequencies_hz=(1.0,) * 5 + (2.5,))
+    with pytest.raises(GaitError, match='5 row frequencies for a table of 6 rows'):
+        StepClimb(1.0, 1.0, row_frequencies_hz=(1.0,) * 5)
 
 
 def test_sn10_the_step_response_time_constants_fall_in_the_measured_range():

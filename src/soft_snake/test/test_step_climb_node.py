@@ -49,16 +49,16 @@ def test_rows_advance_on_the_service_and_the_wheels_are_reported(launch_in_test)
     assert max(max(m.data) for m in wheels) > 0.02  # row 1 raised the head
 
 
-def test_the_simulator_advances_the_climb_as_wheels_1_to_5_get_over_the_step(launch_in_test):
+def test_the_simulator_advances_the_climb_until_every_wheel_is_on_the_step(launch_in_test):
     snake, wheels = _before_the_step(launch_in_test)
     feedback = []
-    # 1 Hz as the offline climb, the arch at 1.5 Hz (bench/snake_step.py: wheel 1 over the step at
-    # 12.7-15.2 s, wheel 5 at 49.1-54.2 s; through the nodes rows 2-6 from 14, 39, 52, 58 and
-    # 65 s); no manual advance here: the sheathed simulator calls ~/step_climb_advance itself
+    # each row at its own ω as offline (bench/snake_step.py: every wheel over in 9 of 10 runs, the
+    # last at 52.9-57.7 s; through the nodes here 5.5, 15.4, 32.1, 39.2, 45.8 and 58.0 s); 75 s
+    # leave a loaded machine's real-time simulator room. No manual advance here: the sheathed
+    # simulator calls ~/step_climb_advance itself
     result = snake.run_gait('step_climb', 1.0, 2.0944, cycles=75, on_feedback=feedback.append)
     assert result.success
     rows = [f.step_climb_row for f in feedback]
-    assert rows[0] == 1 and max(rows) >= 6
-    # the head's wheels over the 7 cm step, wheels 2-5 carried over it on the arch
-    assert max(m.data[0] for m in wheels) > 0.07
-    assert all(max(m.data[w] for m in wheels) > 0.06 for w in range(1, 5))
+    assert rows[0] == 1 and rows == sorted(rows) and rows[-1] == 6
+    # every wheel ends on the 7 cm step
+    assert min(wheels[-1].data) > 0.06, wheels[-1].data

@@ -138,6 +138,15 @@ SIMULATOR = (
         ),
         ParamSpec('seed', 0, 'noise seed', 0, 2**31 - 1, read_only=True),
         ParamSpec(
+            'start_seed',
+            -1,
+            'before the step: the start jittered with this seed as offline '
+            '(climbing.Start.jittered, ±20 mm along and across, ±5°); -1: the nominal start',
+            -1,
+            2**31 - 1,
+            read_only=True,
+        ),
+        ParamSpec(
             'body_parameters_file',
             '',
             "the simulator's parameter file, body and chambers (soft-snake-fit's params.yaml; "

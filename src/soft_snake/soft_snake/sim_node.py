@@ -80,6 +80,8 @@ class SoftSnakeSimNode(Node):
             # before the step the snake wears the sheath it climbed in (§2.2.2); the bend reads
             # the parameters every tick
             self.sim.params = climbing.sheathed(self.sim.params)
+            if p['start_seed'] >= 0:
+                climbing.place(self.sim, climbing.Start.jittered(p['start_seed']))
         self.landings = climbing.WheelLandings(self.sim) if p['step_ahead_m'] else None
         self._landed: deque[int] = deque()
         self._lock, self._running = threading.Lock(), True

@@ -2,32 +2,51 @@
 playing Table 2.3 (``step_climb.CLIMB_TABLE``) and its rows advanced by ~/step_climb_advance (the
 operator on the robot; the simulator when a wheel lands)."""
 
+import math
 import threading
 
 import pytest
+from geometry_msgs.msg import PoseStamped
 from std_msgs.msg import Float64MultiArray
 
+from soft_snake import climbing
 from soft_snake.commander import SoftSnakeCommander
 from soro_node.commander import CommanderError
 from soro_node.waiting import poll
 
 pytestmark = pytest.mark.ros
-WHEELS = '/soft_snake_sim/wheel_heights'
+WHEELS, HEAD = '/soft_snake_sim/wheel_heights', '/mocap/soft_snake/head'
 
 
-def _before_the_step(launch_in_test):
-    """Five modules launched before the step: the driver's commander and the wheel heights seen."""
+def _before_the_step(launch_in_test, **params):
+    """Five modules launched before the step (the simulator's ``params`` over the launch file's):
+    the driver's commander, and the wheel heights and head poses seen."""
     robot = launch_in_test(
         'soft_snake.launch.py',
         arguments={'segments': '5', 'step_ahead_m': '0.15'},
+        params={'soft_snake_sim': params} if params else None,
         commander=SoftSnakeCommander,
-        topics={WHEELS: Float64MultiArray},
+        topics={WHEELS: Float64MultiArray, HEAD: PoseStamped},
     )
-    return robot.commander, robot.probe.messages[WHEELS]
+    return robot.commander, robot.probe.messages[WHEELS], robot.probe.messages[HEAD]
+
+
+def test_a_start_seed_places_the_snake_where_the_offline_climb_starts(launch_in_test):
+    """bench/snake_step.py --through-nodes runs the offline climb's ten starts."""
+    _, _, heads = _before_the_step(launch_in_test, start_seed=3)
+    assert poll(lambda: heads, 10.0)
+    start, head = climbing.Start.jittered(3), heads[-1].pose
+    # the head's plate is the root the start moves; motion capture's noise is 0.5 mm
+    assert (head.position.x, head.position.y) == pytest.approx(
+        (start.along_m, start.across_m), abs=0.003
+    )
+    assert 2 * math.atan2(head.orientation.z, head.orientation.w) == pytest.approx(
+        start.heading_rad, abs=0.01
+    )
 
 
 def test_rows_advance_on_the_service_and_the_wheels_are_reported(launch_in_test):
-    snake, wheels = _before_the_step(launch_in_test)
+    snake, wheels, _ = _before_the_step(launch_in_test)
     feedback, box = [], {}
     worker = threading.Thread(
         target=lambda: box.setdefault(
@@ -50,7 +69,7 @@ def test_rows_advance_on_the_service_and_the_wheels_are_reported(launch_in_test)
 
 
 def test_the_simulator_advances_the_climb_until_every_wheel_is_on_the_step(launch_in_test):
-    snake, wheels = _before_the_step(launch_in_test)
+    snake, wheels, _ = _before_the_step(launch_in_test)
     feedback = []
     # each row at its own ω as offline (bench/snake_step.py: every wheel over in 9 of 10 runs, the
     # last at 52.9-57.7 s; through the nodes here 5.5, 15.4, 32.1, 39.2, 45.8 and 58.0 s); 75 s

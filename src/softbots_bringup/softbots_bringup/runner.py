@@ -26,6 +26,25 @@ STOP_TIMEOUT_S = 10.0
 DUMP_WAIT_S = 0.5  # for a stuck node to write its threads' stacks
 
 
+def write_params(path: Path, params: dict) -> Path:
+    """{node: {parameter: value}} as a ROS parameters file (laid over the launch file's own)."""
+    plain = {
+        node: {
+            'ros__parameters': {k: str(v) if isinstance(v, Path) else v for k, v in values.items()}
+        }
+        for node, values in params.items()
+    }
+    path.write_text(yaml.dump(plain, Dumper=_PlainDumper))
+    return path
+
+
+class _PlainDumper(yaml.SafeDumper):
+    """YAML without anchors and aliases (one list given to two nodes): rcl cannot parse them."""
+
+    def ignore_aliases(self, data) -> bool:
+        return True
+
+
 class ScenarioError(RuntimeError):
     """A process of the scenario failed; the message names it and points at its log."""
 

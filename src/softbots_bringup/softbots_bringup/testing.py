@@ -18,7 +18,6 @@ import signal
 from pathlib import Path
 
 import pytest
-import yaml
 from soro_interfaces.msg import LinkStatus
 
 from softbots_bringup import description, runner
@@ -84,25 +83,6 @@ def close_all(robots: list[LaunchedRobot], at_once: bool = False) -> dict[str, i
     return runner.stop_all([p for robot in robots for p in robot.processes], at_once)
 
 
-def write_params(path: Path, params: dict) -> Path:
-    """{node: {parameter: value}} as a ROS parameters file (laid over the launch file's own)."""
-    plain = {
-        node: {
-            'ros__parameters': {k: str(v) if isinstance(v, Path) else v for k, v in values.items()}
-        }
-        for node, values in params.items()
-    }
-    path.write_text(yaml.dump(plain, Dumper=_PlainDumper))
-    return path
-
-
-class _PlainDumper(yaml.SafeDumper):
-    """YAML without anchors and aliases (one list given to two nodes): rcl cannot parse them."""
-
-    def ignore_aliases(self, data) -> bool:
-        return True
-
-
 def launch_robot(
     launch_file: str,
     log_dir: Path,
@@ -114,7 +94,7 @@ def launch_robot(
     """Starts ``launch_file`` with ``arguments`` (``sim: 'true'`` unless given, where the launch
     file has a ``sim`` argument) and ``params`` over its own, then ``commander()`` (a Commander
     class, or None) and a probe of ``topics`` ({topic: message type})."""
-    extra = [write_params(log_dir / 'params.yaml', params)] if params else []
+    extra = [runner.write_params(log_dir / 'params.yaml', params)] if params else []
     known = description.load(runner.installed(f'launch/{launch_file}')).arguments
     simulated = {'sim': 'true'} if any(a.name == 'sim' for a in known) else {}
     processes = runner.start(

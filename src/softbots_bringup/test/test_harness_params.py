@@ -1,8 +1,8 @@
-"""softbots_bringup.testing.write_params: a parameters file that rcl parses (pure, no ROS)."""
+"""softbots_bringup.runner.write_params: a parameters file that rcl parses (pure, no ROS)."""
 
 import yaml
 
-from softbots_bringup.testing import write_params
+from softbots_bringup.runner import write_params
 
 
 def test_one_value_given_to_two_nodes_is_written_out_twice(tmp_path):

@@ -70,8 +70,9 @@ CLIMB_TABLE = (
 # Hz throughout with the arch at 1.5 Hz, all six wheels were over within 60 s in 5 of 10 runs:
 # the head rears and reaches over the edge sooner at 0.5 Hz (wheel 1 at 7.6-8.9 s, was 12.7-15.2
 # s), row wheel2 lifts wheel 2 over sooner at 1.25 Hz, the arch walks at 1.5 Hz (at 1, 1.25, 1.4
-# and 1.6 Hz no run climbs within 60 s), and row wheel6 pulls the tail over at 2 Hz (at 1.5 Hz it
-# stalls in 2 of 10 runs, the tail's wheels 20-35 mm short of the edge)
+# and 1.6 Hz no run climbs within 60 s), and row wheel6 pulls the tail over at 2 Hz (at 1.5 Hz,
+# after the faster rows before it, it stalled in 5 of 10 runs, the tail's wheels 20-35 mm short
+# of the edge)
 ROW_FREQUENCIES_HZ = (0.5, 1.25, 1.5, 1.5, 1.5, 2.0)
 # inflated chambers j (spec A3 reading)
 STATES = {1: (0,), 2: (1,), 3: (0, 1), 4: (2,), 5: (0, 2), 6: (1, 2)}
@@ -85,9 +86,9 @@ STATE_DUTY = {4: PRESS_DUTY}
 
 
 class StepClimb:
-    """Table 2.3 run row by row. ``states`` maps a state number to the chambers it inflates; the
-    row r's "a/b" segments switch at ``row_frequencies_hz[r]`` (None: at ``frequency_hz`` in
-    every row)."""
+    """Table 2.3 run row by row. ``states`` maps a state number to the chambers it inflates; row
+    r's "a/b" segments switch at ``row_frequencies_hz[r]`` (None: at ``frequency_hz`` in every
+    row)."""
 
     def __init__(
         self,

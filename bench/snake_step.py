@@ -61,19 +61,22 @@ def per_wheel(runs: list[dict]) -> tuple[list[int], list[list[float] | None]]:
     return [len(t) for t in times], [[min(t), max(t)] if t else None for t in times]
 
 
-def one_run_through_nodes(snake: SoftSnakeCommander, seed: int, out: Path) -> dict:
-    """One climb through the nodes from the start drawn with ``seed``, sent by ``snake``: when each
-    wheel got over."""
+def one_run_through_nodes(seed: int, out: Path) -> dict:
+    """One climb through the nodes from the start drawn with ``seed``: when each wheel got over."""
     logs = out / f'seed{seed}'
     logs.mkdir(parents=True)
     seeded = runner.write_params(logs / 'start.yaml', {'soft_snake_sim': {'start_seed': seed}})
     arguments = {'sim': 'true', 'segments': '5', 'step_ahead_m': str(climbing.STEP_AHEAD_M)}
     processes = runner.start('soft_snake.launch.py', logs, arguments, [seeded])
     try:
-        if not snake.wait_connected():
-            raise runner.ScenarioError(f'seed {seed}: the driver never reached the head')
-        began = time.time()
-        snake.run_gait('step_climb', 1.0, 2 * math.pi / 3, duration_s=TIMEOUT_S)
+        snake = SoftSnakeCommander()
+        try:
+            if not snake.wait_connected():
+                raise runner.ScenarioError(f'seed {seed}: the driver never reached the head')
+            began = time.time()
+            snake.run_gait('step_climb', 1.0, 2 * math.pi / 3, duration_s=TIMEOUT_S)
+        finally:
+            snake.close()
     finally:
         runner.stop_all(processes)
     over, late = [None] * 6, {}
@@ -97,12 +100,10 @@ def one_run_through_nodes(snake: SoftSnakeCommander, seed: int, out: Path) -> di
 def through_nodes() -> dict:
     """The ten climbs through the nodes, each in its own launch."""
     commander.init()
-    snake = SoftSnakeCommander()
     try:
         with tempfile.TemporaryDirectory() as out:
-            runs = [one_run_through_nodes(snake, seed, Path(out)) for seed in range(RUNS)]
+            runs = [one_run_through_nodes(seed, Path(out)) for seed in range(RUNS)]
     finally:
-        snake.close()
         commander.shutdown()
     over_step, over_step_s = per_wheel(runs)
     return {

@@ -28,10 +28,10 @@ def cycle_path(t_s, xy_m, period_s: float, start_s: float | None = None) -> np.n
     which = np.floor((t - start) / period_s + 1e-9).astype(np.int64)
     # one pass over the samples whatever the span: a stale stamp must not cost a loop per period
     whole = (which >= 0) & (which < which.max())
-    _, index = np.unique(which[whole], return_inverse=True)
-    sums = np.zeros((index.max() + 1 if len(index) else 0, 2))
+    cycles, index = np.unique(which[whole], return_inverse=True)
+    sums = np.zeros((len(cycles), 2))
     np.add.at(sums, index, xy[whole])
-    return sums / np.bincount(index)[:, None]
+    return sums / np.bincount(index, minlength=len(cycles))[:, None]
 
 
 def speed(path_m, period_s: float) -> float:

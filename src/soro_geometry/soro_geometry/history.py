@@ -33,8 +33,9 @@ class PoseHistory:
 
     def add(self, t_s: float, pose) -> bool:
         """Record the pose (x, y, θ) tracked at ``t_s`` (s) as the newest frame. Whether it was
-        kept: a frame not newer than the newest (reordered, replayed, or unstamped: t = 0) or not
-        finite is dropped, as it would stand in for the robot's latest pose."""
+        kept: a frame not newer than the newest (reordered, replayed, or unstamped, t = 0, after a
+        stamped one) or not finite is dropped, as it would stand in for the robot's latest pose. A
+        first frame at t = 0 is kept: t is any clock the queries share."""
         t_s, pose = float(t_s), np.asarray(pose, dtype=float)
         if not (np.isfinite(t_s) and np.all(np.isfinite(pose))):
             return False

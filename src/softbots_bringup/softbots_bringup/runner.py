@@ -275,9 +275,9 @@ def start(
                 continue
             overrides = None
             if node.overrides:
-                overrides = log_dir / f'{process_name(node).replace("/", ".")}.overrides.yaml'
-                overrides.write_text(
-                    yaml.safe_dump({full_name(node): {'ros__parameters': node.overrides}})
+                overrides = write_params(
+                    log_dir / f'{process_name(node).replace("/", ".")}.overrides.yaml',
+                    {full_name(node): node.overrides},
                 )
             processes.append(
                 Process(

@@ -48,7 +48,7 @@ class Run:
             if segments != CLIMB_SEGMENTS:
                 raise GaitError(f'segments = {segments}: step climbing needs {CLIMB_SEGMENTS}')
             self.climb = StepClimb(frequency, beta)
-            self.pattern = self._climb_pattern
+            self.pattern = self.climb.chamber_states  # every wheel up: rest, vented
         elif request.gait in GAITS:
             gait = Gait(request.gait, segments, frequency, beta, phi)
             self.pattern = lambda t: chamber_states(gait, t)
@@ -64,14 +64,7 @@ class Run:
         pattern."""
         if self.climb is None:
             return valves.duty(self.pattern(t_s))
-        if self.climb.done:
-            return np.zeros((CLIMB_SEGMENTS, 3))
         return self.climb.duty(t_s)
-
-    def _climb_pattern(self, t_s: float) -> np.ndarray:
-        if self.climb.done:
-            return -np.ones((CLIMB_SEGMENTS, 3), dtype=np.int8)  # every wheel up: rest, vented
-        return self.climb.chamber_states(t_s)
 
 
 def _ticks(request: GaitRequest, period_s: float, tick_hz: float) -> int:

@@ -12,10 +12,10 @@ on the robot).
 
 The valves' duty is the pressure asked for (D-S1): the held states get the full supply but for
 those in ``state_duty`` (state 4, pressing down, at ``PRESS_DUTY``), the segments that keep
-undulating ("2/1") ``undulation_duty`` of it. The thesis gives no pressures for the climb; ours is
-partial pressure for the pushing segments, so that their filling leaves the tethered supply
-(``pneumatics``) to the segment holding the head up, and for the segment pressing down, so that it
-lands the wheels ahead of it without pinning down the wheel behind it.
+undulating ("2/1") their row's share of it (``ROW_UNDULATION_DUTIES``). The thesis gives no
+pressures for the climb; ours is partial pressure for the pushing segments, so that their filling
+leaves the tethered supply (``pneumatics``) to the segment holding the head up, and for the segment
+pressing down, so that it lands the wheels ahead of it without pinning down the wheel behind it.
 
 The thesis "developed and tuned" its gait in its simulator (§2.2.2) and gives its table, not its
 tuning; ours is ``CLIMB_TABLE``, the default of ``StepClimb``, tuned in our simulator the same way
@@ -78,6 +78,11 @@ ROW_FREQUENCIES_HZ = (0.5, 1.25, 1.5, 1.5, 1.5, 2.0)
 STATES = {1: (0,), 2: (1,), 3: (0, 1), 4: (2,), 5: (0, 2), 6: (1, 2)}
 # the undulating segments' share of the supply while climbing (ours; see the module docstring)
 UNDULATION_DUTY = 0.5
+# each row's share (ours, tuned in the simulator, bench/snake_step.py), wheel1 to wheel6: at 0.8
+# the four segments behind the reared head push it over the edge in 3.2-4.0 s (7.7-8.7 s at 0.5,
+# every wheel over within 60 s in 9 of 10 runs, now 10 of 10); 0.65 or 0.8 in the arch's rows or
+# in row wheel6 stalls them
+ROW_UNDULATION_DUTIES = (0.8,) + (UNDULATION_DUTY,) * 5
 # state 4's share of the supply (ours, tuned in the simulator): at full pressure the landed segment
 # holds the wheel behind it back at the step's edge (wheel 2 over in 3 of 10 runs, at 39-56 s)
 PRESS_DUTY = 0.75
@@ -88,7 +93,7 @@ STATE_DUTY = {4: PRESS_DUTY}
 class StepClimb:
     """Table 2.3 run row by row. ``states`` maps a state number to the chambers it inflates; row
     r's "a/b" segments switch at ``row_frequencies_hz[r]`` (None: at ``frequency_hz`` in every
-    row)."""
+    row) with their chambers at ``row_undulation_duties[r]`` (None: ``undulation_duty``)."""
 
     def __init__(
         self,
@@ -99,6 +104,7 @@ class StepClimb:
         undulation_duty: float = UNDULATION_DUTY,
         state_duty: Mapping[int, float] = STATE_DUTY,
         row_frequencies_hz: tuple[float, ...] | None = ROW_FREQUENCIES_HZ,
+        row_undulation_duties: tuple[float, ...] | None = ROW_UNDULATION_DUTIES,
     ):
         frequencies = (frequency_hz, *(row_frequencies_hz or ()))
         for value in frequencies:
@@ -106,20 +112,23 @@ class StepClimb:
                 raise GaitError(f'frequency = {value} Hz: allowed (0, 2.0] Hz')
         if not math.isfinite(beta_rad):
             raise GaitError(f'beta = {beta_rad}: must be finite')
-        if not (math.isfinite(undulation_duty) and 0 < undulation_duty <= 1):
-            raise GaitError(f'undulation_duty = {undulation_duty}: allowed (0, 1]')
+        for value in (undulation_duty, *(row_undulation_duties or ())):
+            if not (math.isfinite(value) and 0 < value <= 1):
+                raise GaitError(f'undulation_duty = {value}: allowed (0, 1]')
         for number, duty in state_duty.items():
             if not (math.isfinite(duty) and 0 < duty <= 1):
                 raise GaitError(f'state {number}: duty = {duty}, allowed (0, 1]')
-        self.undulation_duty, self.state_duty = undulation_duty, dict(state_duty)
+        self.state_duty = dict(state_duty)
         self.frequency_hz, self.beta_rad = frequency_hz, beta_rad
         self.cells = [[tuple(int(s) for s in cell.split('/')) for cell in row] for row in table]
         if any(len(row) != SEGMENTS for row in self.cells):
             raise GaitError(f'step climbing needs {SEGMENTS} segments in every row of its table')
-        self.row_frequencies_hz = tuple(row_frequencies_hz or [frequency_hz] * len(self.cells))
-        if len(self.row_frequencies_hz) != len(self.cells):
-            given, rows = len(self.row_frequencies_hz), len(self.cells)
-            raise GaitError(f'{given} row frequencies for a table of {rows} rows')
+        self.row_frequencies_hz = _per_row(
+            row_frequencies_hz, frequency_hz, self.rows, 'frequencies'
+        )
+        self.row_undulation_duties = _per_row(
+            row_undulation_duties, undulation_duty, self.rows, 'undulation duties'
+        )
         used = {s for row in self.cells for cell in row for s in cell}
         missing = sorted(used - set(states))
         if missing:
@@ -158,30 +167,52 @@ class StepClimb:
 
     def segment_states(self, t_s: float) -> list[int]:
         """The state number of each segment at time ``t_s`` in the current row."""
-        if self.done:
+        row = self.row
+        if row >= self.rows:
             raise GaitError('the step climb is complete: every wheel is up')
+        return self._segment_states(row, t_s)
+
+    def chamber_states(self, t_s: float) -> np.ndarray:
+        """K (5, 3): +1 for the chambers each segment's state inflates, −1 (vented) for the
+        others; every chamber vented once the climb is complete."""
+        return self._chamber_states(self.row, t_s)
+
+    def duty(self, t_s: float) -> np.ndarray:
+        """Valve duties (5, 3) in [0, 1] at ``t_s``: the inflated chambers of a held state at its
+        ``state_duty`` (1 unless listed), those of an alternating ("a/b") segment at the row's
+        undulation duty, the rest vented; all vented once the climb is complete."""
+        # one read of the row: on the robot a service advances it while the valves are computed
+        row = self.row
+        inflated = self._chamber_states(row, t_s) > 0
+        if row >= self.rows:
+            return np.zeros(inflated.shape)
+        share = [
+            self.state_duty.get(cell[0], 1.0)
+            if len(cell) == 1
+            else self.row_undulation_duties[row]
+            for cell in self.cells[row]
+        ]
+        return np.where(inflated, np.array(share)[:, None], 0.0)
+
+    def _segment_states(self, row: int, t_s: float) -> list[int]:
+        omega = self.row_frequencies_hz[row]
         out = []
-        omega = self.row_frequencies_hz[self.row]
-        for i, cell in enumerate(self.cells[self.row]):
+        for i, cell in enumerate(self.cells[row]):
             rising = math.sin(2 * math.pi * omega * t_s + i * self.beta_rad) > 0
             out.append(cell[0] if len(cell) == 1 or rising else cell[1])
         return out
 
-    def chamber_states(self, t_s: float) -> np.ndarray:
-        """K (5, 3): +1 for the chambers each segment's state inflates, −1 (vented) for the
-        others."""
+    def _chamber_states(self, row: int, t_s: float) -> np.ndarray:
         k = -np.ones((SEGMENTS, CHAMBERS), dtype=np.int8)
-        for i, state in enumerate(self.segment_states(t_s)):
-            k[i, list(self.states[state])] = 1
+        if row < self.rows:
+            for i, state in enumerate(self._segment_states(row, t_s)):
+                k[i, list(self.states[state])] = 1
         return k
 
-    def duty(self, t_s: float) -> np.ndarray:
-        """Valve duties (5, 3) in [0, 1] at ``t_s``: the inflated chambers of a held state at its
-        ``state_duty`` (1 unless listed), those of an alternating ("a/b") segment at
-        ``undulation_duty``, the rest vented."""
-        inflated = self.chamber_states(t_s) > 0  # raises once the climb is complete
-        share = [
-            self.state_duty.get(cell[0], 1.0) if len(cell) == 1 else self.undulation_duty
-            for cell in self.cells[self.row]
-        ]
-        return np.where(inflated, np.array(share)[:, None], 0.0)
+
+def _per_row(values, every_row: float, rows: int, what: str) -> tuple[float, ...]:
+    """``values``, one per row of a ``rows``-row table (None: ``every_row`` in each)."""
+    out = tuple(values or [every_row] * rows)
+    if len(out) != rows:
+        raise GaitError(f'{len(out)} row {what} for a table of {rows} rows')
+    return out

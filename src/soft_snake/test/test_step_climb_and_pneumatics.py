@@ -13,6 +13,7 @@ from soft_snake.step_climb import (
     CLIMB_TABLE,
     PRESS_DUTY,
     ROW_FREQUENCIES_HZ,
+    ROW_UNDULATION_DUTIES,
     STATES,
     TABLE_2_3,
     UNDULATION_DUTY,
@@ -55,16 +56,34 @@ def test_sn11_the_state_dictionary_is_configurable_and_checked():
 
 
 def test_the_climb_holds_its_states_at_full_pressure_and_pushes_at_partial():
-    climb = StepClimb(1.0, 2 * math.pi / 3, table=TABLE_2_3, state_duty={})
+    climb = StepClimb(
+        1.0, 2 * math.pi / 3, table=TABLE_2_3, state_duty={}, row_undulation_duties=None
+    )
     duty = climb.duty(0.1)
     assert duty[0].tolist() == [1.0, 1.0, 0.0]  # wheel 1's row: state 3 holds the head up
     # "2/1": one bottom chamber at a time, at the undulation duty
     assert np.all(np.sort(duty[1:], axis=1) == [0.0, 0.0, UNDULATION_DUTY])
     climb.advance()
     assert climb.duty(0.1)[[0, 1, 4]].tolist() == [[0.0, 0.0, 1.0]] * 3  # state 4 pressing
-    assert StepClimb(1.0, 1.0, undulation_duty=1.0).duty(0.1)[1].max() == 1.0
+    one_share = StepClimb(1.0, 1.0, undulation_duty=1.0, row_undulation_duties=None)
+    assert one_share.duty(0.1)[1].max() == 1.0
     with pytest.raises(GaitError, match=r'undulation_duty = 0.0: allowed \(0, 1\]'):
         StepClimb(1.0, 1.0, undulation_duty=0.0)
+
+
+def test_each_row_pushes_at_its_own_share_of_the_supply():
+    """Row wheel1's four undulating segments push the reared head over the edge at 0.8 of the
+    supply, the later rows at half of it; one share for every row, or a refusal."""
+    climb = StepClimb(1.0, 2 * math.pi / 3)
+    shares = []
+    for row in range(6):
+        shares.append(float(climb.duty(0.1)[CLIMB_TABLE[row].index('2/1')].max()))
+        climb.advance()
+    assert shares == [0.8] + [UNDULATION_DUTY] * 5 == list(ROW_UNDULATION_DUTIES)
+    with pytest.raises(GaitError, match='5 row undulation duties for a table of 6 rows'):
+        StepClimb(1.0, 1.0, row_undulation_duties=(0.5,) * 5)
+    with pytest.raises(GaitError, match=r'undulation_duty = 1.2: allowed \(0, 1\]'):
+        StepClimb(1.0, 1.0, row_undulation_duties=(0.5,) * 5 + (1.2,))
 
 
 def test_the_simulators_climb_presses_down_at_partial_pressure_and_lifts_wheel_2_from_behind():
@@ -80,6 +99,28 @@ def test_the_simulators_climb_presses_down_at_partial_pressure_and_lifts_wheel_2
     assert CLIMB_TABLE[2:4] == (ARCH, ARCH) and ARCH[1:4] == ('4',) * 3
     with pytest.raises(GaitError, match=r'state 4: duty = 1.5, allowed \(0, 1\]'):
         StepClimb(1.0, 1.0, state_duty={4: 1.5})
+
+
+class _AdvancedMidTick(StepClimb):
+    """A climb whose row advances while its valves are being computed, as the driver's
+    ``~/step_climb_advance`` service can between two reads of the valve loop's thread."""
+
+    def _segment_states(self, row: int, t_s: float) -> list[int]:
+        self.advance()
+        return super()._segment_states(row, t_s)
+
+
+def test_the_last_wheel_landing_while_the_valves_are_computed_vents_them_on_the_next_tick():
+    """Through the nodes the tail's wheel landed mid-tick and the goal aborted on an IndexError:
+    a tick reads the row once, and gives that row's duties whole."""
+    climb = _AdvancedMidTick(1.0, 2 * math.pi / 3)
+    climb.row = 5
+    duty = climb.duty(0.1)
+    assert climb.done and duty.shape == (5, 3)
+    assert duty[2].tolist() == [1.0, 1.0, 0.0]  # row wheel6's segment 3 lifting, state 3
+    assert climb.duty(0.2).max() == 0.0 and (climb.chamber_states(0.2) == -1).all()
+    with pytest.raises(GaitError, match='the step climb is complete'):
+        climb.segment_states(0.2)
 
 
 def _flips(climb: StepClimb, segment: int) -> int:

@@ -1,7 +1,8 @@
 """The soft snake climbing the 7 cm step offline (issue 29 item 5; thesis §2.2.2, Table 2.3).
 
 Ten runs of ``climbing.climb_step`` (five sheathed modules on paper, the climb's table with each
-row at its ω, ``step_climb.ROW_FREQUENCIES_HZ``, β = 2π/3, 60 s each), each from a start
+row at its ω and share of the supply, ``step_climb.ROW_FREQUENCIES_HZ`` and
+``ROW_UNDULATION_DUTIES``, β = 2π/3, 60 s each), each from a start
 jittered with its seed (``climbing.Start.jittered``: ±20 mm along and across, ±5° of heading).
 Prints JSON: per run the start, the rows done (wheels over the step), when each got there and how
 far past the edge its centre was, and each wheel's peak height; overall ``climbed`` (runs with all
@@ -127,6 +128,7 @@ def main() -> int:
     over_step, over_step_s = per_wheel(runs)
     report = {
         'row_frequencies_hz': list(step_climb.ROW_FREQUENCIES_HZ),
+        'row_undulation_duties': list(step_climb.ROW_UNDULATION_DUTIES),
         'timeout_s': TIMEOUT_S,
         'climbed': sum(r['rows_done'] == 6 for r in runs),
         'row_1_done': len(firsts),

@@ -14,7 +14,7 @@ the table as our simulator climbs it (``step_climb.CLIMB_TABLE``: the head reare
 then the body arched over the edge and walked, each row at its own ω,
 ``step_climb.ROW_FREQUENCIES_HZ``), and its
 undulating segments and the segment pressing down run at partial pressure
-(``step_climb.UNDULATION_DUTY``, ``PRESS_DUTY``).
+(``step_climb.ROW_UNDULATION_DUTIES``, ``PRESS_DUTY``).
 """
 
 from __future__ import annotations

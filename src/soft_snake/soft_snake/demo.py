@@ -32,8 +32,9 @@ TOPICS = [
     '/joint_states',
 ]
 CLIMB_TOPICS = TOPICS + ['/soft_snake_sim/wheel_heights']
-# the step climb as bench/snake_step.py runs it offline (each row at its ω, ROW_FREQUENCIES_HZ;
-# the goal's 1 Hz sets the feedback's period), the 60 s
+# the step climb as bench/snake_step.py runs it offline (each row at its ω and share of the supply,
+# ROW_FREQUENCIES_HZ and ROW_UNDULATION_DUTIES; the goal's 1 Hz sets the feedback's period), the
+# issue's 60 s
 CLIMB_HZ, CLIMB_S = 1.0, 60.0
 # (name, surface, gait, frequency Hz, β rad, duration s, what the thesis measured in mm/s or None)
 RUNS = (

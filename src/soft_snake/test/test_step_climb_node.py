@@ -71,9 +71,9 @@ def test_rows_advance_on_the_service_and_the_wheels_are_reported(launch_in_test)
 def test_the_simulator_advances_the_climb_until_every_wheel_is_on_the_step(launch_in_test):
     snake, wheels, _ = _before_the_step(launch_in_test)
     feedback = []
-    # each row at its own ω as offline (bench/snake_step.py: every wheel over in 9 of 10 runs, the
-    # last at 52.9-57.7 s; through the nodes here 5.5, 15.4, 32.1, 39.2, 45.8 and 58.0 s); 75 s
-    # leave a loaded machine's real-time simulator room. No manual advance here: the sheathed
+    # each row at its own ω and share as offline (bench/snake_step.py: every wheel over in 10 of 10
+    # runs, the last at 48.5-55.4 s offline and 47.6-57.9 s through the nodes); 75 s leave a loaded
+    # machine's real-time simulator room. No manual advance here: the sheathed
     # simulator calls ~/step_climb_advance itself
     result = snake.run_gait('step_climb', 1.0, 2.0944, cycles=75, on_feedback=feedback.append)
     assert result.success

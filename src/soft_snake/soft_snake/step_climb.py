@@ -80,7 +80,7 @@ STATES = {1: (0,), 2: (1,), 3: (0, 1), 4: (2,), 5: (0, 2), 6: (1, 2)}
 UNDULATION_DUTY = 0.5
 # each row's share (ours, tuned in the simulator, bench/snake_step.py), wheel1 to wheel6: at 0.8
 # the four segments behind the reared head push it over the edge in 3.2-4.0 s (7.7-8.7 s at 0.5,
-# every wheel over within 60 s in 9 of 10 runs, now 10 of 10); 0.65 or 0.8 in the arch's rows or
+# every wheel over within 60 s in 9 of 10 runs, now 10 of 10); 0.65 in the arch's rows or 0.8
 # in row wheel6 stalls them
 ROW_UNDULATION_DUTIES = (0.8,) + (UNDULATION_DUTY,) * 5
 # state 4's share of the supply (ours, tuned in the simulator): at full pressure the landed segment

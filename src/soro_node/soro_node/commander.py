@@ -192,10 +192,11 @@ class Commander(Node):
         return SentGoal(_wait(sent, SERVER_WAIT_S, name), feedback)
 
     def close(self) -> None:
-        """Stops the spinning thread and destroys the node (rclpy itself stays up)."""
+        """Stops the spinning thread, then the executor (not under a running spin, whose guard
+        condition it destroys), and destroys the node (rclpy itself stays up)."""
         self._closing.set()
-        self._executor.shutdown()
         self._spinner.join(timeout=CLOSE_S)
+        self._executor.shutdown()
         self.destroy_node()
 
 

@@ -31,8 +31,19 @@ class Probe:
             self.node.create_subscription(kind, topic, self.messages[topic].append, 100)
         self._executor = SingleThreadedExecutor()
         self._executor.add_node(self.node)
-        self._thread = threading.Thread(target=self._executor.spin, daemon=True)
+        self._closing = threading.Event()
+        self._thread = threading.Thread(target=self._spin, daemon=True)
         self._thread.start()
+
+    def _spin(self) -> None:
+        # spin_once until close(), which shuts the executor down only once this thread has ended:
+        # shut down under a running spin(), a task finishing could trigger the executor's guard
+        # condition after its destruction (InvalidHandle, seen in CI)
+        try:
+            while not self._closing.is_set() and self.node.context.ok():
+                self._executor.spin_once(timeout_sec=0.05)
+        except (rclpy.executors.ExternalShutdownException, rclpy.executors.ShutdownException):
+            pass  # rclpy ended under us: nothing left to spin
 
     def latest(self, topic: str):
         """The last message on ``topic``, or None."""
@@ -69,7 +80,8 @@ class Probe:
             self.node.destroy_client(client)
 
     def close(self) -> None:
-        """Stop the probe's spinning thread and destroy its node."""
-        self._executor.shutdown()
+        """Stop the probe's spinning thread, then its executor, and destroy its node."""
+        self._closing.set()
         self._thread.join(timeout=5.0)
+        self._executor.shutdown()
         self.node.destroy_node()

@@ -149,6 +149,19 @@ def spin_once(executor: rclpy.executors.Executor, logger, timeout_sec: float) ->
         logger.error(f'callback failed, node goes on: {failure_reason(error)}')
 
 
+def spin_until(
+    executor: rclpy.executors.Executor, stop: threading.Event, logger, timeout_sec: float = 0.1
+) -> None:
+    """A spinning thread's target: ``spin_once`` (callbacks' exceptions logged) until ``stop`` is
+    set or rclpy ends. Shut the executor down only after the thread has ended: shut down under a
+    running spin, a task finishing triggers its destroyed guard condition (InvalidHandle)."""
+    try:
+        while not stop.is_set() and executor.context.ok():
+            spin_once(executor, logger, timeout_sec)
+    except (rclpy.executors.ExternalShutdownException, rclpy.executors.ShutdownException):
+        pass  # rclpy ended under us: nothing left to spin
+
+
 def answering_service(
     node: rclpy.node.Node, srv_type, name: str, handler, depth: int = REQUEST_DEPTH, **kwargs
 ):

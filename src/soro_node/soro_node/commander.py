@@ -28,7 +28,7 @@ from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter, parameter_value_to_python
 
-from soro_node.base_node import request_qos, shut_down, spin_once
+from soro_node.base_node import request_qos, shut_down, spin_until
 from soro_node.waiting import WaitTimeout, wait_for
 
 SERVER_WAIT_S = 10.0  # discovery of a server started alongside can take seconds
@@ -51,18 +51,11 @@ class Commander(Node):
         self._executor.add_node(self)
         self._closing = threading.Event()
         self._met: set[str] = set()
-        self._spinner = threading.Thread(target=self._spin, daemon=True)
+        # outliving a callback that raises (a caller's ``on_feedback``, say): it is logged
+        self._spinner = threading.Thread(
+            target=spin_until, args=(self._executor, self._closing, self.get_logger()), daemon=True
+        )
         self._spinner.start()
-
-    def _spin(self) -> None:
-        """The executor's spin, outliving a callback that raises (a caller's ``on_feedback``, say):
-        it is logged."""
-        try:
-            while not self._closing.is_set() and self.context.ok():
-                spin_once(self._executor, self.get_logger(), 0.1)
-        except (rclpy.executors.ExternalShutdownException, rclpy.executors.ShutdownException):
-            # rclpy ended under us: nothing left to spin
-            pass
 
     def meet(self, endpoint: str, timeout_s: float = SERVER_WAIT_S) -> bool:
         """Wait (at most ``timeout_s``) until the node serving ``endpoint`` (an action or service
@@ -192,8 +185,8 @@ class Commander(Node):
         return SentGoal(_wait(sent, SERVER_WAIT_S, name), feedback)
 
     def close(self) -> None:
-        """Stops the spinning thread, then the executor (not under a running spin, whose guard
-        condition it destroys), and destroys the node (rclpy itself stays up)."""
+        """Stops the spinning thread, then the executor (``spin_until``), and destroys the node
+        (rclpy itself stays up)."""
         self._closing.set()
         self._spinner.join(timeout=CLOSE_S)
         self._executor.shutdown()

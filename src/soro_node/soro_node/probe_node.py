@@ -13,6 +13,7 @@ from lifecycle_msgs.srv import ChangeState
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.qos import qos_profile_sensor_data
 
+from soro_node.base_node import spin_until
 from soro_node.waiting import poll
 
 
@@ -32,18 +33,12 @@ class Probe:
         self._executor = SingleThreadedExecutor()
         self._executor.add_node(self.node)
         self._closing = threading.Event()
-        self._thread = threading.Thread(target=self._spin, daemon=True)
+        self._thread = threading.Thread(
+            target=spin_until,
+            args=(self._executor, self._closing, self.node.get_logger()),
+            daemon=True,
+        )
         self._thread.start()
-
-    def _spin(self) -> None:
-        # spin_once until close(), which shuts the executor down only once this thread has ended:
-        # shut down under a running spin(), a task finishing could trigger the executor's guard
-        # condition after its destruction (InvalidHandle, seen in CI)
-        try:
-            while not self._closing.is_set() and self.node.context.ok():
-                self._executor.spin_once(timeout_sec=0.05)
-        except (rclpy.executors.ExternalShutdownException, rclpy.executors.ShutdownException):
-            pass  # rclpy ended under us: nothing left to spin
 
     def latest(self, topic: str):
         """The last message on ``topic``, or None."""
@@ -80,7 +75,8 @@ class Probe:
             self.node.destroy_client(client)
 
     def close(self) -> None:
-        """Stop the probe's spinning thread, then its executor, and destroy its node."""
+        """Stop the probe's spinning thread, then its executor (``spin_until``), and destroy its
+        node."""
         self._closing.set()
         self._thread.join(timeout=5.0)
         self._executor.shutdown()

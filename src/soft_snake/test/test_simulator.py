@@ -154,8 +154,8 @@ def test_all_six_wheels_get_over_the_step_from_a_fixed_start():
     result = climbing.climb_step(timeout_s=60.0, start=start)
     # the trigger: each wheel over the step (centre past the edge, bottom at the step's height),
     # which a head held up by state 3 is without touching the top (the old contact trigger never
-    # fired); from here, each row at its own ω: 7.9, 13.4, 26.9, 33.6, 40.1 and 52.9 s (at 1 Hz
-    # with the arch at 1.5 Hz 14.0, 23.5, 36.8, 43.2, 50.1 and 56.7 s)
+    # fired); from here, each row at its own ω and share: 3.5, 10.9, 25.1, 31.9, 38.6 and 55.4 s
+    # (at 1 Hz with the arch at 1.5 Hz 14.0, 23.5, 36.8, 43.2, 50.1 and 56.7 s)
     assert result.rows_done == 6 and np.all(np.diff(result.landed_at_s) > 0)
     assert result.landed_at_s[-1] < 60.0 and result.on_top
     assert np.all(result.past_edge_m > 0.0)

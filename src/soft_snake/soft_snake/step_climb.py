@@ -30,6 +30,7 @@ segments at its ends walk over the edge. The climb's ω is not given (D-S9): eac
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Mapping
 
 import numpy as np
@@ -148,6 +149,7 @@ class StepClimb:
             for row in self.cells
         ]
         self.row = 0
+        self._advancing = threading.Lock()
 
     @property
     def rows(self) -> int:
@@ -162,8 +164,10 @@ class StepClimb:
     def advance(self) -> int:
         """Move on to the next wheel's row (its wheel landed); the new row index (== rows once the
         tail is up)."""
-        self.row = min(self.row + 1, self.rows)
-        return self.row
+        # the driver's timer and its ~/step_climb_advance service are two threads: one advance each
+        with self._advancing:
+            self.row = min(self.row + 1, self.rows)
+            return self.row
 
     def segment_states(self, t_s: float) -> list[int]:
         """The state number of each segment at time ``t_s`` in the current row."""

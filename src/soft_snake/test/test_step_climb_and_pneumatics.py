@@ -2,6 +2,8 @@
 thesis's tables shipped cell for cell (SN-14)."""
 
 import math
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -121,6 +123,40 @@ def test_the_last_wheel_landing_while_the_valves_are_computed_vents_them_on_the_
     assert climb.duty(0.2).max() == 0.0 and (climb.chamber_states(0.2) == -1).all()
     with pytest.raises(GaitError, match='the step climb is complete'):
         climb.segment_states(0.2)
+
+
+class _AdvancedWhileAdvancing(StepClimb):
+    """A climb that another thread advances while the first caller's ``advance`` has read the row
+    and not yet written it (``rows`` is read in between): the driver's timer and its service."""
+
+    def __init__(self, *args):
+        self.first_caller, self.other_done = None, threading.Event()
+        super().__init__(*args)
+
+    @property
+    def rows(self) -> int:
+        if self.first_caller is None and threading.current_thread() is not threading.main_thread():
+            self.first_caller = threading.current_thread()
+            # with the lock the other advance waits for this one: the wait here runs out
+            self.other_done.wait(timeout=0.3)
+        return super().rows
+
+
+def test_two_threads_advancing_at_once_move_the_climb_two_rows():
+    """Two advances at once (the timer and the service) each count: rows 1 and 2, none lost."""
+    climb = _AdvancedWhileAdvancing(1.0, 2 * math.pi / 3)
+    rows = []
+    first = threading.Thread(target=lambda: rows.append(climb.advance()))
+    first.start()
+    deadline = time.monotonic() + 2.0
+    while climb.first_caller is None and time.monotonic() < deadline:
+        time.sleep(0.001)
+    second = threading.Thread(
+        target=lambda: (rows.append(climb.advance()), climb.other_done.set())
+    )
+    second.start()
+    first.join(), second.join()
+    assert climb.row == 2 and sorted(rows) == [1, 2]
 
 
 def _flips(climb: StepClimb, segment: int) -> int:

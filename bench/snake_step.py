@@ -7,8 +7,9 @@ jittered with its seed (``climbing.Start.jittered``: Â±20 mm along and across, Â
 Prints JSON: per run the start, the rows done (wheels over the step), when each got there and how
 far past the edge its centre was, and each wheel's peak height; overall ``climbed`` (runs with all
 six wheels over the step within 60 s; target at least 8 of 10), ``row_1_done`` and the median time
-to the first row, and per wheel ``over_step`` (in how many runs it got over) and ``over_step_s``
-(the range of its times).
+to the first row, per wheel ``over_step`` (in how many runs it got over) and ``over_step_s`` (the
+range of its times), and ``on_step_at_end`` (runs whose snake, vented after the climb and settled,
+has every wheel on the step: at its height, centre past the edge; per run ``end_past_edge_mm``).
 
 ``--through-nodes``: the same ten starts through the nodes instead (soft_snake.launch.py sim:=true
 segments:=5 step_ahead_m:=0.15, the simulator's ``start_seed`` the run's seed, the driver's
@@ -49,6 +50,9 @@ def one_run(seed: int) -> dict:
         'over_step_at_s': [None if math.isnan(t) else round(t, 2) for t in result.landed_at_s],
         'past_edge_mm': [None if math.isnan(d) else round(d * 1e3, 1) for d in result.past_edge_m],
         'peak_height_mm': [round(h * 1e3) for h in result.peak_height_m],
+        'end_past_edge_mm': [round(d * 1e3) for d in result.end_past_edge_m],
+        'end_height_mm': [round(h * 1e3) for h in result.end_height_m],
+        'wheels_on_step_at_end': int(result.on_step_at_end.sum()),
     }
 
 
@@ -136,6 +140,7 @@ def main() -> int:
         'median_row_1_s': statistics.median(firsts) if firsts else None,
         'over_step': over_step,
         'over_step_s': over_step_s,
+        'on_step_at_end': sum(r['wheels_on_step_at_end'] == 6 for r in runs),
         'runs': runs,
     }
     print(json.dumps(report, indent=1))

@@ -24,7 +24,8 @@ from soro_node.params import ParamSpec
 
 COM, HEAD = '/mocap/soft_snake/com', '/mocap/soft_snake/head'
 DUTY, PRESSURE = '/soft_snake_driver/valve_duty', '/soft_snake_driver/chamber_pressure'
-WHEELS = '/soft_snake_sim/wheel_heights'  # simulated runs before the step only
+# simulated runs before the step only
+WHEELS, PAST_EDGE = '/soft_snake_sim/wheel_heights', '/soft_snake_sim/wheel_past_edge'
 OPTIONS = (
     ParamSpec('period_s', 0.0, 'gait period (s); 0: read it off the commanded duties', 0.0, 100.0),
     ParamSpec(
@@ -102,41 +103,55 @@ def analyze(recording: Recording, out: Path, options: dict) -> Report:
 
 
 def _step(report: Report, recording: Recording, out: Path, begin: float) -> None:
-    """The step climb: how high each wheel got, and whether every wheel ended on the step."""
+    """The step climb: how high each wheel got, and where each wheel ended: at the step's height,
+    and on the step (its centre past the edge too) where the bag has ``PAST_EDGE``."""
     t = recording.receive_s(WHEELS) - begin
     heights = np.array([m.data for m in recording.messages(WHEELS)])
     peak, last = heights.max(axis=0), heights[-1]
     up = body.up_on_step(last)
-    on_top = bool(np.all(up))
+    past = (
+        np.array([m.data for m in recording.messages(PAST_EDGE)])
+        if recording.count(PAST_EDGE)
+        else None
+    )
+    on = None if past is None else body.on_step(last, past[-1])
     report.numbers.update(
         {
             'wheel_peak_height_m': peak,
-            'on_top': on_top,
             'wheels_at_step_height_at_end': int(np.sum(up)),
+            'wheels_on_step_at_end': None if on is None else int(np.sum(on)),
+            'on_top': None if on is None else bool(np.all(on)),
         }
     )
-    fig, ax = figure(size=(7.0, 3.5))
+    fig, ax = figure(2 if past is not None else 1, 1, size=(7.0, 3.0), sharex=True)
     for k in range(heights.shape[1]):
         ax[0, 0].plot(t, heights[:, k] * 1e3, lw=0.8, label=f'wheel {k + 1}')
     ax[0, 0].axhline(body.STEP_HEIGHT_M * 1e3, color='k', ls='--', lw=0.8, label='the 7 cm step')
-    ax[0, 0].set(
-        xlabel='time since the gait began (s)',
-        ylabel='wheel bottom height (mm)',
-        title='Step climb, Table 2.3',
-    )
+    ax[0, 0].set(ylabel='wheel bottom height (mm)', title='Step climb, Table 2.3')
     ax[0, 0].legend(ncol=4)
+    if past is not None:
+        t_past = recording.receive_s(PAST_EDGE) - begin
+        for k in range(past.shape[1]):
+            ax[1, 0].plot(t_past, past[:, k] * 1e3, lw=0.8, label=f'wheel {k + 1}')
+        ax[1, 0].axhline(0.0, color='k', ls='--', lw=0.8, label="the step's edge")
+        ax[1, 0].set(ylabel='centre past the edge (mm)')
+    ax[-1, 0].set(xlabel='time since the gait began (s)')
     save(fig, out / 'step_climb.png')
     report.figures['step_climb.png'] = {'t_s': t, 'wheel_height_m': heights}
+    if on is None:
+        where = 'not recorded (no ~/wheel_past_edge in this bag)'
+    else:
+        behind = ', '.join(f'{k + 1} ({past[-1][k] * 1e3:.0f} mm)' for k in np.flatnonzero(~on))
+        where = f'{int(np.sum(on))} of {len(on)}' + (f'; off it: wheel {behind}' if behind else '')
     report.lines += [
         '',
         '## Step climb (simulated 7 cm step)',
         '',
         '- highest each wheel got (mm, head to tail): '
         f'{", ".join(f"{h * 1e3:.0f}" for h in peak)}',
-        "- wheels at the step's height at the end: "
-        f'{report.numbers["wheels_at_step_height_at_end"]} '
-        f'of {len(last)}; the snake ends on top: {"yes" if on_top else "no"}',
-        '- step_climb.png: wheel heights over time',
+        f"- wheels at the step's height at the end: {int(np.sum(up))} of {len(last)}",
+        f'- wheels on the step at the end (at its height, centre past the edge): {where}',
+        '- step_climb.png: wheel heights and how far past the edge, over time',
     ]
 
 

@@ -64,6 +64,12 @@ def up_on_step(wheel_heights_m) -> np.ndarray:
     return np.asarray(wheel_heights_m) > STEP_HEIGHT_M - ON_STEP_MARGIN_M
 
 
+def on_step(wheel_heights_m, past_edge_m) -> np.ndarray:
+    """Which wheels stand on the step: at its height with their centres past its edge (m, each
+    wheel head first). A wheel at the step's height behind the edge overhangs it."""
+    return up_on_step(wheel_heights_m) & (np.asarray(past_edge_m) > 0.0)
+
+
 @dataclass(frozen=True)
 class BodyParameters:
     """What the thesis does not give, with our reading (masses and sizes are estimates from Table

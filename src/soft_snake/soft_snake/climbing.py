@@ -6,8 +6,9 @@ when that wheel has been over the step for ``landed_s``: its centre past the ste
 bottom at the step's height or above, standing on the top or held up over it ("after the passive
 wheels land steadily"; a head still held up by its lifting state only lands when the next row
 bends it down, so waiting for contact would wait for ever). The climb ends when the sixth wheel is
-over the step, or fails at ``timeout_s`` with the rows it managed. The robot has no such sensor, so
-there the rows advance on a service call or a timer (the nodes).
+over the step, or fails at ``timeout_s`` with the rows it managed; then every chamber is vented, as
+the driver does, and where the snake settles is what it was left in. The robot has no such sensor,
+so there the rows advance on a service call or a timer (the nodes).
 
 The snake wears the wave-spring sheath the thesis climbed with (``body.SHEATH_LIFT_GAIN``), plays
 the table as our simulator climbs it (``step_climb.CLIMB_TABLE``: the head reared onto the step,
@@ -32,6 +33,8 @@ from soft_snake.step_climb import ROW_FREQUENCIES_HZ, SEGMENTS, StepClimb
 STEP_AHEAD_M = 0.15  # the step's edge ahead of the head at the start
 # how far a start is jittered (issue 29: "position along and across, heading a few degrees")
 JITTER_M, JITTER_HEADING_RAD = 0.02, math.radians(5)
+# how long the vented snake settles before its end is judged (in seed 0 it is still within 1 s)
+SETTLE_S = 3.0
 
 
 @dataclass(frozen=True)
@@ -56,13 +59,25 @@ class Start:
 class ClimbResult:
     """``landed_at_s`` the time each wheel got over the step (NaN: never), ``past_edge_m`` how
     far its centre was past the step's edge then, ``peak_height_m`` the highest each wheel's
-    bottom got (6,), ``on_top`` whether every wheel ended on the step, and the trajectory."""
+    bottom got (6,), where each wheel was once the climb had ended and the vented snake had
+    settled (``end_height_m``, ``end_past_edge_m``, (6,)), and the climb's trajectory."""
 
     landed_at_s: np.ndarray
     past_edge_m: np.ndarray
     peak_height_m: np.ndarray
-    on_top: bool
+    end_height_m: np.ndarray
+    end_past_edge_m: np.ndarray
     trajectory: simulator.Trajectory
+
+    @property
+    def on_step_at_end(self) -> np.ndarray:
+        """Which wheels the settled snake has on the step (``body.on_step``), head first."""
+        return body.on_step(self.end_height_m, self.end_past_edge_m)
+
+    @property
+    def on_top(self) -> bool:
+        """Whether the settled snake has every wheel on the step."""
+        return bool(np.all(self.on_step_at_end))
 
     @property
     def rows_done(self) -> int:
@@ -113,6 +128,11 @@ class WheelLandings:
         self.past_edge[wheel] = sim.data.xpos[self.wheels[wheel], 0].max() - self.edge_m
         return wheel
 
+    def centres_past_edge(self, sim: simulator.SnakeSim) -> np.ndarray:
+        """How far each axle's centre is past the step's edge (N + 1,), m: the axle's rear wheel,
+        so both of its wheels are past the edge where it is above 0."""
+        return np.array([sim.data.xpos[pair, 0].min() for pair in self.wheels]) - self.edge_m
+
     def over_step(self, sim: simulator.SnakeSim, wheel: int) -> bool:
         """Whether an axle's wheel has its centre past the step's edge (it would land on the top)
         and the axle's bottom is at the step's height (``body.up_on_step``)."""
@@ -141,10 +161,12 @@ def climb_step(
     states=None,
     start: Start = Start(),
     row_frequencies_hz: tuple[float, ...] | None = ROW_FREQUENCIES_HZ,
+    settle_s: float = SETTLE_S,
 ) -> ClimbResult:
     """Run Table 2.3 on a sheathed five-module snake (``snake``'s body and chambers) before a 7 cm
     step, placed at ``start``, until the tail is over the step or ``timeout_s``; each row at its
-    ``row_frequencies_hz`` (None: all at ``frequency_hz``)."""
+    ``row_frequencies_hz`` (None: all at ``frequency_hz``); then vent every chamber for
+    ``settle_s``."""
     climb = StepClimb(
         frequency_hz,
         calibration.HEAD_FIRST * beta_rad,
@@ -163,8 +185,17 @@ def climb_step(
         if landings.update(sim) is not None:
             climb.advance()
     trajectory = simulator.Trajectory(*(np.array(column) for column in zip(*samples)))
-    on_top = bool(np.all(body.up_on_step(sim.wheel_heights())))
-    return ClimbResult(landings.landed_at, landings.past_edge, landings.peak, on_top, trajectory)
+    vented, settled = np.zeros((SEGMENTS, 3)), sim.t_s + settle_s
+    while sim.t_s < settled - simulator.TICK_S / 2:
+        sim.tick(vented)
+    return ClimbResult(
+        landings.landed_at,
+        landings.past_edge,
+        landings.peak,
+        sim.wheel_heights(),
+        landings.centres_past_edge(sim),
+        trajectory,
+    )
 
 
 def _sample(sim: simulator.SnakeSim) -> tuple:

@@ -31,7 +31,7 @@ TOPICS = [
     '/soft_snake_driver/chamber_pressure',
     '/joint_states',
 ]
-CLIMB_TOPICS = TOPICS + ['/soft_snake_sim/wheel_heights']
+CLIMB_TOPICS = TOPICS + ['/soft_snake_sim/wheel_heights', '/soft_snake_sim/wheel_past_edge']
 # the step climb as bench/snake_step.py runs it offline (each row at its ω and share of the supply,
 # ROW_FREQUENCIES_HZ and ROW_UNDULATION_DUTIES; the goal's 1 Hz sets the feedback's period), the
 # issue's 60 s
@@ -183,8 +183,8 @@ def main(argv: list[str] | None = None) -> int:
         f'- highest each wheel got (mm, head to tail): '
         f'{", ".join(f"{h * 1e3:.0f}" for h in climb["wheel_peak_height_m"])}',
         "- wheels at the step's height at the end: "
-        f'{climb["wheels_at_step_height_at_end"]} of 6; on top: '
-        f'{"yes" if climb["on_top"] else "no"}; step_climb/analysis/step_climb.png',
+        f'{climb["wheels_at_step_height_at_end"]} of 6; on the step (centre past its edge too): '
+        f'{climb["wheels_on_step_at_end"]} of 6; step_climb/analysis/step_climb.png',
         '',
     ]
     lines += tables(out)

@@ -10,8 +10,9 @@ from its parameters, which ``ros2 param set`` changes while it runs, and publish
 With ``step_ahead_m`` a 7 cm step stands before the snake, which wears the wave-spring sheath
 (``climbing.sheathed``): each wheel that gets over the step (``climbing.WheelLandings``) is passed
 on to the driver's ``~/step_climb_advance``, as the operator does on the robot (a wheel over the
-step advances Table 2.3's rows), and the wheels' heights go out on ``~/wheel_heights``
-(std_msgs/Float64MultiArray, m, head to tail).
+step advances Table 2.3's rows), and the wheels' heights go out on ``~/wheel_heights`` and how
+far each axle's centre is past the step's edge on ``~/wheel_past_edge``
+(std_msgs/Float64MultiArray, m, head to tail; behind the edge negative).
 
 Either way the physics advances in step with the wall clock, and motion capture publishes the head
 plate's pose (``mocap/soft_snake/head``) and the centre of mass (``mocap/soft_snake/com``),
@@ -105,6 +106,7 @@ class SoftSnakeSimNode(Node):
         self.create_timer(1.0 / p['mocap_rate_hz'], self._mocap_frame)
         if self.landings is not None:
             self.wheels_pub = self.create_publisher(Float64MultiArray, '~/wheel_heights', 10)
+            self.past_edge_pub = self.create_publisher(Float64MultiArray, '~/wheel_past_edge', 10)
             # relative: the driver in the simulator's own namespace (two snakes, two drivers)
             self.advance = self.create_client(Trigger, f'{p["driver"]}/step_climb_advance')
             self.create_timer(0.05, self._report_landings)
@@ -175,7 +177,9 @@ class SoftSnakeSimNode(Node):
         the physics thread never waits on ROS)."""
         with self._lock:
             heights = self.sim.wheel_heights()
+            past_edge = self.landings.centres_past_edge(self.sim)
         self.wheels_pub.publish(Float64MultiArray(data=heights.tolist()))
+        self.past_edge_pub.publish(Float64MultiArray(data=past_edge.tolist()))
         while self._landed:
             wheel = self._landed.popleft()
             self.get_logger().info(f'wheel {wheel + 1} is over the step: advancing the climb')

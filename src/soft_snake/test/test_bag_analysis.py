@@ -11,7 +11,7 @@ from geometry_msgs.msg import PoseStamped
 from rclpy.serialization import serialize_message
 from std_msgs.msg import Float64MultiArray, Header, MultiArrayDimension, MultiArrayLayout
 
-from soft_snake.bag_analysis import COM, DUTY, HEAD, gait_period
+from soft_snake.bag_analysis import COM, DUTY, HEAD, PAST_EDGE, WHEELS, gait_period
 from soft_snake.gaits import body_length_m
 from soro_analysis.analyses import AnalysisError, analyze
 from soro_analysis.bag import workspace_typestore
@@ -39,14 +39,21 @@ def duties(open_):
     )
 
 
-def write(bag, track, run_s=10.0, switching=True):
+def write(bag, track, run_s=10.0, switching=True, wheels=None):
     """``track(t)`` → (x, y) of the centre of mass at 50 Hz; the head 0.2 m ahead along the
-    track."""
+    track; ``wheels``: {topic: f(t) → six values}, at 20 Hz."""
+    wheels = wheels or {}
     with BagWriter(bag, workspace_typestore()) as writer:
         writer.add_topic(COM, 'geometry_msgs/msg/PoseStamped')
         writer.add_topic(HEAD, 'geometry_msgs/msg/PoseStamped')
         writer.add_topic(DUTY, 'std_msgs/msg/Float64MultiArray')
-        events = []
+        for topic in wheels:
+            writer.add_topic(topic, 'std_msgs/msg/Float64MultiArray')
+        events = [
+            (T0 + k / 20, topic, serialize_message(Float64MultiArray(data=list(f(k / 20)))))
+            for topic, f in wheels.items()
+            for k in range(int(run_s * 20))
+        ]
         for k in range(int(run_s * 50) + 1):
             t = T0 + k / 50
             x, y = track(t - T0)
@@ -117,3 +124,31 @@ def test_the_period_is_read_off_the_busiest_chamber():
     assert gait_period(t, duty) == pytest.approx(1 / 0.875, abs=0.011)
     with pytest.raises(AnalysisError, match='no chamber opened twice'):
         gait_period(t, np.zeros((len(t), 3, 3)))
+
+
+def _climbing(t):
+    """Wheel heights of a climb: each wheel rises to the step's 70 mm, one a second."""
+    return [0.07 if t > k + 1 else 0.0 for k in range(6)]
+
+
+def _past_edge(t):
+    """Each axle's centre past the edge at the end: the tail's 50 mm behind it."""
+    return [0.45, 0.34, 0.24, 0.15, 0.05, -0.05]
+
+
+def test_a_climb_ends_with_the_wheels_on_the_step_or_overhanging_it(tmp_path):
+    """Every wheel at the step's height, the tail's centre 50 mm behind the edge: five on it."""
+    wheels = {WHEELS: _climbing, PAST_EDGE: _past_edge}
+    report, _ = analyze(
+        write(tmp_path / 'bag', straight, wheels=wheels), tmp_path / 'o', 'soft_snake'
+    )
+    n = report.numbers
+    assert n['wheels_at_step_height_at_end'] == 6 and n['wheels_on_step_at_end'] == 5
+    assert n['on_top'] is False
+    assert 'off it: wheel 6 (-50 mm)' in (tmp_path / 'o' / 'summary.md').read_text()
+    # a bag from before ~/wheel_past_edge: judged by height only, and said so
+    report, _ = analyze(
+        write(tmp_path / 'old', straight, wheels={WHEELS: _climbing}), tmp_path / 'p', 'soft_snake'
+    )
+    assert report.numbers['wheels_on_step_at_end'] is None and report.numbers['on_top'] is None
+    assert 'not recorded' in (tmp_path / 'p' / 'summary.md').read_text()

@@ -157,10 +157,14 @@ def test_all_six_wheels_get_over_the_step_from_a_fixed_start():
     # fired); from here, each row at its own ω and share: 3.5, 10.9, 25.1, 31.9, 38.6 and 55.4 s
     # (at 1 Hz with the arch at 1.5 Hz 14.0, 23.5, 36.8, 43.2, 50.1 and 56.7 s)
     assert result.rows_done == 6 and np.all(np.diff(result.landed_at_s) > 0)
-    assert result.landed_at_s[-1] < 60.0 and result.on_top
+    assert result.landed_at_s[-1] < 60.0
     assert np.all(result.past_edge_m > 0.0)
     assert np.isnan(result.past_edge_m[result.rows_done :]).all()
     assert np.all(result.peak_height_m > body.STEP_HEIGHT_M)
+    # vented, the snake settles with every wheel at the step's height and the first five on it
+    # (wheel 5 53 mm past the edge); the arch flattening pushes the tail's back 48 mm behind the
+    # edge, segment 5 overhanging it (docs/soft_snake.md)
+    assert np.all(body.up_on_step(result.end_height_m)) and result.on_step_at_end[:5].all()
 
 
 def test_a_start_is_jittered_within_its_bounds_and_placed_on_the_root():

@@ -28,7 +28,12 @@ import mujoco
 import numpy as np
 
 from soft_snake import body, calibration, model, simulator
-from soft_snake.step_climb import ROW_FREQUENCIES_HZ, SEGMENTS, StepClimb
+from soft_snake.step_climb import (
+    ROW_FREQUENCIES_HZ,
+    ROW_UNDULATION_DUTIES,
+    SEGMENTS,
+    StepClimb,
+)
 
 STEP_AHEAD_M = 0.15  # the step's edge ahead of the head at the start
 # how far a start is jittered (issue 29: "position along and across, heading a few degrees")
@@ -162,16 +167,18 @@ def climb_step(
     start: Start = Start(),
     row_frequencies_hz: tuple[float, ...] | None = ROW_FREQUENCIES_HZ,
     settle_s: float = SETTLE_S,
+    row_undulation_duties: tuple[float, ...] | None = ROW_UNDULATION_DUTIES,
 ) -> ClimbResult:
     """Run Table 2.3 on a sheathed five-module snake (``snake``'s body and chambers) before a 7 cm
     step, placed at ``start``, until the tail is over the step or ``timeout_s``; each row at its
-    ``row_frequencies_hz`` (None: all at ``frequency_hz``); then vent every chamber for
-    ``settle_s``."""
+    ``row_frequencies_hz`` and ``row_undulation_duties`` (None: ``frequency_hz`` and
+    ``step_climb.UNDULATION_DUTY`` in every row); then vent every chamber for ``settle_s``."""
     climb = StepClimb(
         frequency_hz,
         calibration.HEAD_FIRST * beta_rad,
         **({} if states is None else {'states': states}),
         row_frequencies_hz=row_frequencies_hz,
+        row_undulation_duties=row_undulation_duties,
     )
     sim = simulator.SnakeSim(
         SEGMENTS, surface, sheathed(snake.body), step_at_m=STEP_AHEAD_M, chambers=snake.chambers

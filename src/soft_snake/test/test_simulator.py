@@ -167,6 +167,16 @@ def test_all_six_wheels_get_over_the_step_from_a_fixed_start():
     assert np.all(body.up_on_step(result.end_height_m)) and result.on_step_at_end[:5].all()
 
 
+def test_row_wheel1_at_0_8_of_the_supply_gets_the_head_over_in_half_the_time():
+    """The four segments behind the reared head push it over the edge at 3.5 s (at 0.5 of the
+    supply, every row's share before, at 7.9 s)."""
+    start = climbing.Start.jittered(1)
+    shared = climbing.climb_step(timeout_s=9.0, start=start, row_undulation_duties=None)
+    per_row = climbing.climb_step(timeout_s=9.0, start=start)
+    assert per_row.landed_at_s[0] == pytest.approx(3.5, abs=0.5)
+    assert shared.landed_at_s[0] == pytest.approx(7.9, abs=0.5)
+
+
 def test_a_start_is_jittered_within_its_bounds_and_placed_on_the_root():
     starts = [climbing.Start.jittered(seed) for seed in range(10)]
     assert len(set(starts)) == 10 and starts[3] == climbing.Start.jittered(3)

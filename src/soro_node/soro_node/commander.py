@@ -186,10 +186,15 @@ class Commander(Node):
 
     def close(self) -> None:
         """Stops the spinning thread, then the executor (``spin_until``), and destroys the node
-        (rclpy itself stays up)."""
+        with its action clients (rclpy itself stays up)."""
         self._closing.set()
         self._spinner.join(timeout=CLOSE_S)
         self._executor.shutdown()
+        # destroy_node leaves waitables alone, and an action client's handle keeps the node's
+        # alive: its rosout registration too, so the next commander of that name was warned
+        for waitable in list(self.waitables):
+            if isinstance(waitable, ActionClient):
+                waitable.destroy()
         self.destroy_node()
 
 

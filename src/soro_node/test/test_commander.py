@@ -1,6 +1,8 @@
 """soro_node.commander: every call ends within its timeout, and a goal whose caller stopped waiting
 does not go on running on the robot: it is cancelled."""
 
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -103,3 +105,26 @@ def test_parameters_are_read_and_set_as_ros2_param_does(endless_walk):
     finally:
         commander.close()
         rclpy.try_shutdown()
+
+
+# two commanders of one name, one after the other, as a demo's runs make them
+TWICE = """
+import rclpy
+from soro_interfaces.action import ExecuteWalk
+from soro_node.base_node import ActionClient
+from soro_node.commander import Commander
+rclpy.init()
+for _ in range(2):
+    commander = Commander('twice_commander')
+    ActionClient(commander, ExecuteWalk, '/nobody/walk')
+    commander.close()
+rclpy.shutdown()
+"""
+
+
+def test_a_closed_commander_leaves_its_name_free_for_the_next():
+    """Its action clients are destroyed with it: before, their handles kept the node alive, and
+    rcl warned that a publisher was already registered for the second commander's rosout."""
+    ran = subprocess.run([sys.executable, '-c', TWICE], capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0, ran.stderr
+    assert 'already registered' not in ran.stderr, ran.stderr

@@ -120,7 +120,6 @@ def _step(report: Report, recording: Recording, out: Path, begin: float) -> None
             'wheel_peak_height_m': peak,
             'wheels_at_step_height_at_end': int(np.sum(up)),
             'wheels_on_step_at_end': None if on is None else int(np.sum(on)),
-            'on_top': None if on is None else bool(np.all(on)),
         }
     )
     fig, ax = figure(2 if past is not None else 1, 1, size=(7.0, 3.0), sharex=True)
@@ -141,8 +140,12 @@ def _step(report: Report, recording: Recording, out: Path, begin: float) -> None
     if on is None:
         where = 'not recorded (no ~/wheel_past_edge in this bag)'
     else:
-        behind = ', '.join(f'{k + 1} ({past[-1][k] * 1e3:.0f} mm)' for k in np.flatnonzero(~on))
-        where = f'{int(np.sum(on))} of {len(on)}' + (f'; off it: wheel {behind}' if behind else '')
+        report.figures['step_climb.png'].update(past_edge_t_s=t_past, wheel_past_edge_m=past)
+        off = [
+            f'wheel {k + 1} ({last[k] * 1e3:.0f} mm up, {past[-1][k] * 1e3:.0f} mm past the edge)'
+            for k in np.flatnonzero(~on)
+        ]
+        where = f'{int(np.sum(on))} of {len(on)}' + (f'; off it: {", ".join(off)}' if off else '')
     report.lines += [
         '',
         '## Step climb (simulated 7 cm step)',

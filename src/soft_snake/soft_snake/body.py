@@ -65,8 +65,8 @@ def up_on_step(wheel_heights_m) -> np.ndarray:
 
 
 def on_step(wheel_heights_m, past_edge_m) -> np.ndarray:
-    """Which wheels stand on the step: at its height with their centres past its edge (m, each
-    wheel head first). A wheel at the step's height behind the edge overhangs it."""
+    """Which axles stand on the step: their bottoms at its height and their (rear) wheels'
+    centres past its edge (m, head first). One at the step's height behind the edge overhangs."""
     return up_on_step(wheel_heights_m) & (np.asarray(past_edge_m) > 0.0)
 
 

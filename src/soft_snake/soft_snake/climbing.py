@@ -62,10 +62,11 @@ class Start:
 
 @dataclass
 class ClimbResult:
-    """``landed_at_s`` the time each wheel got over the step (NaN: never), ``past_edge_m`` how
-    far its centre was past the step's edge then, ``peak_height_m`` the highest each wheel's
-    bottom got (6,), where each wheel was once the climb had ended and the vented snake had
-    settled (``end_height_m``, ``end_past_edge_m``, (6,)), and the climb's trajectory."""
+    """``landed_at_s`` the time each axle got over the step (NaN: never), ``past_edge_m`` how far
+    its foremost wheel's centre was past the step's edge then, ``peak_height_m`` the highest its
+    bottom got (6,), where each axle was once the climb had ended and the vented snake had
+    settled (``end_height_m``, ``end_past_edge_m``: its rear wheel's centre, (6,)), and the
+    climb's trajectory."""
 
     landed_at_s: np.ndarray
     past_edge_m: np.ndarray
@@ -76,13 +77,8 @@ class ClimbResult:
 
     @property
     def on_step_at_end(self) -> np.ndarray:
-        """Which wheels the settled snake has on the step (``body.on_step``), head first."""
+        """Which axles the settled snake has on the step (``body.on_step``), head first."""
         return body.on_step(self.end_height_m, self.end_past_edge_m)
-
-    @property
-    def on_top(self) -> bool:
-        """Whether the settled snake has every wheel on the step."""
-        return bool(np.all(self.on_step_at_end))
 
     @property
     def rows_done(self) -> int:
@@ -134,8 +130,8 @@ class WheelLandings:
         return wheel
 
     def centres_past_edge(self, sim: simulator.SnakeSim) -> np.ndarray:
-        """How far each axle's centre is past the step's edge (N + 1,), m: the axle's rear wheel,
-        so both of its wheels are past the edge where it is above 0."""
+        """How far each axle's rear wheel's centre is past the step's edge (N + 1,), m: above 0,
+        both of the axle's wheels are past it."""
         return np.array([sim.data.xpos[pair, 0].min() for pair in self.wheels]) - self.edge_m
 
     def over_step(self, sim: simulator.SnakeSim, wheel: int) -> bool:

@@ -171,6 +171,8 @@ def main(argv: list[str] | None = None) -> int:
     except (runner.ScenarioError, commander.CommanderError) as error:
         print(f'soft-snake-demo: {error}', file=sys.stderr)
         return 1
+    on_step = climb['wheels_on_step_at_end']
+    on_step = 'not recorded' if on_step is None else f'{on_step} of 6'
     lines += [
         '',
         "Each run's bag is in <run>/bag and what soro-analyze says about it in <run>/analysis.",
@@ -183,8 +185,8 @@ def main(argv: list[str] | None = None) -> int:
         f'- highest each wheel got (mm, head to tail): '
         f'{", ".join(f"{h * 1e3:.0f}" for h in climb["wheel_peak_height_m"])}',
         "- wheels at the step's height at the end: "
-        f'{climb["wheels_at_step_height_at_end"]} of 6; on the step (centre past its edge too): '
-        f'{climb["wheels_on_step_at_end"]} of 6; step_climb/analysis/step_climb.png',
+        f'{climb["wheels_at_step_height_at_end"]} of 6; on the step (past its edge too): '
+        f'{on_step}; step_climb/analysis/step_climb.png',
         '',
     ]
     lines += tables(out)

@@ -177,16 +177,16 @@ class SoftSnakeDriver(BridgeNode):
         return pending
 
     def _advance(self, request, response):
-        run = self._run
-        if run is None or run.climb is None:
-            response.success, response.message = False, 'no step climb is running'
-        elif run.climb.done:
-            response.success, response.message = False, 'the climb is complete: every wheel is up'
+        climb = None if self._run is None else self._run.climb
+        row = None if climb is None else climb.advance()
+        response.success = row is not None
+        if climb is None:
+            response.message = 'no step climb is running'
+        elif row is None:
+            response.message = 'the climb is complete: every wheel is up'
         else:
-            row = run.climb.advance()
-            response.success = True
             response.message = (
-                'every wheel is up' if run.climb.done else f'lifting wheel {row + 1}'
+                'every wheel is up' if row == climb.rows else f'lifting wheel {row + 1}'
             )
         return response
 

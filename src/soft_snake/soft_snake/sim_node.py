@@ -11,7 +11,7 @@ With ``step_ahead_m`` a 7 cm step stands before the snake, which wears the wave-
 (``climbing.sheathed``): each wheel that gets over the step (``climbing.WheelLandings``) is passed
 on to the driver's ``~/step_climb_advance``, as the operator does on the robot (a wheel over the
 step advances Table 2.3's rows), and the wheels' heights go out on ``~/wheel_heights`` and how
-far each axle's centre is past the step's edge on ``~/wheel_past_edge``
+far each axle's rear wheel's centre is past the step's edge on ``~/wheel_past_edge``
 (std_msgs/Float64MultiArray, m, head to tail; behind the edge negative).
 
 Either way the physics advances in step with the wall clock, and motion capture publishes the head

@@ -161,12 +161,15 @@ class StepClimb:
         """Whether every row has run (the tail's wheel is up); ``segment_states`` then raises."""
         return self.row >= self.rows
 
-    def advance(self) -> int:
+    def advance(self) -> int | None:
         """Move on to the next wheel's row (its wheel landed); the new row index (== rows once the
-        tail is up)."""
-        # the driver's timer and its ~/step_climb_advance service are two threads: one advance each
+        tail is up), None if the climb was complete already (nothing moved)."""
+        # the driver's timer and its ~/step_climb_advance service are two threads: one advance
+        # each, and the one that finds the climb complete is told so
         with self._advancing:
-            self.row = min(self.row + 1, self.rows)
+            if self.row >= self.rows:
+                return None
+            self.row += 1
             return self.row
 
     def segment_states(self, t_s: float) -> list[int]:

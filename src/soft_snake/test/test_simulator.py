@@ -139,14 +139,14 @@ def test_unknown_surface_and_bad_parameters_are_refused_by_name():
 
 
 def test_the_step_climb_records_each_wheel_and_stops_at_its_timeout():
-    result = climbing.climb_step(frequency_hz=2.0, timeout_s=3.0)
+    result = climbing.climb_step(frequency_hz=2.0, timeout_s=3.0, settle_s=0.0)
     assert result.trajectory.t_s[-1] == pytest.approx(3.0)
     assert result.peak_height_m.shape == (6,) and result.landed_at_s.shape == (6,)
     # row 1 raises the head (state 3 on segment 1, sheathed) above every other axle and above
     # the step's 7 cm, the pushing segments at partial pressure leaving the supply to it
     assert result.peak_height_m[0] > max(body.STEP_HEIGHT_M, result.peak_height_m[1:].max())
     # 3 s is too short for the head to reach the step: see docs/soft_snake.md
-    assert result.rows_done == 0 and not result.on_top
+    assert result.rows_done == 0 and not result.on_step_at_end.any()
 
 
 def test_all_six_wheels_get_over_the_step_from_a_fixed_start():
@@ -171,8 +171,10 @@ def test_row_wheel1_at_0_8_of_the_supply_gets_the_head_over_in_half_the_time():
     """The four segments behind the reared head push it over the edge at 3.5 s (at 0.5 of the
     supply, every row's share before, at 7.9 s)."""
     start = climbing.Start.jittered(1)
-    shared = climbing.climb_step(timeout_s=9.0, start=start, row_undulation_duties=None)
-    per_row = climbing.climb_step(timeout_s=9.0, start=start)
+    shared = climbing.climb_step(
+        timeout_s=9.0, start=start, row_undulation_duties=None, settle_s=0.0
+    )
+    per_row = climbing.climb_step(timeout_s=9.0, start=start, settle_s=0.0)
     assert per_row.landed_at_s[0] == pytest.approx(3.5, abs=0.5)
     assert shared.landed_at_s[0] == pytest.approx(7.9, abs=0.5)
 

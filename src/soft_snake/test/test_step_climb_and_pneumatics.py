@@ -38,8 +38,8 @@ def test_sn11_rows_in_order_singles_hold_and_pairs_alternate_at_omega():
     for expected_row in range(1, 6):
         assert climb.advance() == expected_row
     assert climb.chamber_states(0.3)[4].tolist() == [1, 1, -1] and not climb.done
-    climb.advance()
-    assert climb.done
+    assert climb.advance() == 6 and climb.done
+    assert climb.advance() is None and climb.row == 6  # complete: nothing moves
     with pytest.raises(GaitError, match='complete'):
         climb.segment_states(0.0)
 
@@ -156,6 +156,8 @@ def test_two_threads_advancing_at_once_move_the_climb_two_rows():
     )
     second.start()
     first.join(), second.join()
+    # the interleaving happened: the first caller was inside advance when the second came
+    assert climb.first_caller is first
     assert climb.row == 2 and sorted(rows) == [1, 2]
 
 

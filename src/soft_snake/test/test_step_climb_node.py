@@ -69,7 +69,7 @@ def test_rows_advance_on_the_service_and_the_wheels_are_reported(launch_in_test)
     assert max(max(m.data) for m in wheels) > 0.02  # row 1 raised the head
 
 
-def test_the_simulator_advances_the_climb_until_every_wheel_is_on_the_step(launch_in_test):
+def test_the_simulator_advances_the_climb_until_every_wheel_is_over_the_step(launch_in_test):
     snake, seen = _before_the_step(launch_in_test)
     feedback = []
     # each row at its own ω and share as offline (bench/snake_step.py: every wheel over in 10 of 10

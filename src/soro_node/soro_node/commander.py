@@ -34,6 +34,7 @@ from soro_node.waiting import WaitTimeout, wait_for
 SERVER_WAIT_S = 10.0  # discovery of a server started alongside can take seconds
 MEET_TRY_S = 1.0  # one try of the round trip that proves a server's node can answer us
 CLOSE_S = 5.0  # for the spinning thread to end on close
+CANCEL_WAIT_S = 2.0  # for a server to answer the cancel of a goal still running on close
 
 
 class CommanderError(RuntimeError):
@@ -51,6 +52,8 @@ class Commander(Node):
         self._executor.add_node(self)
         self._closing = threading.Event()
         self._met: set[str] = set()
+        # (goal handle, its result's future) of every goal accepted: close() cancels the live ones
+        self._goals: list = []
         # outliving a callback that raises (a caller's ``on_feedback``, say): it is logged
         self._spinner = threading.Thread(
             target=spin_until, args=(self._executor, self._closing, self.get_logger()), daemon=True
@@ -156,11 +159,14 @@ class Commander(Node):
                 f'{name} goal rejected (the server is busy with another goal or refused it; '
                 'its log says why)'
             )
+        ended = handle.get_result_async()
+        self._track(handle, ended)
         try:
-            result = _wait(handle.get_result_async(), timeout_s, name).result
+            result = _wait(ended, timeout_s, name).result
         except CommanderError:
-            # the robot does not go on with a goal nobody waits for
-            handle.cancel_goal_async()
+            # the robot does not go on with a goal nobody waits for (once closed, close() did it)
+            if not self._closing.is_set():
+                handle.cancel_goal_async()
             raise
         if hasattr(result, 'success') and not result.success:
             raise CommanderError(f'{name}: {result.message}')
@@ -182,11 +188,26 @@ class Commander(Node):
                 on_feedback(message.feedback)
 
         sent = client.send_goal_async(goal, feedback_callback=keep)
-        return SentGoal(_wait(sent, SERVER_WAIT_S, name), feedback)
+        goal = SentGoal(_wait(sent, SERVER_WAIT_S, name), feedback)
+        if goal.accepted:
+            self._track(goal.handle, goal._result)
+        return goal
+
+    def _track(self, handle, ended) -> None:
+        """Keep a goal's handle until its result (``ended``) is in, for close()."""
+        self._goals = [g for g in self._goals if not g[1].done()] + [(handle, ended)]
 
     def close(self) -> None:
-        """Stops the spinning thread, then the executor (``spin_until``), and destroys the node
-        with its action clients (rclpy itself stays up)."""
+        """Cancels the goals still running (nobody will wait for them), stops the spinning
+        thread, then the executor (``spin_until``), and destroys the node with its action clients
+        (rclpy itself stays up)."""
+        # while still spinning: a request its client is destroyed under may never leave
+        cancels = [h.cancel_goal_async() for h, ended in list(self._goals) if not ended.done()]
+        for cancel in cancels:
+            try:
+                wait_for(cancel, CANCEL_WAIT_S)
+            except WaitTimeout:
+                self.get_logger().warning('a goal cancelled on close was not answered')
         self._closing.set()
         self._spinner.join(timeout=CLOSE_S)
         self._executor.shutdown()

@@ -48,7 +48,8 @@ def endless_walk():
         callback_group=ReentrantCallbackGroup(),
         cancel_callback=lambda _goal: CancelResponse.ACCEPT,
     )
-    executor = MultiThreadedExecutor(num_threads=2, context=context)
+    # a thread per walk running, and one left to answer cancels
+    executor = MultiThreadedExecutor(num_threads=3, context=context)
     executor.add_node(node)
     thread = threading.Thread(target=executor.spin, daemon=True)
     thread.start()
@@ -105,6 +106,33 @@ def test_parameters_are_read_and_set_as_ros2_param_does(endless_walk):
     finally:
         commander.close()
         rclpy.try_shutdown()
+
+
+def test_closing_a_commander_cancels_its_goals_still_running(endless_walk):
+    """Nobody waits for them any more, so the robot must not go on: a goal sent and one whose
+    caller is still waiting are both cancelled, and the waiting caller gets CommanderError."""
+    rclpy.init()
+    commander = Commander('closing_commander')
+    client = ActionClient(commander, ExecuteWalk, '/endless/walk')
+    errors = []
+
+    def wait_for_a_walk() -> None:
+        try:
+            commander.run_action(client, ExecuteWalk.Goal(), timeout_s=3.0)
+        except CommanderError as error:
+            errors.append(error)
+
+    try:
+        sent = commander.send_goal(client, ExecuteWalk.Goal())
+        waiting = threading.Thread(target=wait_for_a_walk)
+        waiting.start()
+        assert sent.accepted and poll(lambda: len(commander._goals) == 2, 5.0)
+    finally:
+        commander.close()
+    waiting.join(timeout=10.0)
+    assert poll(lambda: endless_walk == ['cancelled', 'cancelled'], 5.0), endless_walk
+    assert len(errors) == 1 and not waiting.is_alive()
+    rclpy.try_shutdown()
 
 
 # two commanders of one name, one after the other, as a demo's runs make them

@@ -153,7 +153,7 @@ def _step(report: Report, recording: Recording, out: Path, begin: float) -> None
         '- highest each wheel got (mm, head to tail): '
         f'{", ".join(f"{h * 1e3:.0f}" for h in peak)}',
         f"- wheels at the step's height at the end: {int(np.sum(up))} of {len(last)}",
-        f'- wheels on the step at the end (at its height, centre past the edge): {where}',
+        f'- wheels on the step at the end (resting on its top, past its edge): {where}',
         '- step_climb.png: wheel heights and how far past the edge, over time',
     ]
 

@@ -65,9 +65,12 @@ def up_on_step(wheel_heights_m) -> np.ndarray:
 
 
 def on_step(wheel_heights_m, past_edge_m) -> np.ndarray:
-    """Which axles stand on the step: their bottoms at its height and their (rear) wheels'
-    centres past its edge (m, head first). One at the step's height behind the edge overhangs."""
-    return up_on_step(wheel_heights_m) & (np.asarray(past_edge_m) > 0.0)
+    """Which axles stand on the step: their bottoms on its top (within ``ON_STEP_MARGIN_M``) and
+    their (rear) wheels' centres past its edge (m, head first). One at the step's height behind
+    the edge overhangs it; one well above it is in the air, or the snake is on its back."""
+    heights = np.asarray(wheel_heights_m)
+    resting = np.abs(heights - STEP_HEIGHT_M) < ON_STEP_MARGIN_M
+    return resting & (np.asarray(past_edge_m) > 0.0)
 
 
 @dataclass(frozen=True)

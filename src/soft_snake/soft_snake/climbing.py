@@ -29,6 +29,7 @@ import numpy as np
 
 from soft_snake import body, calibration, model, simulator
 from soft_snake.step_climb import (
+    FINISH_S,
     ROW_FREQUENCIES_HZ,
     ROW_UNDULATION_DUTIES,
     SEGMENTS,
@@ -164,17 +165,20 @@ def climb_step(
     row_frequencies_hz: tuple[float, ...] | None = ROW_FREQUENCIES_HZ,
     settle_s: float = SETTLE_S,
     row_undulation_duties: tuple[float, ...] | None = ROW_UNDULATION_DUTIES,
+    finish_s: float = FINISH_S,
 ) -> ClimbResult:
     """Run Table 2.3 on a sheathed five-module snake (``snake``'s body and chambers) before a 7 cm
     step, placed at ``start``, until the tail is over the step or ``timeout_s``; each row at its
     ``row_frequencies_hz`` and ``row_undulation_duties`` (None: ``frequency_hz`` and
-    ``step_climb.UNDULATION_DUTY`` in every row); then vent every chamber for ``settle_s``."""
+    ``step_climb.UNDULATION_DUTY`` in every row); once the tail is over, the finishing row for
+    ``finish_s``; then vent every chamber for ``settle_s``."""
     climb = StepClimb(
         frequency_hz,
         calibration.HEAD_FIRST * beta_rad,
         **({} if states is None else {'states': states}),
         row_frequencies_hz=row_frequencies_hz,
         row_undulation_duties=row_undulation_duties,
+        finish_s=finish_s,
     )
     sim = simulator.SnakeSim(
         SEGMENTS, surface, sheathed(snake.body), step_at_m=STEP_AHEAD_M, chambers=snake.chambers
@@ -187,6 +191,10 @@ def climb_step(
         samples.append(_sample(sim))
         if landings.update(sim) is not None:
             climb.advance()
+    finished = sim.t_s + (finish_s if climb.done else 0.0)
+    while sim.t_s < finished - simulator.TICK_S / 2:
+        sim.tick(climb.duty(sim.t_s))
+        samples.append(_sample(sim))
     trajectory = simulator.Trajectory(*(np.array(column) for column in zip(*samples)))
     vented, settled = np.zeros((SEGMENTS, 3)), sim.t_s + settle_s
     while sim.t_s < settled - simulator.TICK_S / 2:

@@ -186,7 +186,9 @@ class SoftSnakeDriver(BridgeNode):
             response.message = 'the climb is complete: every wheel is up'
         else:
             response.message = (
-                'every wheel is up' if row == climb.rows else f'lifting wheel {row + 1}'
+                f'every wheel is up: pulling the tail on for {climb.finish_s:g} s'
+                if row == climb.rows
+                else f'lifting wheel {row + 1}'
             )
         return response
 

@@ -89,12 +89,23 @@ ROW_UNDULATION_DUTIES = (0.8,) + (UNDULATION_DUTY,) * 5
 PRESS_DUTY = 0.75
 # the held states' duties where not 1 (the full supply)
 STATE_DUTY = {4: PRESS_DUTY}
+# once the tail's wheel is over, the thesis's "rest of the modules pulling it forward with lateral
+# undulation" (ours, tuned in the simulator, bench/snake_step.py): the two head segments undulate
+# on the step at 2 Hz and 0.8 of the supply, the arch held, for 20 s; then every chamber vents.
+# Vented at once, the arch flattening lengthens the body backwards and the tail's wheel ends 37-59
+# mm behind the edge in 10 of 10 runs; after this, 3-37 mm past it in 10 of 10 (at 1.5 Hz or the
+# full supply 0 and 7 of 10; for 6 s 1 of 10)
+FINISH_ROW = ('2/1', '2/1', '3', '4', '2/1')
+FINISH_HZ, FINISH_DUTY, FINISH_S = 2.0, 0.8, 20.0
+FINISH_CELLS = tuple(tuple(int(s) for s in cell.split('/')) for cell in FINISH_ROW)
 
 
 class StepClimb:
     """Table 2.3 run row by row. ``states`` maps a state number to the chambers it inflates; row
     r's "a/b" segments switch at ``row_frequencies_hz[r]`` (None: at ``frequency_hz`` in every
-    row) with their chambers at ``row_undulation_duties[r]`` (None: ``undulation_duty``)."""
+    row) with their chambers at ``row_undulation_duties[r]`` (None: ``undulation_duty``). Once
+    the last row is done, ``FINISH_ROW`` pulls the tail on for ``finish_s`` (from the first duty
+    asked for after it; 0: none), then every chamber vents."""
 
     def __init__(
         self,
@@ -106,6 +117,7 @@ class StepClimb:
         state_duty: Mapping[int, float] = STATE_DUTY,
         row_frequencies_hz: tuple[float, ...] | None = ROW_FREQUENCIES_HZ,
         row_undulation_duties: tuple[float, ...] | None = ROW_UNDULATION_DUTIES,
+        finish_s: float = FINISH_S,
     ):
         frequencies = (frequency_hz, *(row_frequencies_hz or ()))
         for value in frequencies:
@@ -119,7 +131,9 @@ class StepClimb:
         for number, duty in state_duty.items():
             if not (math.isfinite(duty) and 0 < duty <= 1):
                 raise GaitError(f'state {number}: duty = {duty}, allowed (0, 1]')
-        self.state_duty = dict(state_duty)
+        if not (math.isfinite(finish_s) and finish_s >= 0):
+            raise GaitError(f'finish_s = {finish_s}: must be finite and >= 0')
+        self.state_duty, self.finish_s = dict(state_duty), finish_s
         self.frequency_hz, self.beta_rad = frequency_hz, beta_rad
         self.cells = [[tuple(int(s) for s in cell.split('/')) for cell in row] for row in table]
         if any(len(row) != SEGMENTS for row in self.cells):
@@ -130,7 +144,7 @@ class StepClimb:
         self.row_undulation_duties = _per_row(
             row_undulation_duties, undulation_duty, self.rows, 'undulation duties'
         )
-        used = {s for row in self.cells for cell in row for s in cell}
+        used = {s for row in [*self.cells, FINISH_CELLS] for cell in row for s in cell}
         missing = sorted(used - set(states))
         if missing:
             raise GaitError(
@@ -146,10 +160,13 @@ class StepClimb:
         # else the other
         self.cells = [
             [tuple(sorted(cell, key=lambda s: 0 not in self.states[s])) for cell in row]
-            for row in self.cells
+            for row in [*self.cells, FINISH_CELLS]
         ]
+        # the finishing row, after the table's (``rows`` counts the table's only)
+        self.finish_cells = self.cells.pop()
         self.row = 0
         self._advancing = threading.Lock()
+        self._finish_began_s: float | None = None
 
     @property
     def rows(self) -> int:
@@ -177,42 +194,54 @@ class StepClimb:
         row = self.row
         if row >= self.rows:
             raise GaitError('the step climb is complete: every wheel is up')
-        return self._segment_states(row, t_s)
+        return self._segment_states(self._playing(row, t_s), t_s)
 
     def chamber_states(self, t_s: float) -> np.ndarray:
         """K (5, 3): +1 for the chambers each segment's state inflates, −1 (vented) for the
-        others; every chamber vented once the climb is complete."""
-        return self._chamber_states(self.row, t_s)
+        others; once the climb is complete the finishing row's, then every chamber vented."""
+        return self._chamber_states(self._playing(self.row, t_s), t_s)
 
     def duty(self, t_s: float) -> np.ndarray:
         """Valve duties (5, 3) in [0, 1] at ``t_s``: the inflated chambers of a held state at its
         ``state_duty`` (1 unless listed), those of an alternating ("a/b") segment at the row's
-        undulation duty, the rest vented; all vented once the climb is complete."""
+        undulation duty, the rest vented; once the climb is complete the finishing row's, then
+        all vented."""
         # one read of the row: on the robot a service advances it while the valves are computed
-        row = self.row
-        inflated = self._chamber_states(row, t_s) > 0
-        if row >= self.rows:
+        playing = self._playing(self.row, t_s)
+        inflated = self._chamber_states(playing, t_s) > 0
+        if playing is None:
             return np.zeros(inflated.shape)
+        cells, _, undulation_duty = playing
         share = [
-            self.state_duty.get(cell[0], 1.0)
-            if len(cell) == 1
-            else self.row_undulation_duties[row]
-            for cell in self.cells[row]
+            self.state_duty.get(cell[0], 1.0) if len(cell) == 1 else undulation_duty
+            for cell in cells
         ]
         return np.where(inflated, np.array(share)[:, None], 0.0)
 
-    def _segment_states(self, row: int, t_s: float) -> list[int]:
-        omega = self.row_frequencies_hz[row]
+    def _playing(self, row: int, t_s: float) -> tuple | None:
+        """(cells, ω Hz, undulation duty) of what plays at ``t_s`` in ``row``: the table's row,
+        the finishing row for ``finish_s`` from the first time asked past the table, or None
+        (vented)."""
+        if row < self.rows:
+            return self.cells[row], self.row_frequencies_hz[row], self.row_undulation_duties[row]
+        if self._finish_began_s is None:
+            self._finish_began_s = t_s
+        if t_s - self._finish_began_s < self.finish_s:
+            return self.finish_cells, FINISH_HZ, FINISH_DUTY
+        return None
+
+    def _segment_states(self, playing: tuple, t_s: float) -> list[int]:
+        cells, omega, _ = playing
         out = []
-        for i, cell in enumerate(self.cells[row]):
+        for i, cell in enumerate(cells):
             rising = math.sin(2 * math.pi * omega * t_s + i * self.beta_rad) > 0
             out.append(cell[0] if len(cell) == 1 or rising else cell[1])
         return out
 
-    def _chamber_states(self, row: int, t_s: float) -> np.ndarray:
+    def _chamber_states(self, playing: tuple | None, t_s: float) -> np.ndarray:
         k = -np.ones((SEGMENTS, CHAMBERS), dtype=np.int8)
-        if row < self.rows:
-            for i, state in enumerate(self._segment_states(row, t_s)):
+        if playing is not None:
+            for i, state in enumerate(self._segment_states(playing, t_s)):
                 k[i, list(self.states[state])] = 1
         return k
 

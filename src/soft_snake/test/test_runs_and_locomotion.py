@@ -9,7 +9,7 @@ import pytest
 from soft_snake import locomotion
 from soft_snake.gaits import GaitError
 from soft_snake.runs import GaitRequest, Run, SpeedTracker
-from soft_snake.step_climb import TABLE_2_3
+from soft_snake.step_climb import FINISH_S, TABLE_2_3
 
 DEFAULTS = {'frequency_hz': 2.0, 'beta_rad': 2 * math.pi / 3, 'phi': 0.0, 'wave_direction': -1}
 
@@ -49,13 +49,15 @@ def test_bad_requests_are_refused_by_name(request_, snake, reason):
         Run(request_, DEFAULTS, snake, 100.0)
 
 
-def test_a_climb_runs_its_rows_and_rests_vented_when_every_wheel_is_up():
+def test_a_climb_runs_its_rows_pulls_the_tail_on_and_rests_vented():
     run = Run(GaitRequest('step_climb', duration_s=5.0), DEFAULTS, 5, 100.0)
     # row 1: the head segment in state 3
     assert run.pattern(0.0)[0].tolist() == [1, 1, -1]
     for _ in range(len(TABLE_2_3)):
         run.climb.advance()
-    assert np.all(run.pattern(1.0) == -1)
+    # every wheel up: the finishing row (segment 3 lifting) for its 20 s, then every chamber vented
+    assert run.pattern(1.0)[2].tolist() == [1, 1, -1]
+    assert np.all(run.pattern(1.0 + FINISH_S) == -1)
 
 
 def test_cycle_path_speed_and_curvature_of_known_tracks():

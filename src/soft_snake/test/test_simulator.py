@@ -167,6 +167,13 @@ def test_all_six_wheels_get_over_the_step_from_a_fixed_start():
     assert np.all(body.up_on_step(result.end_height_m)) and result.on_step_at_end[:5].all()
 
 
+def test_a_wheel_on_the_step_rests_on_its_top_past_its_edge():
+    """On it; overhanging (at its height behind the edge); in the air or the snake on its back
+    (34 mm above the top); on the floor."""
+    on = body.on_step([0.070, 0.068, 0.104, 0.0], [0.05, -0.04, 0.05, -0.2])
+    assert on.tolist() == [True, False, False, False]
+
+
 def test_row_wheel1_at_0_8_of_the_supply_gets_the_head_over_in_half_the_time():
     """The four segments behind the reared head push it over the edge at 3.5 s (at 0.5 of the
     supply, every row's share before, at 7.9 s)."""

@@ -13,6 +13,7 @@ from soft_snake.gaits import GaitError
 from soft_snake.step_climb import (
     ARCH,
     CLIMB_TABLE,
+    FINISH_ROW,
     PRESS_DUTY,
     ROW_FREQUENCIES_HZ,
     ROW_UNDULATION_DUTIES,
@@ -107,15 +108,15 @@ class _AdvancedMidTick(StepClimb):
     """A climb whose row advances while its valves are being computed, as the driver's
     ``~/step_climb_advance`` service can between two reads of the valve loop's thread."""
 
-    def _segment_states(self, row: int, t_s: float) -> list[int]:
+    def _segment_states(self, playing: tuple, t_s: float) -> list[int]:
         self.advance()
-        return super()._segment_states(row, t_s)
+        return super()._segment_states(playing, t_s)
 
 
 def test_the_last_wheel_landing_while_the_valves_are_computed_vents_them_on_the_next_tick():
     """Through the nodes the tail's wheel landed mid-tick and the goal aborted on an IndexError:
     a tick reads the row once, and gives that row's duties whole."""
-    climb = _AdvancedMidTick(1.0, 2 * math.pi / 3)
+    climb = _AdvancedMidTick(1.0, 2 * math.pi / 3, finish_s=0.0)
     climb.row = 5
     duty = climb.duty(0.1)
     assert climb.done and duty.shape == (5, 3)
@@ -159,6 +160,22 @@ def test_two_threads_advancing_at_once_move_the_climb_two_rows():
     # the interleaving happened: the first caller was inside advance when the second came
     assert climb.first_caller is first
     assert climb.row == 2 and sorted(rows) == [1, 2]
+
+
+def test_once_every_wheel_is_up_the_finishing_row_pulls_the_tail_on_then_all_vent():
+    """For ``finish_s`` from the first duty asked for after the last row: the head segments
+    undulating at 0.8 of the supply, segment 3 lifting, 4 pressing, then every chamber vented."""
+    climb = StepClimb(1.0, 2 * math.pi / 3, finish_s=2.0)
+    for _ in range(6):
+        climb.advance()
+    assert FINISH_ROW == ('2/1', '2/1', '3', '4', '2/1')
+    duty = climb.duty(10.0)
+    assert duty[2].tolist() == [1.0, 1.0, 0.0] and duty[3].tolist() == [0.0, 0.0, PRESS_DUTY]
+    assert {tuple(duty[i]) for i in (0, 1, 4)} <= {(0.8, 0.0, 0.0), (0.0, 0.8, 0.0)}
+    assert climb.duty(11.99).max() > 0 and climb.duty(12.0).max() == 0.0
+    assert (climb.chamber_states(12.5) == -1).all()
+    with pytest.raises(GaitError, match='finish_s = -1'):
+        StepClimb(1.0, 1.0, finish_s=-1.0)
 
 
 def _flips(climb: StepClimb, segment: int) -> int:

@@ -104,7 +104,8 @@ def analyze(recording: Recording, out: Path, options: dict) -> Report:
 
 def _step(report: Report, recording: Recording, out: Path, begin: float) -> None:
     """The step climb: how high each wheel got, and where each wheel ended: at the step's height,
-    and on the step (its centre past the edge too) where the bag has ``PAST_EDGE``."""
+    and on the step (resting on its top, past its edge: ``body.on_step``) where the bag has
+    ``PAST_EDGE``."""
     t = recording.receive_s(WHEELS) - begin
     heights = np.array([m.data for m in recording.messages(WHEELS)])
     peak, last = heights.max(axis=0), heights[-1]

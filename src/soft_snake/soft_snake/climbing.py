@@ -6,9 +6,10 @@ when that wheel has been over the step for ``landed_s``: its centre past the ste
 bottom at the step's height or above, standing on the top or held up over it ("after the passive
 wheels land steadily"; a head still held up by its lifting state only lands when the next row
 bends it down, so waiting for contact would wait for ever). The climb ends when the sixth wheel is
-over the step, or fails at ``timeout_s`` with the rows it managed; then every chamber is vented, as
-the driver does, and where the snake settles is what it was left in. The robot has no such sensor,
-so there the rows advance on a service call or a timer (the nodes).
+over the step, or fails at ``timeout_s`` with the rows it managed; as the driver does, the
+finishing row (``step_climb.FINISH_ROW``) then pulls the tail on, every chamber is vented, and
+where the snake settles is what it was left in. The robot has no such sensor, so there the rows
+advance on a service call or a timer (the nodes).
 
 The snake wears the wave-spring sheath the thesis climbed with (``body.SHEATH_LIFT_GAIN``), plays
 the table as our simulator climbs it (``step_climb.CLIMB_TABLE``: the head reared onto the step,

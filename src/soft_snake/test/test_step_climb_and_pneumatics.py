@@ -127,20 +127,29 @@ def test_the_last_wheel_landing_while_the_valves_are_computed_vents_them_on_the_
 
 
 class _AdvancedWhileAdvancing(StepClimb):
-    """A climb that another thread advances while the first caller's ``advance`` has read the row
-    and not yet written it (``rows`` is read in between): the driver's timer and its service."""
+    """A climb that a second thread advances while the first caller's ``advance`` has read the
+    row to increment it and not yet written it back: the driver's timer and its service."""
 
     def __init__(self, *args):
-        self.first_caller, self.other_done = None, threading.Event()
+        self.first_caller, self.other_done, self._reads = None, threading.Event(), 0
         super().__init__(*args)
 
     @property
-    def rows(self) -> int:
-        if self.first_caller is None and threading.current_thread() is not threading.main_thread():
-            self.first_caller = threading.current_thread()
-            # with the lock the other advance waits for this one: the wait here runs out
-            self.other_done.wait(timeout=0.3)
-        return super().rows
+    def row(self) -> int:
+        value = self._row
+        if threading.current_thread() is not threading.main_thread():
+            if self.first_caller is None:
+                self.first_caller = threading.current_thread()
+            if threading.current_thread() is self.first_caller:
+                self._reads += 1
+                if self._reads == 2:  # advance's read for the increment, after its check
+                    # with the lock the other advance waits for this one: the wait runs out
+                    self.other_done.wait(timeout=0.3)
+        return value
+
+    @row.setter
+    def row(self, value: int) -> None:
+        self._row = value
 
 
 def test_two_threads_advancing_at_once_move_the_climb_two_rows():
@@ -150,7 +159,7 @@ def test_two_threads_advancing_at_once_move_the_climb_two_rows():
     first = threading.Thread(target=lambda: rows.append(climb.advance()))
     first.start()
     deadline = time.monotonic() + 2.0
-    while climb.first_caller is None and time.monotonic() < deadline:
+    while climb._reads < 2 and time.monotonic() < deadline:
         time.sleep(0.001)
     second = threading.Thread(
         target=lambda: (rows.append(climb.advance()), climb.other_done.set())
@@ -158,7 +167,7 @@ def test_two_threads_advancing_at_once_move_the_climb_two_rows():
     second.start()
     first.join(), second.join()
     # the interleaving happened: the first caller was inside advance when the second came
-    assert climb.first_caller is first
+    assert climb.first_caller is first and climb._reads >= 2
     assert climb.row == 2 and sorted(rows) == [1, 2]
 
 

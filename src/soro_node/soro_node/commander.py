@@ -28,11 +28,11 @@ from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter, parameter_value_to_python
 
+from soro_node import meeting
 from soro_node.base_node import request_qos, shut_down, spin_until
 from soro_node.waiting import WaitTimeout, wait_for
 
 SERVER_WAIT_S = 10.0  # discovery of a server started alongside can take seconds
-MEET_TRY_S = 1.0  # one try of the round trip that proves a server's node can answer us
 CLOSE_S = 5.0  # for the spinning thread to end on close
 CANCEL_WAIT_S = 2.0  # for a server to answer the cancel of a goal still running on close
 
@@ -61,35 +61,16 @@ class Commander(Node):
         self._spinner.start()
 
     def meet(self, endpoint: str, timeout_s: float = SERVER_WAIT_S) -> bool:
-        """Wait (at most ``timeout_s``) until the node serving ``endpoint`` (an action or service
-        name, its node being the part before the last '/') has answered a parameter request. A
-        client sees a server before the server sees the client: a request sent in between is
-        answered into the void (Fast DDS), and a goal accepted that way runs with nobody told. A
-        round trip proves both ways; once per node. False when it never answered."""
+        """Wait (at most ``timeout_s``) until the node serving ``endpoint`` has answered a
+        parameter request (``soro_node.meeting``: a request sent before the server sees us is
+        answered into the void); once per node. False when it never answered."""
         node = endpoint.rsplit('/', 1)[0] or '/'
         if not endpoint or node in self._met:
             return True
-        if node.startswith('/') and node not in self._graph_nodes():
-            timeout_s = MEET_TRY_S  # the server is not that node: one try, then go on
-        client = self.create_client(GetParameters, f'{node}/get_parameters')
-        try:
-            for _ in range(max(1, round(timeout_s / MEET_TRY_S))):
-                if not client.wait_for_service(timeout_sec=MEET_TRY_S):
-                    continue
-                future = client.call_async(GetParameters.Request(names=['use_sim_time']))
-                try:
-                    wait_for(future, MEET_TRY_S)
-                except WaitTimeout:
-                    client.remove_pending_request(future)
-                    continue
-                self._met.add(node)
-                return True
+        if not meeting.meet(self, endpoint, timeout_s):
             return False
-        finally:
-            self.destroy_client(client)
-
-    def _graph_nodes(self) -> set[str]:
-        return {f'{ns.rstrip("/")}/{name}' for name, ns in self.get_node_names_and_namespaces()}
+        self._met.add(node)
+        return True
 
     def service_client(self, srv_type, name: str) -> Client:
         """A client whose requests queue as deep as the servers' (``base_node.request_qos``)."""

@@ -39,6 +39,7 @@ from soro_node.base_node import (
     run_node,
     sensor_data_qos,
 )
+from soro_node.meeting import meet
 from soro_node.params import FieldRefused, field_value
 from soro_node.waiting import poll, wait_for
 from terresoro_gait import messages
@@ -85,6 +86,7 @@ class TerreSoroLearner(Node):
         self.walk_client = ActionClient(
             self, ExecuteWalk, self.walk_action, callback_group=MutuallyExclusiveCallbackGroup()
         )
+        self._meeting = MutuallyExclusiveCallbackGroup()
         # one learning run at a time: the robot walks one walk at a time
         self.server = action_server(
             self,
@@ -209,6 +211,13 @@ class TerreSoroLearner(Node):
         if not self.walk_client.wait_for_server(timeout_sec=WALK_SERVER_TIMEOUT_S):
             raise Failed(
                 f'no executor action {self.walk_action} within {WALK_SERVER_TIMEOUT_S:g} s'
+            )
+        # before every walk: the executor may have restarted, and a goal it accepted before it
+        # saw us would be answered into the void (once in CI, the learning run's first walk)
+        if not meet(self, self.walk_action, WALK_SERVER_TIMEOUT_S, self._meeting):
+            raise Failed(
+                f'the executor of {self.walk_action} did not answer us within '
+                f'{WALK_SERVER_TIMEOUT_S:g} s'
             )
 
         def progress(feedback):

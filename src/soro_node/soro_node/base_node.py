@@ -18,6 +18,11 @@ action goals.
   from a ``progress_reporter``) or aborted with the refusal's one-line reason (``GoalRefused`` or
   the node's own).
 - ``ActionClient`` is rclpy's, safe to send from one thread while an executor spins on another.
+- ``meet`` proves a server's node has seen this one before the first request to it: a client sees
+  a server before the server sees the client, and a request sent in between is answered into the
+  void (Fast DDS; a goal accepted that way runs with nobody told). A parameter request that comes
+  back proves the way both ways. Commanders meet each server's node once; a node whose server can
+  restart (the TerreSoro learner's executor) meets it before each goal.
 - ``sensor_data_qos`` is the profile every motion-capture / tracked-pose subscription uses.
 """
 
@@ -35,6 +40,7 @@ from collections.abc import Callable
 import rclpy
 import rclpy.action
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
+from rcl_interfaces.srv import GetParameters
 from rclpy.action import CancelResponse, GoalResponse
 from rclpy.qos import (
     DurabilityPolicy,
@@ -48,6 +54,7 @@ from rclpy.signals import SignalHandlerOptions
 from soro_node.answering_node import AnsweringActionServer, spin_until_answered
 from soro_node.params import FieldRefused, ParamSpec, Settings
 from soro_node.stop import StopRequest
+from soro_node.waiting import WaitTimeout, wait_for
 
 
 def declare_parameters(node: rclpy.node.Node, specs: tuple[ParamSpec, ...]) -> Settings:
@@ -503,3 +510,38 @@ class ActionClient(rclpy.action.ActionClient):
         """rclpy's ``take_data``, never between a request's sending and its future's filing."""
         with self._filing:
             return super().take_data()
+
+
+MEET_TRY_S = 1.0  # one try of meet's round trip
+
+
+def meet(node: rclpy.node.Node, endpoint: str, timeout_s: float, callback_group=None) -> bool:
+    """Whether the node serving ``endpoint`` (an action or service name, its node being the part
+    before the last '/') answered a parameter request of ``node``'s within ``timeout_s`` (tries of
+    ``MEET_TRY_S``). A fully qualified name that is no node in the graph gets one try: the server
+    may be a node of another name. ``callback_group``: the request's, for a caller that waits on an
+    executor thread of ``node``."""
+    server = endpoint.rsplit('/', 1)[0] or '/'
+    if server.startswith('/') and server not in _graph_nodes(node):
+        timeout_s = MEET_TRY_S
+    client = node.create_client(
+        GetParameters, f'{server}/get_parameters', callback_group=callback_group
+    )
+    try:
+        for _ in range(max(1, round(timeout_s / MEET_TRY_S))):
+            if not client.wait_for_service(timeout_sec=MEET_TRY_S):
+                continue
+            future = client.call_async(GetParameters.Request(names=['use_sim_time']))
+            try:
+                wait_for(future, MEET_TRY_S)
+            except WaitTimeout:
+                client.remove_pending_request(future)
+                continue
+            return True
+        return False
+    finally:
+        node.destroy_client(client)
+
+
+def _graph_nodes(node: rclpy.node.Node) -> set[str]:
+    return {f'{ns.rstrip("/")}/{name}' for name, ns in node.get_node_names_and_namespaces()}

@@ -28,8 +28,7 @@ from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter, parameter_value_to_python
 
-from soro_node import meeting
-from soro_node.base_node import request_qos, shut_down, spin_until
+from soro_node.base_node import meet, request_qos, shut_down, spin_until
 from soro_node.waiting import WaitTimeout, wait_for
 
 SERVER_WAIT_S = 10.0  # discovery of a server started alongside can take seconds
@@ -62,12 +61,12 @@ class Commander(Node):
 
     def meet(self, endpoint: str, timeout_s: float = SERVER_WAIT_S) -> bool:
         """Wait (at most ``timeout_s``) until the node serving ``endpoint`` has answered a
-        parameter request (``soro_node.meeting``: a request sent before the server sees us is
+        parameter request (``base_node.meet``: a request sent before the server sees us is
         answered into the void); once per node. False when it never answered."""
         node = endpoint.rsplit('/', 1)[0] or '/'
         if not endpoint or node in self._met:
             return True
-        if not meeting.meet(self, endpoint, timeout_s):
+        if not meet(self, endpoint, timeout_s):
             return False
         self._met.add(node)
         return True

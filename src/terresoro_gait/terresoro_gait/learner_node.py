@@ -35,11 +35,11 @@ from soro_node.base_node import (
     OneGoal,
     action_server,
     declare_parameters,
+    meet,
     node_stopping,
     run_node,
     sensor_data_qos,
 )
-from soro_node.meeting import meet
 from soro_node.params import FieldRefused, field_value
 from soro_node.waiting import poll, wait_for
 from terresoro_gait import messages

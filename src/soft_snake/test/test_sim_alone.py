@@ -60,8 +60,10 @@ def test_it_undulates_head_first_and_shows_its_bends(alone):
     assert poll(lambda: len(seen['com']) > 150, 10.0)
     first, last = seen['com'][0].pose.position, seen['com'][-1].pose.position
     assert math.hypot(last.x - first.x, last.y - first.y) > 0.1 and last.x > first.x
-    joints = seen['joints'][-1]
-    assert len(joints.name) == 24 and max(abs(p) for p in joints.position) > 0.05
+    # every bend over the run: one message is one instant of the wave, and in CI the last one
+    # caught every joint within 0.046 rad of straight
+    assert all(len(m.name) == 24 for m in seen['joints'])
+    assert max(abs(p) for m in seen['joints'] for p in m.position) > 0.05
 
 
 def test_a_new_gait_by_parameter_and_a_bad_one_refused(alone):

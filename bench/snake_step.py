@@ -33,6 +33,7 @@ import numpy as np
 from std_msgs.msg import Float64MultiArray
 
 from soft_snake import body, climbing, step_climb
+from soft_snake.bag_analysis import PAST_EDGE, WHEELS
 from soft_snake.commander import SoftSnakeCommander
 from softbots_bringup import runner
 from soro_node import commander
@@ -41,7 +42,6 @@ RUNS = 10
 TIMEOUT_S = 60.0
 # through the nodes the goal runs on for the finishing row after the issue's 60 s
 GOAL_S = TIMEOUT_S + step_climb.FINISH_S + 5.0
-WHEELS, PAST_EDGE = '/soft_snake_sim/wheel_heights', '/soft_snake_sim/wheel_past_edge'
 
 
 def one_run(seed: int) -> dict:
@@ -59,9 +59,16 @@ def one_run(seed: int) -> dict:
         'over_step_at_s': [None if math.isnan(t) else round(t, 2) for t in result.landed_at_s],
         'past_edge_mm': [None if math.isnan(d) else round(d * 1e3, 1) for d in result.past_edge_m],
         'peak_height_mm': [round(h * 1e3) for h in result.peak_height_m],
-        'end_past_edge_mm': [round(d * 1e3) for d in result.end_past_edge_m],
-        'end_height_mm': [round(h * 1e3) for h in result.end_height_m],
-        'wheels_on_step_at_end': int(result.on_step_at_end.sum()),
+        **end_state(result.end_height_m, result.end_past_edge_m),
+    }
+
+
+def end_state(heights_m, past_edge_m) -> dict:
+    """Where the settled snake's wheels ended (mm), and how many stand on the step."""
+    return {
+        'end_past_edge_mm': [round(d * 1e3) for d in past_edge_m],
+        'end_height_mm': [round(h * 1e3) for h in heights_m],
+        'wheels_on_step_at_end': int(body.on_step(heights_m, past_edge_m).sum()),
     }
 
 
@@ -114,9 +121,7 @@ def one_run_through_nodes(seed: int, out: Path) -> dict:
         'seed': seed,
         'rows_done': sum(t is not None for t in over),
         'over_step_at_s': over,
-        'end_past_edge_mm': [round(d * 1e3) for d in end['past_edge']],
-        'end_height_mm': [round(h * 1e3) for h in end['height']],
-        'wheels_on_step_at_end': int(body.on_step(end['height'], end['past_edge']).sum()),
+        **end_state(end['height'], end['past_edge']),
         'over_after_the_goal_s': late,
     }
 

@@ -192,14 +192,9 @@ def climb_step(
         samples.append(_sample(sim))
         if landings.update(sim) is not None:
             climb.advance()
-    finished = sim.t_s + (finish_s if climb.done else 0.0)
-    while sim.t_s < finished - simulator.TICK_S / 2:
-        sim.tick(climb.duty(sim.t_s))
-        samples.append(_sample(sim))
+    _tick_for(sim, finish_s if climb.done else 0.0, climb.duty, samples)
     trajectory = simulator.Trajectory(*(np.array(column) for column in zip(*samples)))
-    vented, settled = np.zeros((SEGMENTS, 3)), sim.t_s + settle_s
-    while sim.t_s < settled - simulator.TICK_S / 2:
-        sim.tick(vented)
+    _tick_for(sim, settle_s, lambda _t: np.zeros((SEGMENTS, 3)))
     return ClimbResult(
         landings.landed_at,
         landings.past_edge,
@@ -208,6 +203,16 @@ def climb_step(
         landings.centres_past_edge(sim),
         trajectory,
     )
+
+
+def _tick_for(sim: simulator.SnakeSim, duration_s: float, duty_at, samples=None) -> None:
+    """Tick ``sim`` ``duration_s`` on ``duty_at(t_s)``'s duties, each tick into ``samples`` if
+    given."""
+    end = sim.t_s + duration_s
+    while sim.t_s < end - simulator.TICK_S / 2:
+        sim.tick(duty_at(sim.t_s))
+        if samples is not None:
+            samples.append(_sample(sim))
 
 
 def _sample(sim: simulator.SnakeSim) -> tuple:

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from soft_snake import animation, calibration, climbing, fit_report, reproduction, targets
+from soft_snake.bag_analysis import PAST_EDGE, WHEELS
 from soft_snake.commander import SoftSnakeCommander
 from soft_snake.gaits import PRESETS
 from soft_snake.step_climb import ROW_FREQUENCIES_HZ
@@ -31,7 +32,7 @@ TOPICS = [
     '/soft_snake_driver/chamber_pressure',
     '/joint_states',
 ]
-CLIMB_TOPICS = TOPICS + ['/soft_snake_sim/wheel_heights', '/soft_snake_sim/wheel_past_edge']
+CLIMB_TOPICS = TOPICS + [WHEELS, PAST_EDGE]
 # the step climb as bench/snake_step.py runs it offline (each row at its ω and share of the supply,
 # ROW_FREQUENCIES_HZ and ROW_UNDULATION_DUTIES; the goal's 1 Hz sets the feedback's period): the
 # issue's 60 s for every wheel to get over, and the finishing row's 20 s after it

@@ -61,8 +61,7 @@ class Run:
     def duty(self, t_s: float, valves: ValveCommander) -> np.ndarray:
         """Valve duties (N, 3) at ``t_s``: the step climb's own (its pushing segments at partial
         pressure, ``StepClimb.duty``; once every wheel is up the finishing row's, then vented),
-        else ``valves``' of the
-        pattern."""
+        else ``valves``' of the pattern."""
         if self.climb is None:
             return valves.duty(self.pattern(t_s))
         return self.climb.duty(t_s)

@@ -97,7 +97,6 @@ STATE_DUTY = {4: PRESS_DUTY}
 # full supply 0 and 7 of 10; for 6 s 1 of 10)
 FINISH_ROW = ('2/1', '2/1', '3', '4', '2/1')
 FINISH_HZ, FINISH_DUTY, FINISH_S = 2.0, 0.8, 20.0
-FINISH_CELLS = tuple(tuple(int(s) for s in cell.split('/')) for cell in FINISH_ROW)
 
 
 class StepClimb:
@@ -135,7 +134,8 @@ class StepClimb:
             raise GaitError(f'finish_s = {finish_s}: must be finite and >= 0')
         self.state_duty, self.finish_s = dict(state_duty), finish_s
         self.frequency_hz, self.beta_rad = frequency_hz, beta_rad
-        self.cells = [[tuple(int(s) for s in cell.split('/')) for cell in row] for row in table]
+        self.cells = [_states_of(row) for row in table]
+        finish = _states_of(FINISH_ROW)
         if any(len(row) != SEGMENTS for row in self.cells):
             raise GaitError(f'step climbing needs {SEGMENTS} segments in every row of its table')
         self.row_frequencies_hz = _per_row(
@@ -144,7 +144,7 @@ class StepClimb:
         self.row_undulation_duties = _per_row(
             row_undulation_duties, undulation_duty, self.rows, 'undulation duties'
         )
-        used = {s for row in [*self.cells, FINISH_CELLS] for cell in row for s in cell}
+        used = {s for row in [*self.cells, finish] for cell in row for s in cell}
         missing = sorted(used - set(states))
         if missing:
             raise GaitError(
@@ -158,15 +158,15 @@ class StepClimb:
         self.states = dict(states)
         # "a/b": while sin > 0 the state that inflates chamber 0 (K_i0 = +1, as Eq. 2.1 would),
         # else the other
-        self.cells = [
-            [tuple(sorted(cell, key=lambda s: 0 not in self.states[s])) for cell in row]
-            for row in [*self.cells, FINISH_CELLS]
-        ]
-        # the finishing row, after the table's (``rows`` counts the table's only)
-        self.finish_cells = self.cells.pop()
+        self.cells = [self._chamber_0_first(row) for row in self.cells]
+        self.finish_cells = self._chamber_0_first(finish)  # ``rows`` counts the table's only
         self.row = 0
         self._advancing = threading.Lock()
         self._finish_began_s: float | None = None
+
+    def _chamber_0_first(self, row: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
+        """``row`` with each "a/b" cell's state that inflates chamber 0 first."""
+        return [tuple(sorted(cell, key=lambda s: 0 not in self.states[s])) for cell in row]
 
     @property
     def rows(self) -> int:
@@ -244,6 +244,11 @@ class StepClimb:
             for i, state in enumerate(self._segment_states(playing, t_s)):
                 k[i, list(self.states[state])] = 1
         return k
+
+
+def _states_of(row) -> list[tuple[int, ...]]:
+    """A table row's cells ("2/1", "4") as state numbers ((2, 1), (4,))."""
+    return [tuple(int(s) for s in cell.split('/')) for cell in row]
 
 
 def _per_row(values, every_row: float, rows: int, what: str) -> tuple[float, ...]:

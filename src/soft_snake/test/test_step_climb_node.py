@@ -10,13 +10,12 @@ from geometry_msgs.msg import PoseStamped
 from std_msgs.msg import Float64MultiArray
 
 from soft_snake import climbing
+from soft_snake.bag_analysis import HEAD, PAST_EDGE, WHEELS
 from soft_snake.commander import SoftSnakeCommander
 from soro_node.commander import CommanderError
 from soro_node.waiting import poll
 
 pytestmark = pytest.mark.ros
-WHEELS, HEAD = '/soft_snake_sim/wheel_heights', '/mocap/soft_snake/head'
-PAST_EDGE = '/soft_snake_sim/wheel_past_edge'
 
 
 def _before_the_step(launch_in_test, **params):

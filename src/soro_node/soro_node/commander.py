@@ -53,6 +53,7 @@ class Commander(Node):
         self._met: set[str] = set()
         # (goal handle, its result's future) of every goal accepted: close() cancels the live ones
         self._goals: list = []
+        self._goals_lock = threading.Lock()  # run_action and send_goal from callers' threads
         # outliving a callback that raises (a caller's ``on_feedback``, say): it is logged
         self._spinner = threading.Thread(
             target=spin_until, args=(self._executor, self._closing, self.get_logger()), daemon=True
@@ -175,14 +176,17 @@ class Commander(Node):
 
     def _track(self, handle, ended) -> None:
         """Keep a goal's handle until its result (``ended``) is in, for close()."""
-        self._goals = [g for g in self._goals if not g[1].done()] + [(handle, ended)]
+        with self._goals_lock:
+            self._goals = [g for g in self._goals if not g[1].done()] + [(handle, ended)]
 
     def close(self) -> None:
         """Cancels the goals still running (nobody will wait for them), stops the spinning
         thread, then the executor (``spin_until``), and destroys the node with its action clients
         (rclpy itself stays up)."""
         # while still spinning: a request its client is destroyed under may never leave
-        cancels = [h.cancel_goal_async() for h, ended in list(self._goals) if not ended.done()]
+        with self._goals_lock:
+            live = [handle for handle, ended in self._goals if not ended.done()]
+        cancels = [handle.cancel_goal_async() for handle in live]
         for cancel in cancels:
             try:
                 wait_for(cancel, CANCEL_WAIT_S)

@@ -14,8 +14,9 @@ from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 
 from softbots_bringup import runner
+from soro_node.base_node import answered
 from soro_node.probe_node import Probe
-from soro_node.waiting import poll, wait_for
+from soro_node.waiting import poll
 
 pytestmark = pytest.mark.ros
 COM, JOINTS = '/mocap/soft_snake/com', '/joint_states'
@@ -43,11 +44,12 @@ def alone(tmp_path_factory):
     setter = probe.node.create_client(SetParameters, '/soft_snake_sim/set_parameters')
 
     def set_parameter(name, value):
-        assert setter.wait_for_service(timeout_sec=5.0)
         request = SetParameters.Request(
             parameters=[Parameter(name, value=value).to_parameter_msg()]
         )
-        return wait_for(setter.call_async(request), 5.0).results[0]
+        answer = answered(setter, request, 5.0)
+        assert answer is not None, f'/soft_snake_sim never answered setting {name}'
+        return answer.results[0]
 
     yield seen, set_parameter, sim
     probe.close()

@@ -17,6 +17,7 @@ from soro_link.bridge_probe_node import inactive_bridge_check
 from soro_link.device import GenericOutputs, SimulatedDevice
 from soro_link.outputs_bridge_node import GenericOutputsBridge
 from soro_link.protocol import PROTOCOL_VERSION
+from soro_node.base_node import answered
 from soro_node.waiting import time_until
 
 pytestmark = pytest.mark.ros
@@ -168,10 +169,8 @@ def test_safe_state_service_and_invalid_commands(rig):
     assert time_until(lambda: not device.model.safe, 1.0) is not None
 
     client = harness.probe.create_client(Trigger, '/soro_link_bridge/safe_state')
-    assert client.wait_for_service(timeout_sec=2.0)
-    future = client.call_async(Trigger.Request())
-    assert time_until(future.done, 2.0) is not None
-    assert future.result().success and device.model.safe
+    answer = answered(client, Trigger.Request(), 3.0)
+    assert answer is not None and answer.success and device.model.safe
 
     for bad in (
         ([0.3, 0.3, 0.3, 0.3], [math.nan, 0.1, 0.1, 0.1]),

@@ -528,19 +528,26 @@ def meet(node: rclpy.node.Node, endpoint: str, timeout_s: float, callback_group=
         GetParameters, f'{server}/get_parameters', callback_group=callback_group
     )
     try:
-        for _ in range(max(1, round(timeout_s / MEET_TRY_S))):
-            if not client.wait_for_service(timeout_sec=MEET_TRY_S):
-                continue
-            future = client.call_async(GetParameters.Request(names=['use_sim_time']))
-            try:
-                wait_for(future, MEET_TRY_S)
-            except WaitTimeout:
-                client.remove_pending_request(future)
-                continue
-            return True
-        return False
+        request = GetParameters.Request(names=['use_sim_time'])
+        return answered(client, request, timeout_s) is not None
     finally:
         node.destroy_client(client)
+
+
+def answered(client, request, timeout_s: float):
+    """The first answer to ``request`` on service ``client``, asked again every ``MEET_TRY_S``
+    until ``timeout_s``; None if none came. Fast DDS drops the replies a server sends before it has
+    matched the client's reply reader, which it can do after the client has seen the server (all
+    ``wait_for_service`` waits for): a request sent at once can go unanswered for good."""
+    for _ in range(max(1, round(timeout_s / MEET_TRY_S))):
+        if not client.wait_for_service(timeout_sec=MEET_TRY_S):
+            continue
+        future = client.call_async(request)
+        try:
+            return wait_for(future, MEET_TRY_S)
+        except WaitTimeout:
+            client.remove_pending_request(future)
+    return None
 
 
 def _graph_nodes(node: rclpy.node.Node) -> set[str]:

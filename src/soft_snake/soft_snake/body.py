@@ -25,7 +25,10 @@ enough for one CPU core:
   hinge against the rolling coefficient and slides across with the sliding one (the anisotropy of
   §2.1.5, finite both ways); the body's sheath slides with the sliding coefficient times
   ``sheath_over_sliding`` (the thesis gives no sheath friction: ours is that Table 5.1's sliding
-  factor, measured dragging the robot sideways, is the sheath's too).
+  factor, measured dragging the robot sideways, is the sheath's too);
+- two readings a fit can turn on, off by default: a rolling resistance that grows with the wheel's
+  speed (``rolling_drag_scale``, Table 5.1's rolling factor as a drag, a damper on the wheel's
+  hinge) and a bend that reaches ``bend_rad`` before the full supply (``bend_saturation``).
 
 Frame: x forward (the head leads at +x), y left, z up (REP-103); lengths in m, masses in kg, angles
 in rad.
@@ -103,20 +106,36 @@ class BodyParameters:
     pitch_stiffness_ratio: float = 3.0
     joint_damping_nms_per_rad: float = 0.005
     timestep_s: float = 0.002
+    # Off by default, for a fit to try (docs: they flatten undulation over β and lose elsewhere):
+    # a rolling resistance that grows with the wheel's speed, N s/m at the rim per unit of Table
+    # 5.1's rolling factor (beside the Coulomb part, ``rolling_scale``)
+    rolling_drag_scale: float = 0.0
+    # the share of the supply at which a chamber's bend stops growing: the segment's "maximum
+    # bending angle" (§5.1.1), ``bend_rad``, reached before the full supply (1: linear up to it)
+    bend_saturation: float = 1.0
 
     def __post_init__(self):
         for name, value in vars(self).items():
-            if not (math.isfinite(value) and value > 0):
+            if not (math.isfinite(value) and value > 0) and not (
+                name == 'rolling_drag_scale' and value == 0
+            ):
                 raise ValueError(f'{name} = {value}: must be finite and > 0')
+        if self.bend_saturation > 1:
+            raise ValueError(f'bend_saturation = {self.bend_saturation}: must be <= 1')
+
+
+def friction_factors(surface: str) -> tuple[float, float]:
+    """Table 5.1's (sliding, rolling) factors of ``surface``; ValueError naming the surfaces."""
+    factors = tables.friction()
+    if surface not in factors:
+        raise ValueError(f'surface {surface!r}: allowed {", ".join(sorted(factors))}')
+    return factors[surface]
 
 
 def surface_friction(surface: str, params: BodyParameters) -> tuple[float, float]:
     """(sliding, rolling) coefficients of ``surface``: Table 5.1's factors times ``friction_scale``
     and ``rolling_scale``."""
-    factors = tables.friction()
-    if surface not in factors:
-        raise ValueError(f'surface {surface!r}: allowed {", ".join(sorted(factors))}')
-    sliding, rolling = factors[surface]
+    sliding, rolling = friction_factors(surface)
     return sliding * params.friction_scale, rolling * params.rolling_scale
 
 
@@ -126,9 +145,13 @@ def bend(pressure_pa: np.ndarray, supply_pa: float, params: BodyParameters) -> n
     it up (both its ends rise). The chambers' moment bends the stiffer up/down direction
     ``pitch_stiffness_ratio`` times less, and bends it up only by what exceeds the weight's share
     ``lift_threshold`` (the ground holds the rest; pressing down, the ground pushes back in MuJoCo
-    itself), times ``sheath_lift_gain``."""
+    itself), times ``sheath_lift_gain``. A chamber's share of the supply counts in full from
+    ``bend_saturation`` on."""
+    share = pressure_pa / supply_pa
+    if params.bend_saturation < 1:
+        share = np.minimum(share / params.bend_saturation, 1.0)
     # the chambers' moment (y, z) per segment, in full-pressure chamber moments
-    away = -(pressure_pa / supply_pa) @ CHAMBER_YZ
+    away = -share @ CHAMBER_YZ
     lifted = np.maximum(away[:, 1] - params.lift_threshold, 0.0) * params.sheath_lift_gain
     up = np.where(away[:, 1] > 0, lifted, away[:, 1])
     return np.column_stack([-away[:, 0], up / params.pitch_stiffness_ratio]) * params.bend_rad
@@ -154,7 +177,7 @@ def mjcf(
             f'size="1 1 {STEP_HEIGHT_M / 2}" contype="0" conaffinity="0"/>'
         )
         grounds.append('step')
-    body = _plate(0, plate_lengths(segments), segments, p, first=True)
+    body = _plate(0, plate_lengths(segments), segments, p, wheel_damping(surface, p), first=True)
     stiffness = {
         'y': p.joint_stiffness_nm_per_rad,
         'p': p.joint_stiffness_nm_per_rad * p.pitch_stiffness_ratio,
@@ -204,18 +227,30 @@ def contact_pairs(segments: int, surface: str, params: BodyParameters, grounds=(
     return ''.join(pairs)
 
 
+def wheel_damping(surface: str, params: BodyParameters) -> float:
+    """Each wheel's hinge damping (N m s/rad) on ``surface``: a bearing's 1e-6, plus the rolling
+    drag (``rolling_drag_scale`` times Table 5.1's rolling factor, N s/m at the rim) times R²."""
+    rolling_factor = friction_factors(surface)[1]
+    return 1e-6 + params.rolling_drag_scale * rolling_factor * WHEEL_RADIUS_M**2
+
+
 def _plate(
-    index: int, lengths: list[float], segments: int, p: BodyParameters, first: bool = False
+    index: int,
+    lengths: list[float],
+    segments: int,
+    p: BodyParameters,
+    damping: float,
+    first: bool = False,
 ) -> str:
-    """Plate ``index`` (0 = head) at the rear end of what precedes it, its wheels, and the rest of
-    the chain."""
+    """Plate ``index`` (0 = head) at the rear end of what precedes it, its wheels (hinge
+    ``damping``), and the rest of the chain."""
     length = lengths[index]
     mass = p.end_plate_mass_kg if index in (0, segments) else p.plate_mass_kg
     wheel_z = WHEEL_RADIUS_M - p.axis_height_m
     wheels = ''.join(
         f'<body name="wheel{index}_{side}" pos="{-length / 2} '
         f'{sign * p.wheel_track_m / 2} {wheel_z}">'
-        f'<joint name="wheel{index}_{side}" type="hinge" axis="0 1 0" damping="1e-6" '
+        f'<joint name="wheel{index}_{side}" type="hinge" axis="0 1 0" damping="{damping}" '
         'armature="1e-7"/>'
         f'<geom name="wheel{index}_{side}" type="sphere" size="{WHEEL_RADIUS_M}" '
         'mass="0.005" condim="6"/></body>'
@@ -224,7 +259,7 @@ def _plate(
     joints = '' if first else _bend_joints(index - 1, 2)
     pos = f'0 0 {p.axis_height_m}' if first else f'{-SEGMENT_LENGTH_M / 2} 0 0'
     free = '<freejoint name="root"/>' if first else ''
-    rest = '' if index == segments else _segment(index, lengths, segments, p, -length)
+    rest = '' if index == segments else _segment(index, lengths, segments, p, damping, -length)
     return (
         f'<body name="plate{index}" pos="{pos}">{free}{joints}'
         f'<geom name="plate{index}" type="box" pos="{-length / 2} 0 0" '
@@ -233,7 +268,9 @@ def _plate(
     )
 
 
-def _segment(i: int, lengths: list[float], segments: int, p: BodyParameters, x: float) -> str:
+def _segment(
+    i: int, lengths: list[float], segments: int, p: BodyParameters, damping: float, x: float
+) -> str:
     half = SEGMENT_LENGTH_M / 2
     link = lambda name: (  # noqa: E731
         f'<geom name="{name}" type="capsule" fromto="0 0 0 {-half} 0 0" '
@@ -242,7 +279,7 @@ def _segment(i: int, lengths: list[float], segments: int, p: BodyParameters, x: 
     return (
         f'<body name="segment{i}a" pos="{x} 0 0">{_bend_joints(i, 0)}{link(f"segment{i}a")}'
         f'<body name="segment{i}b" pos="{-half} 0 0">{_bend_joints(i, 1)}{link(f"segment{i}b")}'
-        f'{_plate(i + 1, lengths, segments, p)}</body></body>'
+        f'{_plate(i + 1, lengths, segments, p, damping)}</body></body>'
     )
 
 

@@ -44,6 +44,54 @@ def test_wheels_roll_freely_and_slide_sideways_with_coulomb_friction(axis, coeff
     assert moved == pytest.approx(expected, rel=0.35)
 
 
+def test_a_rolling_drag_slows_a_coasting_snake_by_its_speed_per_surface():
+    """``rolling_drag_scale`` (off by default) damps every wheel's hinge by Table 5.1's rolling
+    factor times it, times R²: 0 leaves the bearing's 1e-6; pushed along at 0.3 m/s the snake
+    coasts less far with it, and less on grass (factor 8.33) than on paper (0.58)."""
+    plain = calibration.CALIBRATED
+    assert plain.rolling_drag_scale == 0
+    dragged = dataclasses.replace(plain, rolling_drag_scale=0.35)
+    for surface, factor in (('paper', 0.58), ('grass', 8.33)):
+        sim = simulator.SnakeSim(4, surface, dragged)
+        hinge = sim.model.jnt_dofadr[sim.model.joint('wheel0_l').id]
+        expected = 1e-6 + 0.35 * factor * body.WHEEL_RADIUS_M**2
+        assert sim.model.dof_damping[hinge] == pytest.approx(expected)
+    assert simulator.SnakeSim(4, 'paper', plain).model.dof_damping[hinge] == pytest.approx(1e-6)
+
+    def coasted(params, surface):
+        sim = simulator.SnakeSim(4, surface, params)
+        sim.run(vented(4), 0.3)
+        sim.data.qvel[0] = 0.3
+        mujoco.mj_forward(sim.model, sim.data)
+        return np.ptp(sim.run(vented(4), 1.0).com_m[:, 0])
+
+    free, on_paper = coasted(plain, 'paper'), coasted(dragged, 'paper')
+    assert on_paper < 0.8 * free
+    assert coasted(dragged, 'grass') < coasted(plain, 'grass')
+
+
+def test_a_saturating_bend_reaches_its_maximum_before_the_full_supply():
+    """``bend_saturation`` 0.5: a chamber at half the supply bends its segment as far as one at the
+    full supply does, and a quarter of it half as far; 1 (the default) is linear."""
+    pressure = np.zeros((1, 3))
+    linear = calibration.CALIBRATED
+    saturating = dataclasses.replace(linear, bend_saturation=0.5)
+    yaw = {}
+    for share in (0.25, 0.5, 1.0):
+        pressure[0, 0] = share * pneumatics.SUPPLY_PA
+        yaw[share] = [
+            body.bend(pressure, pneumatics.SUPPLY_PA, p)[0, 0] for p in (linear, saturating)
+        ]
+    assert yaw[0.5][0] == pytest.approx(0.5 * yaw[1.0][0])
+    assert yaw[0.5][1] == pytest.approx(yaw[1.0][1]) == pytest.approx(yaw[1.0][0])
+    assert yaw[0.25][1] == pytest.approx(0.5 * yaw[1.0][1])
+    for bad, reason in ((1.5, 'bend_saturation = 1.5: must be <= 1'), (0.0, 'must be finite')):
+        with pytest.raises(ValueError, match=reason):
+            dataclasses.replace(linear, bend_saturation=bad)
+    with pytest.raises(ValueError, match='rolling_drag_scale = -1'):
+        dataclasses.replace(linear, rolling_drag_scale=-1.0)
+
+
 def test_chambers_bend_the_segment_away_from_themselves():
     sim = simulator.SnakeSim(3, 'paper', calibration.CALIBRATED)
     k = -np.ones((3, 3), np.int8)

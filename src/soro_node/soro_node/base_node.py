@@ -518,16 +518,18 @@ MEET_TRY_S = 1.0  # one try of meet's round trip
 def meet(node: rclpy.node.Node, endpoint: str, timeout_s: float, callback_group=None) -> bool:
     """Whether the node serving ``endpoint`` (an action or service name, its node being the part
     before the last '/') answered a parameter request of ``node``'s within ``timeout_s`` (tries of
-    ``MEET_TRY_S``). A fully qualified name that is no node in the graph gets one try: the server
-    may be a node of another name. ``callback_group``: the request's, for a caller that waits on an
-    executor thread of ``node``."""
+    ``MEET_TRY_S``). A fully qualified name whose node serves no parameters within one try gets
+    that try only: the server may be a node of another name. ``callback_group``: the request's,
+    for a caller that waits on an executor thread of ``node``."""
     server = endpoint.rsplit('/', 1)[0] or '/'
-    if server.startswith('/') and server not in _graph_nodes(node):
-        timeout_s = MEET_TRY_S
     client = node.create_client(
         GetParameters, f'{server}/get_parameters', callback_group=callback_group
     )
     try:
+        # the service, not the graph's node list: a node's name can reach the graph after its
+        # endpoints do, and one try alone is lost when the server has not matched us yet
+        if server.startswith('/') and not client.wait_for_service(timeout_sec=MEET_TRY_S):
+            return False
         request = GetParameters.Request(names=['use_sim_time'])
         return answered(client, request, timeout_s) is not None
     finally:
@@ -548,7 +550,3 @@ def answered(client, request, timeout_s: float):
         except WaitTimeout:
             client.remove_pending_request(future)
     return None
-
-
-def _graph_nodes(node: rclpy.node.Node) -> set[str]:
-    return {f'{ns.rstrip("/")}/{name}' for name, ns in node.get_node_names_and_namespaces()}

@@ -4,6 +4,7 @@ does not go on running on the robot: it is cancelled."""
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 import rclpy
@@ -77,13 +78,16 @@ def test_a_goal_that_outlives_its_timeout_is_cancelled(endless_walk):
 
 def test_meeting_a_server_node_is_a_round_trip(endless_walk):
     """A commander knows a server's node can answer it once a parameter request came back; a node
-    that is not there is given up on within the timeout."""
+    that serves no parameters (not there, or a server of another name) gets one try, not the
+    whole timeout."""
     rclpy.init()
     commander = Commander('meeting_commander')
     try:
         assert commander.meet('/endless_walker/walk', timeout_s=10.0)
         assert '/endless_walker' in commander._met
-        assert not commander.meet('/nobody_here/walk', timeout_s=2.0)
+        began = time.monotonic()
+        assert not commander.meet('/nobody_here/walk', timeout_s=10.0)
+        assert time.monotonic() - began < 5.0
     finally:
         commander.close()
         rclpy.try_shutdown()

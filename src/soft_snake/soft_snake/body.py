@@ -116,10 +116,11 @@ class BodyParameters:
 
     def __post_init__(self):
         for name, value in vars(self).items():
-            if not (math.isfinite(value) and value > 0) and not (
-                name == 'rolling_drag_scale' and value == 0
-            ):
-                raise ValueError(f'{name} = {value}: must be finite and > 0')
+            off = name == 'rolling_drag_scale'  # 0: no drag
+            if not (math.isfinite(value) and (value >= 0 if off else value > 0)):
+                raise ValueError(
+                    f'{name} = {value}: must be finite and {">= 0" if off else "> 0"}'
+                )
         if self.bend_saturation > 1:
             raise ValueError(f'bend_saturation = {self.bend_saturation}: must be <= 1')
 

@@ -88,7 +88,7 @@ def test_a_saturating_bend_reaches_its_maximum_before_the_full_supply():
     for bad, reason in ((1.5, 'bend_saturation = 1.5: must be <= 1'), (0.0, 'must be finite')):
         with pytest.raises(ValueError, match=reason):
             dataclasses.replace(linear, bend_saturation=bad)
-    with pytest.raises(ValueError, match='rolling_drag_scale = -1'):
+    with pytest.raises(ValueError, match=r'rolling_drag_scale = -1.0: must be finite and >= 0'):
         dataclasses.replace(linear, rolling_drag_scale=-1.0)
 
 

@@ -521,7 +521,7 @@ def meet(node: rclpy.node.Node, endpoint: str, timeout_s: float, callback_group=
     ``MEET_TRY_S``). A fully qualified name whose node serves no parameters within one try gets
     that try only: the server may be a node of another name. ``callback_group``: the request's,
     for a caller that waits on an executor thread of ``node``."""
-    server = endpoint.rsplit('/', 1)[0] or '/'
+    server = server_node(endpoint)
     client = node.create_client(
         GetParameters, f'{server}/get_parameters', callback_group=callback_group
     )
@@ -534,6 +534,11 @@ def meet(node: rclpy.node.Node, endpoint: str, timeout_s: float, callback_group=
         return answered(client, request, timeout_s) is not None
     finally:
         node.destroy_client(client)
+
+
+def server_node(endpoint: str) -> str:
+    """The node an action or service name ``endpoint`` belongs to: the part before its last '/'."""
+    return endpoint.rsplit('/', 1)[0] or '/'
 
 
 def answered(client, request, timeout_s: float):

@@ -28,7 +28,7 @@ from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter, parameter_value_to_python
 
-from soro_node.base_node import meet, request_qos, shut_down, spin_until
+from soro_node.base_node import meet, request_qos, server_node, shut_down, spin_until
 from soro_node.waiting import WaitTimeout, wait_for
 
 SERVER_WAIT_S = 10.0  # discovery of a server started alongside can take seconds
@@ -64,7 +64,7 @@ class Commander(Node):
         """Wait (at most ``timeout_s``) until the node serving ``endpoint`` has answered a
         parameter request (``base_node.meet``: a request sent before the server sees us is
         answered into the void); once per node. False when it never answered."""
-        node = endpoint.rsplit('/', 1)[0] or '/'
+        node = server_node(endpoint)
         if not endpoint or node in self._met:
             return True
         if not meet(self, endpoint, timeout_s):

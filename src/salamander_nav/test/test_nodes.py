@@ -611,6 +611,7 @@ def test_a_blocked_follow_is_aborted_with_the_reason(robot, tmp_path):
             *('-r', 'joint_states:=/blocked/joint_states'),
             *('-r', '/tf:=/blocked/tf', '-r', '/tf_static:=/blocked/tf_static'),
             *('-p', f'port:={port}', '-p', 'autostart:=true'),
+            *('-p', 'progress_window_s:=3.0'),  # 8 s by default
         ],
         tmp_path,
     )
@@ -631,7 +632,7 @@ def test_a_blocked_follow_is_aborted_with_the_reason(robot, tmp_path):
     assert sent.status == GoalStatus.STATUS_ABORTED
     # 0.99 m of path less the 70 mm of waypoints inside R_switch of the start, passed at once
     assert sent.result.message == (
-        'aborted: no progress: less than 20 mm along the path in 8.0 s (0.92 m left); wheels '
+        'aborted: no progress: less than 20 mm along the path in 3.0 s (0.92 m left); wheels '
         'stopped'
     )
     assert not firmware.modules[1].wheels_target.any()

@@ -83,13 +83,17 @@ def test_the_simulator_advances_the_rows_as_the_wheels_get_over_the_step(launch_
         RunGait.Goal(gait='step_climb', frequency_hz=1.0, beta_rad=2.0944, cycles=90),
     )
     assert goal.accepted
-    rows = lambda: [f.step_climb_row for f in goal.feedback]  # noqa: E731
+
+    def rows() -> list[int]:
+        return [f.step_climb_row for f in goal.feedback]
+
     try:
         # 45 s leave a loaded machine's real-time simulator room
         assert poll(lambda: rows() and rows()[-1] >= 3, 45.0), rows()[-1:]
     finally:
         goal.cancel()
     assert goal.ended(10.0) and goal.status == GoalStatus.STATUS_CANCELED
+    assert goal.result.message == 'cancelled; every chamber vented'
     assert rows()[0] == 1 and rows() == sorted(rows())
     # the simulator judged wheel 2 over: it has been at the 7 cm step's height, the tail down
     heights = np.array([m.data for m in seen[WHEELS]])

@@ -19,8 +19,13 @@ rows as each wheel gets over): per run when each wheel got over within 60 s, fro
 log, counted from the goal's start, and where the wheels were 3 s after the goal had vented them
 (the simulator's ``~/wheel_heights`` and ``~/wheel_past_edge``). About 110 s a run; run it in the
 loopback namespace (``tools/netns_run.sh``), as ``make bench`` does.
+
+``--params FILE``: the snake a parameter file gives (``soft-snake-fit``'s ``params.yaml``, or any
+of ``model.SnakeModel``'s names; offline the climb's model, through the nodes the simulator's
+``body_parameters_file``) instead of the calibrated one; ``--runs N`` the first N seeds.
 """
 
+import argparse
 import json
 import math
 import statistics
@@ -32,7 +37,7 @@ from pathlib import Path
 import numpy as np
 from std_msgs.msg import Float64MultiArray
 
-from soft_snake import body, climbing, step_climb
+from soft_snake import body, climbing, model, model_file, step_climb
 from soft_snake.bag_analysis import PAST_EDGE, WHEELS
 from soft_snake.commander import SoftSnakeCommander
 from softbots_bringup import runner
@@ -44,10 +49,10 @@ TIMEOUT_S = 60.0
 GOAL_S = TIMEOUT_S + step_climb.FINISH_S + 5.0
 
 
-def one_run(seed: int) -> dict:
-    """One climb from the start drawn with ``seed``."""
+def one_run(seed: int, snake: model.SnakeModel) -> dict:
+    """One climb of ``snake`` from the start drawn with ``seed``."""
     start = climbing.Start.jittered(seed)
-    result = climbing.climb_step(timeout_s=TIMEOUT_S, start=start)
+    result = climbing.climb_step(timeout_s=TIMEOUT_S, start=start, snake=snake)
     return {
         'seed': seed,
         'start': {
@@ -82,12 +87,14 @@ def per_wheel(runs: list[dict]) -> tuple[list[int], list[list[float] | None]]:
     return [len(t) for t in times], [[min(t), max(t)] if t else None for t in times]
 
 
-def one_run_through_nodes(seed: int, out: Path) -> dict:
-    """One climb through the nodes from the start drawn with ``seed``: when each wheel got over,
-    and where the wheels were once the goal (the finishing row's time longer) had vented them."""
+def one_run_through_nodes(seed: int, out: Path, params: str | None) -> dict:
+    """One climb through the nodes from the start drawn with ``seed`` (the simulator's body from
+    the parameter file ``params``, if given): when each wheel got over, and where the wheels were
+    once the goal (the finishing row's time longer) had vented them."""
     logs = out / f'seed{seed}'
     logs.mkdir(parents=True)
-    seeded = runner.write_params(logs / 'start.yaml', {'soft_snake_sim': {'start_seed': seed}})
+    sim = {'start_seed': seed, **({'body_parameters_file': params} if params else {})}
+    seeded = runner.write_params(logs / 'start.yaml', {'soft_snake_sim': sim})
     arguments = {'sim': 'true', 'segments': '5', 'step_ahead_m': str(climbing.STEP_AHEAD_M)}
     processes = runner.start('soft_snake.launch.py', logs, arguments, [seeded])
     try:
@@ -126,12 +133,12 @@ def one_run_through_nodes(seed: int, out: Path) -> dict:
     }
 
 
-def through_nodes() -> dict:
-    """The ten climbs through the nodes, each in its own launch."""
+def through_nodes(runs: int, params: str | None) -> dict:
+    """The first ``runs`` climbs through the nodes, each in its own launch."""
     commander.init()
     try:
         with tempfile.TemporaryDirectory() as out:
-            runs = [one_run_through_nodes(seed, Path(out)) for seed in range(RUNS)]
+            runs = [one_run_through_nodes(seed, Path(out), params) for seed in range(runs)]
     finally:
         commander.shutdown()
     over_step, over_step_s = per_wheel(runs)
@@ -149,14 +156,30 @@ def through_nodes() -> dict:
 
 
 def main() -> int:
-    """Run the ten climbs (offline, or ``--through-nodes``) and print the JSON report."""
-    if '--through-nodes' in sys.argv[1:]:
-        print(json.dumps(through_nodes(), indent=1))
+    """Run the climbs (offline, or ``--through-nodes``) and print the JSON report."""
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--through-nodes', action='store_true', help='through the nodes')
+    parser.add_argument('--params', help='a parameter file (default: the calibrated model)')
+    parser.add_argument('--runs', type=int, default=RUNS, help=f'the first RUNS seeds ({RUNS})')
+    args = parser.parse_args()
+    if not 1 <= args.runs <= RUNS:
+        parser.error(f'--runs {args.runs}: from 1 to {RUNS}')
+    named = {'model': args.params or 'calibrated'}
+    # loaded here, so that a bad file ends the bench at once with its reason
+    try:
+        snake = model_file.load(args.params) if args.params else model.CALIBRATED
+    except ValueError as error:
+        parser.error(str(error))
+    if args.through_nodes:
+        # the simulator reads the file from its own working directory
+        params = str(Path(args.params).resolve()) if args.params else None
+        print(json.dumps({**named, **through_nodes(args.runs, params)}, indent=1))
         return 0
-    runs = [one_run(seed) for seed in range(RUNS)]
+    runs = [one_run(seed, snake) for seed in range(args.runs)]
     firsts = [r['over_step_at_s'][0] for r in runs if r['over_step_at_s'][0] is not None]
     over_step, over_step_s = per_wheel(runs)
     report = {
+        **named,
         'row_frequencies_hz': list(step_climb.ROW_FREQUENCIES_HZ),
         'row_undulation_duties': list(step_climb.ROW_UNDULATION_DUTIES),
         'timeout_s': TIMEOUT_S,

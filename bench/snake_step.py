@@ -133,12 +133,12 @@ def one_run_through_nodes(seed: int, out: Path, params: str | None) -> dict:
     }
 
 
-def through_nodes(runs: int, params: str | None) -> dict:
-    """The first ``runs`` climbs through the nodes, each in its own launch."""
+def through_nodes(count: int, params: str | None) -> dict:
+    """The first ``count`` climbs through the nodes, each in its own launch."""
     commander.init()
     try:
         with tempfile.TemporaryDirectory() as out:
-            runs = [one_run_through_nodes(seed, Path(out), params) for seed in range(runs)]
+            runs = [one_run_through_nodes(seed, Path(out), params) for seed in range(count)]
     finally:
         commander.shutdown()
     over_step, over_step_s = per_wheel(runs)

@@ -27,7 +27,7 @@ help:
 	@echo "make clean   remove build/, install/, log/ and $(VENV)"
 
 env: $(ENV_OK)
-$(ENV_OK): tools/env/bootstrap.sh tools/env/ros.txt tools/env/robot.txt tools/env/nodeps.txt
+$(ENV_OK): tools/env/bootstrap.sh tools/env/bootstrap.txt tools/env/ros.txt tools/env/robot.txt tools/env/nodeps.txt
 	tools/env/bootstrap.sh $(VENV)
 	touch $@
 
@@ -77,8 +77,9 @@ bench: $(BUILT) firmware-tools
 	    for b in bench/*.py; do [[ -e "$$b" ]] || continue; tools/netns_run.sh python "$$b"; done
 
 lock:
-	python3 -m venv build/lockenv && build/lockenv/bin/pip -q install uv==0.13.8
+	python3 -m venv build/lockenv && build/lockenv/bin/pip -q install --require-hashes -r tools/env/bootstrap.txt
 	cd tools/env && UV=../../build/lockenv/bin/uv && \
+	    $$UV pip compile -q --generate-hashes --universal --python-version 3.11 bootstrap.in -o bootstrap.txt && \
 	    $$UV pip compile -q --generate-hashes --python-version 3.11 --python-platform x86_64-manylinux_2_28 ros.in -o ros.txt && \
 	    $$UV pip compile -q --generate-hashes --no-deps --universal --python-version 3.11 nodeps.in -o nodeps.txt && \
 	    $$UV pip compile -q --generate-hashes --universal --python-version 3.12 robot.in -o robot.txt \

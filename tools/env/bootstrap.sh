@@ -59,9 +59,17 @@ else
     lock="$here/ros.txt"
 fi
 pip=("$venv/bin/python" -m pip --disable-pip-version-check --no-input)
-step "install $(basename "$lock") (exact versions, hashes checked)" \
-    "${pip[@]}" install --require-hashes --no-deps -r "$lock"
-step "install nodeps.txt" "${pip[@]}" install --require-hashes --no-deps -r "$here/nodeps.txt"
+step "install uv (bootstrap.txt, hashes checked)" \
+    "${pip[@]}" install --require-hashes --no-deps -r "$here/bootstrap.txt"
+# uv does not read pip's configuration: where it cannot reach a wheel that pip's own index or
+# find-links holds (a machine with a local mirror), pip installs the lock instead, only slower.
+install_lock() {
+    UV_LINK_MODE=copy "$venv/bin/uv" pip install --python "$venv/bin/python" \
+        --require-hashes --no-deps -r "$1" \
+        || { echo "### uv failed on $1: pip instead" && "${pip[@]}" install --require-hashes --no-deps -r "$1"; }
+}
+step "install $(basename "$lock") (exact versions, hashes checked)" install_lock "$lock"
+step "install nodeps.txt" install_lock "$here/nodeps.txt"
 if [[ $ros_mode == no ]]; then
     step "check installed set is consistent" "${pip[@]}" check
 else  # pip check would judge apt's own packages too; check what the stack imports instead

@@ -110,17 +110,37 @@ def test_chambers_bend_the_segment_away_from_themselves():
     assert raised.wheel_heights()[0] > 0.003 and np.all(raised.wheel_heights()[2:] < 0.002)
 
 
-def test_gravity_keeps_undulation_on_the_ground_and_sidewinding_lifts():
-    """§2.2.2: every axle is down at least 95 % of the time undulating (wheel bottom under 2 mm);
-    sidewinding lifts some axle above 4 mm, twice that."""
+def test_gravity_keeps_undulation_on_the_ground():
+    """§2.2.2: every axle is down at least 95 % of the time undulating (wheel bottom under 2 mm),
+    and no segment is bent up."""
     for segments in (3, 5):
         gait = calibration.head_first(Gait('undulation', segments, 2.0, 2 * math.pi / 3))
-        heights = simulator.run_gait(gait, 'paper', 6.0, calibration.CALIBRATED).wheel_z_m
-        down = np.mean(heights[100:] < 0.002, axis=0)
+        run = simulator.run_gait(gait, 'paper', 6.0, calibration.CALIBRATED)
+        down = np.mean(run.wheel_z_m[100:] < 0.002, axis=0)
         assert down.min() >= 0.95, (segments, down)
+        assert upward_bend_rad(run).max() == 0.0
+
+
+def upward_bend_rad(run: simulator.Trajectory) -> np.ndarray:
+    """Each sample's segments' upward bend (T, N) in rad, as the chambers' pressures ask for it."""
+    supply = pneumatics.SUPPLY_PA
+    return np.array([body.bend(p, supply, calibration.CALIBRATED)[:, 1] for p in run.pressure_pa])
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the thesis: sidewinding lifts the body (§2.2.2); with the supply's sag the "
+    'calibration chose (0.2), no chamber gets above 0.44 of the supply and the two bottom '
+    "chambers' upward moment above 0.27 of one full chamber, under the weight's share 0.5 "
+    '(lift_threshold): the simulated sidewinding never bends a segment up (docs/soft_snake.md)',
+)
+def test_sidewinding_bends_its_segments_up():
+    """The chambers of sidewinding's state 3 bend a segment up against its weight, as they lift
+    the head in test_chambers_bend_the_segment_away_from_themselves: at least 0.05 rad."""
     gait = calibration.head_first(PRESETS['sidewinding_default'][0])
-    heights = simulator.run_gait(gait, 'paper', 4.0, calibration.CALIBRATED).wheel_z_m
-    assert heights.max() > 0.004
+    run = simulator.run_gait(gait, 'paper', 4.0, calibration.CALIBRATED)
+    assert run.wheel_z_m.max() > 0.004  # an axle off the ground: the body rolls on its yaw bends
+    assert upward_bend_rad(run).max() >= 0.05
 
 
 @pytest.mark.parametrize('surface', ['rubber', 'paper', 'carpet', 'grass'])

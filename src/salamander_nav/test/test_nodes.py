@@ -126,7 +126,9 @@ def test_navigate_reaches_the_goal_around_the_obstacles(robot):
     assert status == GoalStatus.STATUS_SUCCEEDED and result.success, result.message
     assert result.final_distance_m < 0.05 and result.max_cross_track_m < 0.05
     assert {f.phase for f in feedback} == {'planning', 'following'}
-    assert math.dist(robot.pose()[:2], GOAL[:2]) < 0.06
+    # the robot has stopped there; this process's pose subscription may still be a few poses
+    # behind (seen 0.14 m, about 0.6 s of driving, with the other test worker busy)
+    assert poll(lambda: math.dist(robot.pose()[:2], GOAL[:2]) < 0.06, 3.0), robot.pose()
     assert robot.los and len(robot.los[-1].markers) == 3
     assert robot.joints and robot.joints[-1].name[0] == 'body_bend_1'
 

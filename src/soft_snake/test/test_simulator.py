@@ -122,7 +122,8 @@ def test_gravity_keeps_undulation_on_the_ground():
 
 
 def upward_bend_rad(run: simulator.Trajectory) -> np.ndarray:
-    """Each sample's segments' upward bend (T, N) in rad, as the chambers' pressures ask for it."""
+    """Each sample's segments' upward bend (T, N) in rad, as the calibrated body bends for the
+    chambers' pressures."""
     supply = pneumatics.SUPPLY_PA
     return np.array([body.bend(p, supply, calibration.CALIBRATED)[:, 1] for p in run.pressure_pa])
 

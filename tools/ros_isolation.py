@@ -7,7 +7,8 @@ the network. Under pytest-xdist (``-n``) every worker gets a ROS domain and a fo
 ports of its own, so two workers' nodes never discover each other and their simulated boards never
 take each other's port paths; and the test modules that start nodes take turns across workers
 (the pure tests run beside them), because two robots' nodes on a 2-core machine starve each other
-past their acks and watchdogs.
+past their acks and watchdogs. Modules with a test marked ``cores`` (a local Ray, a process pool:
+a process per core) take the same turns, for the same reason, without needing DDS kept local.
 """
 
 import contextlib
@@ -38,17 +39,21 @@ if os.environ.get('PYTEST_XDIST_WORKER'):
         os.environ.setdefault(threads, '1')
 
 
-ROS_MODULES = pytest.StashKey[set]()
+TURN_MODULES = pytest.StashKey[set]()
 
 
 def pytest_collection_modifyitems(config, items):
-    """Note the modules that start ROS nodes; exit pytest (code 2) if one was collected and DDS
-    is not kept local.
+    """Note the modules that take turns (a test marked ``ros`` or ``cores``); exit pytest (code 2)
+    if a ``ros`` test was collected and DDS is not kept local.
 
     Local means ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST and a ROS_DOMAIN_ID set, as
     tools/netns_run.sh does."""
-    config.stash[ROS_MODULES] = {item.path for item in items if item.get_closest_marker('ros')}
-    if not config.stash[ROS_MODULES]:
+    config.stash[TURN_MODULES] = {
+        item.path
+        for item in items
+        if item.get_closest_marker('ros') or item.get_closest_marker('cores')
+    }
+    if not any(item.get_closest_marker('ros') for item in items):
         return
     if (
         os.environ.get('ROS_AUTOMATIC_DISCOVERY_RANGE') != 'LOCALHOST'
@@ -64,10 +69,11 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(scope='module', autouse=True)
 def ros_modules_take_turns(request, tmp_path_factory):
-    """Holds the whole run's lock while a module with tests marked ``ros`` runs (every worker's
-    basetemp shares one parent), so one worker at a time starts nodes; others pass freely, their
-    worker niced while they do, so that the nodes' deadlines come first on the shared cores."""
-    if request.node.path not in request.config.stash.get(ROS_MODULES, set()):
+    """Holds the whole run's lock while a module with tests marked ``ros`` or ``cores`` runs
+    (every worker's basetemp shares one parent), so one worker at a time starts nodes or fills the
+    cores; others pass freely, their worker niced while they do, so that the nodes' deadlines come
+    first on the shared cores."""
+    if request.node.path not in request.config.stash.get(TURN_MODULES, set()):
         with _niced(PURE_NICENESS if os.environ.get('PYTEST_XDIST_WORKER') else 0):
             yield
         return

@@ -3,6 +3,8 @@ simulated ports."""
 
 import os
 import threading
+from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import ros_isolation
@@ -75,3 +77,21 @@ def test_threads_that_end_while_read_are_left_out():
         for thread in churners:
             thread.join(5.0)
     assert all(threading.get_native_id() in reading for reading in readings)
+
+
+def _item(path: str, *markers: str):
+    return SimpleNamespace(
+        path=Path(path), get_closest_marker=lambda name: name in markers or None
+    )
+
+
+def test_modules_that_start_nodes_or_fill_the_cores_take_turns(monkeypatch):
+    """A local Ray beside a robot's nodes starved them past their deadlines (2026-11-27): its
+    module takes the nodes' turns, without needing DDS kept local."""
+    monkeypatch.delenv('ROS_AUTOMATIC_DISCOVERY_RANGE', raising=False)
+    config = SimpleNamespace(stash=pytest.Stash())
+    items = [_item('a.py'), _item('ray.py', 'cores'), _item('ray.py')]
+    ros_isolation.pytest_collection_modifyitems(config, items)
+    assert config.stash[ros_isolation.TURN_MODULES] == {Path('ray.py')}
+    with pytest.raises(pytest.exit.Exception, match='need DDS kept on this machine'):
+        ros_isolation.pytest_collection_modifyitems(config, [*items, _item('nodes.py', 'ros')])

@@ -150,6 +150,7 @@ def _alive(pid: int) -> bool:
         return False
 
 
+@pytest.mark.cores
 @pytest.mark.parametrize('signum', [signal.SIGINT, signal.SIGTERM])
 def test_tables_caps_its_workers_and_ends_them_on_a_signal(tmp_path, signum):
     """Started as a script's ``&`` starts it (SIGINT ignored), with far more processes than

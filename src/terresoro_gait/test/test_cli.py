@@ -126,6 +126,7 @@ def test_sweep_prints_one_row_per_distinct_gait(test_a_csv, capsys):
     assert sum(hits) == 20 and f'{len(rows)} distinct gaits from 20 α samples' in err
 
 
+@pytest.mark.cores
 def test_sweep_runs_at_most_one_worker_per_core(test_a_csv, capsys):
     from soro_node.arguments import cores
 

@@ -200,6 +200,7 @@ def test_patching_two_disjoint_cycles_gives_simple_cycles_of_both():
     assert all(sorted(graph.check_cycle(p)) == [1, 2, 3, 4, 5] for p in patched)
 
 
+@pytest.mark.cores
 def test_lhs_sweep_in_two_processes_equals_the_sequential_sweep(test_a):
     graph = LimbDigraph(2)
     one = lhs_sweep(GaitProblem(test_a, graph), 'translation', 0.0, 0.5, 3.0, samples=40, seed=4)

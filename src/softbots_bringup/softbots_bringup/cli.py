@@ -51,7 +51,8 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signum, signal.default_int_handler)
     print(
         f'softbots-launch: {", ".join(p.name for p in processes)} running; logs in {logs}; '
-        'Ctrl-C stops them'
+        'Ctrl-C stops them',
+        flush=True,  # the line that says the launch is up, also into a file or a pipe
     )
     try:
         while all(p.popen.poll() is None for p in processes):

@@ -17,6 +17,7 @@ from softbots_bringup import cli, description, runner
 from softbots_bringup.description import SIM_ROOT
 from softbots_bringup.share import NotInstalled, installed, share_dir
 from soro_node.probe_node import Probe
+from soro_node.waiting import poll
 
 
 def robot(launch_file):
@@ -382,6 +383,9 @@ def test_ctrl_c_in_the_terminal_of_softbots_launch_stops_a_sim_launch_cleanly(tm
     probe = Probe('probe', {status: LinkStatus})
     try:
         assert probe.wait(status, lambda m: m.state == LinkStatus.CONNECTED, 60.0), out.read_text()
+        # a Ctrl-C while it starts is 130 (what had started is stopped): up is its running line,
+        # which can come after the link does on a loaded machine
+        assert poll(lambda: 'Ctrl-C stops them' in out.read_text(), 30.0), out.read_text()
         os.killpg(launch.pid, signal.SIGINT)  # what the terminal does on Ctrl-C
         assert launch.wait(30.0) == 0, out.read_text()
     finally:

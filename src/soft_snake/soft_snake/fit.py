@@ -28,7 +28,7 @@ from soft_snake.model import SnakeModel
 from soft_snake.reproduction import Prediction, RunLength
 from soft_snake.sweep import RaySweep
 
-# name → (low, high) (model.SnakeModel.replaced's names); the calibrated values lie inside. The
+# name → (low, high) (model.SnakeModel.replaced's names); the calibrated values lie within. The
 # body's masses and sizes are measured (Table 2.1) and the lift threshold is geometry (sin 30°), so
 # they stay; the chambers' time constants stay within what the thesis measured (§2.2.1). The
 # wheels' rolling resistance as a drag beside a small Coulomb part is the reading that scored best

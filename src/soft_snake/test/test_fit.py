@@ -261,7 +261,8 @@ def test_every_fitted_name_is_a_model_parameter_with_its_calibrated_value_in_bou
     assert calibrated['tau_inflate_s'] == pytest.approx(0.36, abs=0.01)
     assert calibrated['bend_rad'] == model.CALIBRATED.body.bend_rad
     for name, (low, high) in fit.FITTED.items():
-        assert low < calibrated[name] < high, name
+        # within, ends included (the rolling drag's 0: differential evolution takes x0 there)
+        assert low <= calibrated[name] <= high, name
     assert 6 <= len(fit.FITTED) <= 8
     # the chambers' time constants within what the thesis measured
     assert fit.FITTED['tau_inflate_s'] == fit.FITTED['tau_vent_s'] == (0.23, 0.44)

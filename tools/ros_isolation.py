@@ -7,8 +7,8 @@ the network. Under pytest-xdist (``-n``) every worker gets a ROS domain and a fo
 ports of its own, so two workers' nodes never discover each other and their simulated boards never
 take each other's port paths; and the test modules that start nodes take turns across workers
 (the pure tests run beside them), because two robots' nodes on a 2-core machine starve each other
-past their acks and watchdogs. Modules with a test marked ``cores`` (a local Ray, a process pool:
-a process per core) take the same turns, for the same reason, without needing DDS kept local.
+past their acks and watchdogs. A test marked ``cores`` (a local Ray, a process pool: a process
+per core) takes the same turns for itself, for the same reason, without needing DDS kept local.
 """
 
 import contextlib
@@ -39,21 +39,17 @@ if os.environ.get('PYTEST_XDIST_WORKER'):
         os.environ.setdefault(threads, '1')
 
 
-TURN_MODULES = pytest.StashKey[set]()
+ROS_MODULES = pytest.StashKey[set]()
 
 
 def pytest_collection_modifyitems(config, items):
-    """Note the modules that take turns (a test marked ``ros`` or ``cores``); exit pytest (code 2)
-    if a ``ros`` test was collected and DDS is not kept local.
+    """Note the modules that start ROS nodes; exit pytest (code 2) if one was collected and DDS
+    is not kept local.
 
     Local means ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST and a ROS_DOMAIN_ID set, as
     tools/netns_run.sh does."""
-    config.stash[TURN_MODULES] = {
-        item.path
-        for item in items
-        if item.get_closest_marker('ros') or item.get_closest_marker('cores')
-    }
-    if not any(item.get_closest_marker('ros') for item in items):
+    config.stash[ROS_MODULES] = {item.path for item in items if item.get_closest_marker('ros')}
+    if not config.stash[ROS_MODULES]:
         return
     if (
         os.environ.get('ROS_AUTOMATIC_DISCOVERY_RANGE') != 'LOCALHOST'
@@ -69,14 +65,33 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(scope='module', autouse=True)
 def ros_modules_take_turns(request, tmp_path_factory):
-    """Holds the whole run's lock while a module with tests marked ``ros`` or ``cores`` runs
-    (every worker's basetemp shares one parent), so one worker at a time starts nodes or fills the
-    cores; others pass freely, their worker niced while they do, so that the nodes' deadlines come
-    first on the shared cores."""
-    if request.node.path not in request.config.stash.get(TURN_MODULES, set()):
-        with _niced(PURE_NICENESS if os.environ.get('PYTEST_XDIST_WORKER') else 0):
+    """Holds the whole run's turn while a module with tests marked ``ros`` runs, so one worker at
+    a time starts nodes; others pass freely, their worker niced while they do, so that the nodes'
+    deadlines come first on the shared cores."""
+    if request.node.path in request.config.stash.get(ROS_MODULES, set()):
+        with _turn(tmp_path_factory):
             yield
         return
+    with _niced(PURE_NICENESS if os.environ.get('PYTEST_XDIST_WORKER') else 0):
+        yield
+
+
+@pytest.fixture(autouse=True)
+def core_filling_tests_take_turns(request, tmp_path_factory):
+    """Holds the turn while a test marked ``cores`` runs outside a ``ros`` module (which holds it
+    already): a process per core beside a robot's nodes starved them past their deadlines."""
+    ros_module = request.node.path in request.config.stash.get(ROS_MODULES, set())
+    if not request.node.get_closest_marker('cores') or ros_module:
+        yield
+        return
+    with _turn(tmp_path_factory):
+        yield
+
+
+@contextlib.contextmanager
+def _turn(tmp_path_factory):
+    """The whole run's lock (every worker's basetemp shares one parent), held while the context
+    lasts."""
     lock = tmp_path_factory.getbasetemp().parent / 'ros-modules.lock'
     with lock.open('w') as held:
         fcntl.flock(held, fcntl.LOCK_EX)

@@ -1,6 +1,7 @@
 """tools/ros_isolation.py: parallel test workers never share a ROS domain or a folder of
 simulated ports."""
 
+import fcntl
 import os
 import threading
 from pathlib import Path
@@ -85,13 +86,22 @@ def _item(path: str, *markers: str):
     )
 
 
-def test_modules_that_start_nodes_or_fill_the_cores_take_turns(monkeypatch):
-    """A local Ray beside a robot's nodes starved them past their deadlines (2026-11-27): its
-    module takes the nodes' turns, without needing DDS kept local."""
+def test_modules_that_start_nodes_take_turns_and_only_they_need_dds_kept_local(monkeypatch):
     monkeypatch.delenv('ROS_AUTOMATIC_DISCOVERY_RANGE', raising=False)
     config = SimpleNamespace(stash=pytest.Stash())
     items = [_item('a.py'), _item('ray.py', 'cores'), _item('ray.py')]
     ros_isolation.pytest_collection_modifyitems(config, items)
-    assert config.stash[ros_isolation.TURN_MODULES] == {Path('ray.py')}
+    assert config.stash[ros_isolation.ROS_MODULES] == set()
     with pytest.raises(pytest.exit.Exception, match='need DDS kept on this machine'):
         ros_isolation.pytest_collection_modifyitems(config, [*items, _item('nodes.py', 'ros')])
+    assert config.stash[ros_isolation.ROS_MODULES] == {Path('nodes.py')}
+
+
+@pytest.mark.cores
+def test_a_cores_test_holds_the_turn_while_it_runs(tmp_path_factory):
+    """A local Ray beside a robot's nodes starved them past their deadlines (2026-11-27): a test
+    marked cores holds the run's turn, as a module starting nodes does."""
+    lock = tmp_path_factory.getbasetemp().parent / 'ros-modules.lock'
+    with lock.open('w') as other:
+        with pytest.raises(BlockingIOError):
+            fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -79,7 +79,7 @@ def ros_modules_take_turns(request, tmp_path_factory):
 @pytest.fixture(autouse=True)
 def core_filling_tests_take_turns(request, tmp_path_factory):
     """Holds the turn while a test marked ``cores`` runs outside a ``ros`` module (which holds it
-    already): a process per core beside a robot's nodes starved them past their deadlines."""
+    already): a process per core would take the cores a robot's nodes need for their deadlines."""
     ros_module = request.node.path in request.config.stash.get(ROS_MODULES, set())
     if not request.node.get_closest_marker('cores') or ros_module:
         yield

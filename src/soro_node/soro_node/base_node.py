@@ -397,6 +397,7 @@ def run_node(
     except KeyboardInterrupt:  # Ctrl-C while it was being built: nothing to stop yet
         shut_down()
         return 0
+    executor = None
     try:
         executor = make_executor() if make_executor else rclpy.executors.SingleThreadedExecutor()
         executor.add_node(node)
@@ -412,6 +413,11 @@ def run_node(
     except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
         pass
     finally:
+        if executor is not None:
+            # its guard conditions released now, while the context is up, not by the garbage
+            # collector at exit (a learner once hung there, "Garbage-collecting", until killed);
+            # 0: no wait, the goals had their GOALS_END_S
+            executor.shutdown(timeout_sec=0)
         node.destroy_node()
         shut_down()
         _node_stopping.clear()  # a test may run run_node in its own process

@@ -14,6 +14,7 @@ per core) takes the same turns for itself, for the same reason, without needing 
 import contextlib
 import fcntl
 import os
+from pathlib import Path
 
 import pytest
 
@@ -88,12 +89,15 @@ def core_filling_tests_take_turns(request, tmp_path_factory):
         yield
 
 
+def turn_lock(tmp_path_factory) -> Path:
+    """The whole run's turn lock file: every worker's basetemp shares one parent."""
+    return tmp_path_factory.getbasetemp().parent / 'ros-modules.lock'
+
+
 @contextlib.contextmanager
 def _turn(tmp_path_factory):
-    """The whole run's lock (every worker's basetemp shares one parent), held while the context
-    lasts."""
-    lock = tmp_path_factory.getbasetemp().parent / 'ros-modules.lock'
-    with lock.open('w') as held:
+    """The whole run's turn (``turn_lock``), held while the context lasts."""
+    with turn_lock(tmp_path_factory).open('w') as held:
         fcntl.flock(held, fcntl.LOCK_EX)
         yield
 

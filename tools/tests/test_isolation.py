@@ -101,7 +101,6 @@ def test_modules_that_start_nodes_take_turns_and_only_they_need_dds_kept_local(m
 def test_a_cores_test_holds_the_turn_while_it_runs(tmp_path_factory):
     """A test marked cores (a local Ray, a process pool) holds the run's turn while it runs, as
     a module starting nodes does, so that it never fills the cores beside a robot's nodes."""
-    lock = tmp_path_factory.getbasetemp().parent / 'ros-modules.lock'
-    with lock.open('w') as other:
+    with ros_isolation.turn_lock(tmp_path_factory).open('w') as other:
         with pytest.raises(BlockingIOError):
             fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)

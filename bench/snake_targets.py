@@ -41,9 +41,12 @@ def main() -> None:
     parser.add_argument('--split', default='0.5')
     parser.add_argument('--seed', type=int, default=0)
     args = parser.parse_args()
-    snake = model_file.load(args.params) if args.params else model.CALIBRATED
-    cells = tables.speeds()
-    training, held_out = evaluation.split(cells, args.split, args.seed)
+    try:
+        snake = model_file.load(args.params) if args.params else model.CALIBRATED
+        cells = tables.speeds()
+        training, held_out = evaluation.split(cells, args.split, args.seed)
+    except ValueError as error:
+        parser.error(str(error))
     predictions = reproduction.predict_tables(cells, processes=2, model=snake)
     tested = [p for p in predictions if p.cell in held_out]
     report = {

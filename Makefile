@@ -37,6 +37,8 @@ $(BUILT): $(ENV_OK) $(SOURCES)
 	    --event-handlers console_cohesion- summary+ status- >build/colcon.out 2>&1 \
 	    || { tail -n 40 build/colcon.out; echo "make: colcon build failed (full output: build/colcon.out)"; exit 1; }
 	@tail -n 1 build/colcon.out
+	@# setuptools skips bytecode where PYTHONDONTWRITEBYTECODE is set: compiled once here, not at every start
+	@$(ENV_SH) && python -m compileall -q -j0 install >/dev/null
 	@$(ENV_SH) && source install/setup.bash && python -m tensegrity_sim.warm_up   # numba's disk cache, filled once
 	touch $@
 

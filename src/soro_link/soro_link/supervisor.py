@@ -281,8 +281,14 @@ class LinkSupervisor:
 
     def _try_open(self, now: float) -> None:
         try:
+            # exclusive (flock): a second bridge, or one retrying a path that has come to name
+            # another device's terminal, is refused instead of taking half of its bytes
             port = self._open_port(
-                self.config.port, baudrate=self.config.baud, timeout=0.005, write_timeout=0.5
+                self.config.port,
+                baudrate=self.config.baud,
+                timeout=0.005,
+                write_timeout=0.5,
+                exclusive=True,
             )
         except (serial.SerialException, OSError, ValueError) as exc:
             self._set_error(f'cannot open {self.config.port}: {exc}; retrying')

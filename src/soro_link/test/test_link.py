@@ -186,6 +186,21 @@ def test_other_protocol_version_is_refused_naming_both(link_to, caplog):
         assert link.state != LinkState.CONNECTED and snapshot(link).level == DiagnosticLevel.ERROR
 
 
+def test_a_second_bridge_on_a_port_in_use_is_refused_and_takes_nothing(link_to, caplog):
+    """A path that comes to name another device's terminal (a simulator killed, its number
+    reused) once had two bridges each read half of the bytes: "port lost ... multiple access"."""
+    caplog.set_level(logging.WARNING, logger='soro_link')
+    with SimulatedDevice(GenericOutputs()) as device:
+        first = link_to(device.port)
+        assert time_until(lambda: first.state == LinkState.CONNECTED, 2.0) is not None
+        second = link_to(device.port, backoff_max_s=0.2)
+        assert time_until(lambda: 'exclusively lock' in second.last_error, 2.0) is not None
+        time.sleep(0.5)
+        assert second.state == LinkState.DISCONNECTED and first.state == LinkState.CONNECTED
+        assert first.stats.reconnects == 0 and first.stats.format_errors == 0
+        first.send('set_outputs', wait_ack=True, duty_pct=(10, 0, 0, 0))
+
+
 def test_missing_port_logs_one_line_and_keeps_retrying(tmp_path, caplog):
     attempts = []
 

@@ -8,14 +8,19 @@ and physics.
 
 The port is a stable symlink to the pseudo-terminal (like a udev ``/dev/serial/by-id`` name), so
 ``unplug`` and ``replug`` behave as a USB cable would: the path vanishes, then comes back on a
-fresh terminal.
+fresh terminal. A host opening the port resets the device, as DTR resets an Arduino and the
+auto-reset circuit an ESP32 board: the terminal runs in packet mode, where the flush of the input
+that pyserial does on every open reaches the device (TIOCPKT_FLUSHREAD).
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import select
+import struct
 import tempfile
+import termios
 import threading
 import time
 import tty
@@ -115,8 +120,8 @@ class SimulatedDevice:
         port: symlink path to create; a fresh temporary path when None.
         watchdog_ms: safe state after this long without a heartbeat or command from the host.
         heartbeat_period_s: device heartbeat period once the handshake is done.
-        boot_delay_s: input is ignored this long after power-up or replug (an Arduino resets
-            when the port opens).
+        boot_delay_s: input is ignored this long after power-up, replug or a host opening the
+            port (the bootloader of an Arduino, which resets on open).
         protocol_version: what the firmware announces (another value tests the bridge's refusal).
         tick_s: firmware loop period.
     """
@@ -165,6 +170,7 @@ class SimulatedDevice:
         master, slave = os.openpty()
         tty.setraw(slave)
         os.set_blocking(master, False)
+        fcntl.ioctl(master, termios.TIOCPKT, struct.pack('i', 1))
         link = Path(self.port)
         link.unlink(missing_ok=True)
         link.symlink_to(os.ttyname(slave))
@@ -219,24 +225,21 @@ class SimulatedDevice:
         self._announce = True
 
     def event_times(self, what: str) -> list[float]:
-        """Monotonic times (s) of the recorded events ``what`` ('power_up', 'handshake',
-        'safe:watchdog', 'safe:safe_state_command')."""
+        """Monotonic times (s) of the recorded events ``what`` ('power_up', 'reset_on_open',
+        'handshake', 'safe:watchdog', 'safe:safe_state_command')."""
         with self._lock:
             return [t for t, w in self.events if w == what]
 
     # --- firmware --------------------------------------------------------------------------------
     def _run(self) -> None:
         master = self._fds[0]
-        decoder = StreamDecoder()
-        self.model.enter_safe_state()
-        boot_end = time.monotonic() + self.boot_delay_s
-        self._seq, self._handshaken, self._booted = 0, False, False
-        self._refused, self._rx_errors_sent, self._next_rx_errors = 0, None, 0.0
-        self._host_seen = self._next_heartbeat = last = time.monotonic()
-        self._event('power_up')
+        decoder, boot_end = self._reset('power_up')
+        last = time.monotonic()
         while self._running:
             readable, _, _ = select.select([master], [], [], self.tick_s)
-            data = self._read(master) if readable else b''
+            data, host_opened = self._read(master) if readable else (b'', False)
+            if host_opened:
+                decoder, boot_end = self._reset('reset_on_open')
             now = time.monotonic()
             if now < boot_end:
                 continue  # the bootloader swallows what arrives while it runs
@@ -256,11 +259,26 @@ class SimulatedDevice:
                     self._send(name, **fields)
             last = now
 
-    def _read(self, master: int) -> bytes:
+    def _reset(self, why: str) -> tuple[StreamDecoder, float]:
+        """Start the firmware afresh (``why``: 'power_up' or 'reset_on_open'): safe, no host,
+        nothing half-received; its decoder and the end of its boot."""
+        self.model.enter_safe_state()
+        self._seq, self._handshaken, self._booted = 0, False, False
+        self._refused, self._rx_errors_sent, self._next_rx_errors = 0, None, 0.0
+        self._host_seen = self._next_heartbeat = time.monotonic()
+        self._event(why)
+        return StreamDecoder(), self._host_seen + self.boot_delay_s
+
+    def _read(self, master: int) -> tuple[bytes, bool]:
+        """What the host wrote, and whether it has just opened the port (a packet-mode status
+        byte in place of data)."""
         try:
-            return os.read(master, 4096)
+            packet = os.read(master, 4097)
         except (BlockingIOError, OSError):  # EIO while no host has the terminal open
-            return b''
+            return b'', False
+        if not packet or packet[0] == termios.TIOCPKT_DATA:
+            return packet[1:], False
+        return b'', bool(packet[0] & termios.TIOCPKT_FLUSHREAD)
 
     def _handle(self, frame: Frame, now: float) -> None:
         try:

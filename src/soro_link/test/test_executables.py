@@ -123,10 +123,8 @@ def test_a_paused_bridge_logs_the_devices_watchdog_report(tmp_path):
         stdout=log.open('w'),
         stderr=subprocess.STDOUT,
     )
-    # plugged in once the bridge waits for it (retrying at most 1 s apart), and booting 1.5 s
-    # later as an Arduino does: its INFO report reaches the bridge. Plugged in before the bridge
-    # has started (a loaded machine), it booted before the port was opened, whose opening drops
-    # what came before
+    # plugged in once the bridge waits for it (retrying at most 1 s apart); it boots 1.5 s after
+    # the bridge opens the port, as an Arduino resets on open: its INFO report reaches the bridge
     assert poll(lambda: 'opening' in log.read_text(), 30.0)
     with SimulatedDevice(
         GenericOutputs(), port=tmp_path / 'tty', watchdog_ms=500, boot_delay_s=1.5

@@ -53,6 +53,20 @@ def test_handshake_waits_through_a_two_second_boot(link_to):
         assert link.send('set_outputs', wait_ack=True, duty_pct=(1, 2, 3, 4)) < 0.05
 
 
+def test_a_host_opening_the_port_resets_the_device_as_an_arduino(link_to):
+    with SimulatedDevice(GenericOutputs(), boot_delay_s=1.0) as device:
+        time.sleep(1.2)  # booted before any host came
+        first = link_to(device.port)
+        took = time_until(lambda: first.state == LinkState.CONNECTED, 3.0)
+        assert took is not None and took >= 1.0  # it booted again once the port was opened
+        first.send('set_outputs', wait_ack=True, duty_pct=(50, 0, 0, 0))
+        assert not device.model.safe
+        first.stop()
+        second = link_to(device.port)
+        assert time_until(lambda: second.state == LinkState.CONNECTED, 3.0) is not None
+        assert device.model.safe and len(device.event_times('reset_on_open')) == 2
+
+
 def test_commands_ack_nack_and_schema_errors(link_to):
     with SimulatedDevice(GenericOutputs()) as device:
         link = link_to(device.port)

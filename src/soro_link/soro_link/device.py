@@ -8,7 +8,10 @@ and physics.
 
 The port is a stable symlink to the pseudo-terminal (like a udev ``/dev/serial/by-id`` name), so
 ``unplug`` and ``replug`` behave as a USB cable would: the path vanishes, then comes back on a
-fresh terminal. A host opening the port resets the device, as DTR resets an Arduino and the
+fresh terminal. It names the terminal through this process's own descriptor
+(``/proc/<pid>/fd/<n>``), so it also vanishes when the process is killed: through a link to
+``/dev/pts/<n>`` a bridge retrying the path of a killed simulator opened whichever device was
+given that number next. A host opening the port resets the device, as DTR resets an Arduino and the
 auto-reset circuit an ESP32 board: the terminal runs in packet mode, where the flush of the input
 that pyserial does on every open reaches the device (TIOCPKT_FLUSHREAD).
 """
@@ -173,7 +176,7 @@ class SimulatedDevice:
         fcntl.ioctl(master, termios.TIOCPKT, struct.pack('i', 1))
         link = Path(self.port)
         link.unlink(missing_ok=True)
-        link.symlink_to(os.ttyname(slave))
+        link.symlink_to(f'/proc/{os.getpid()}/fd/{slave}')
         self._fds = (master, slave)
         self._running = True
         self._thread = threading.Thread(

@@ -3,6 +3,8 @@ bad peers."""
 
 import logging
 import os
+import subprocess
+import sys
 import time
 
 import pytest
@@ -213,6 +215,27 @@ def test_a_second_bridge_on_a_port_in_use_is_refused_and_takes_nothing(link_to, 
         assert second.state == LinkState.DISCONNECTED and first.state == LinkState.CONNECTED
         assert first.stats.reconnects == 0 and first.stats.format_errors == 0
         first.send('set_outputs', wait_ack=True, duty_pct=(10, 0, 0, 0))
+
+
+def test_a_killed_devices_port_vanishes_with_its_process(tmp_path):
+    """As a udev path with its cable: a bridge retrying it must not open the terminal the next
+    device was given (the lowest free number, often the killed one's)."""
+    port = tmp_path / 'tty'
+    code = (
+        'import time; from soro_link.device import GenericOutputs, SimulatedDevice; '
+        f'SimulatedDevice(GenericOutputs(), {str(port)!r}).start(); print("up", flush=True); '
+        'time.sleep(60)'
+    )
+    process = subprocess.Popen([sys.executable, '-c', code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout.readline() == 'up\n'
+        serial.Serial(str(port)).close()
+    finally:
+        process.kill()
+        process.wait()
+    with SimulatedDevice(GenericOutputs()):
+        with pytest.raises(serial.SerialException, match='No such file'):
+            serial.Serial(str(port))
 
 
 def test_missing_port_logs_one_line_and_keeps_retrying(tmp_path, caplog):

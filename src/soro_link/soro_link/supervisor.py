@@ -29,6 +29,11 @@ from soro_link.protocol import HEARTBEAT_SAFE, PROTOCOL_VERSION, BodyError, Mess
 
 log = logging.getLogger('soro_link')
 
+# a turn of the link's loop takes at most its read timeout (5 ms) or a 20 ms wait to reopen; one
+# this much longer means the process did not run (a frozen VM, swapping, SIGSTOP, an interpreter
+# lock held), which the device could only see as the host's silence
+HELD_WARN_S = 0.25
+
 
 class LinkState(enum.IntEnum):  # values match soro_interfaces/msg/LinkStatus
     """Where a link is in its life (the module docstring gives the transitions)."""
@@ -259,8 +264,16 @@ class LinkSupervisor:
 
     # --- the supervisor thread -------------------------------------------------------------------
     def _run(self) -> None:
+        last = time.monotonic()
         while self._running:
             now = time.monotonic()
+            if now - last > HELD_WARN_S:
+                held_ms = (now - last) * 1000
+                log.warning(
+                    f'the link on {self.config.port} did not run for {held_ms:.0f} ms: nothing '
+                    'was read or sent meanwhile (a stalled host?)'
+                )
+            last = now
             if self._port is None:
                 if now >= self._next_open:
                     self._try_open(now)

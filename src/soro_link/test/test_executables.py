@@ -3,6 +3,7 @@ with its config, and as a hostile user starts them: bad arguments, SIGINT ignore
 started them, a bridge paused mid-session."""
 
 import os
+import re
 import signal
 import subprocess
 import time
@@ -155,6 +156,9 @@ def test_a_paused_bridge_logs_the_devices_watchdog_report(tmp_path):
     text = log.read_text()
     assert '[ERROR]' in next(line for line in text.splitlines() if '(WATCHDOG)' in line)
     assert 'device: no heartbeat or command for 500 ms: safe state (WATCHDOG)' in text
+    # and the bridge says that it, not the device, was the one that stopped
+    held = re.search(r'did not run for (\d+) ms: nothing was read or sent', text)
+    assert held and int(held[1]) >= 1400, text
     assert 'Traceback' not in text and 'severity' not in text, text
 
 

@@ -69,7 +69,7 @@ def ros_modules_take_turns(request, tmp_path_factory):
     """Holds the whole run's turn while a module with tests marked ``ros`` runs, so one worker at
     a time starts nodes; others pass freely, their worker niced while they do, so that the nodes'
     deadlines come first on the shared cores."""
-    if request.node.path in request.config.stash.get(ROS_MODULES, set()):
+    if _in_ros_module(request):
         with _turn(tmp_path_factory):
             yield
         return
@@ -81,12 +81,16 @@ def ros_modules_take_turns(request, tmp_path_factory):
 def core_filling_tests_take_turns(request, tmp_path_factory):
     """Holds the turn while a test marked ``cores`` runs outside a ``ros`` module (which holds it
     already): a process per core would take the cores a robot's nodes need for their deadlines."""
-    ros_module = request.node.path in request.config.stash.get(ROS_MODULES, set())
-    if not request.node.get_closest_marker('cores') or ros_module:
+    if not request.node.get_closest_marker('cores') or _in_ros_module(request):
         yield
         return
     with _turn(tmp_path_factory):
         yield
+
+
+def _in_ros_module(request) -> bool:
+    """Whether the requesting test or module is in a module that starts ROS nodes."""
+    return request.node.path in request.config.stash.get(ROS_MODULES, set())
 
 
 def turn_lock(tmp_path_factory) -> Path:

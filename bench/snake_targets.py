@@ -1,15 +1,16 @@
 """Issue 29's targets on Tables 5.2-5.7 for one simulator model, each beside the robot's own figure
-and the friction-table baseline (soft_snake.targets, soft_snake.evaluation).
+and the baselines (soft_snake.targets, soft_snake.evaluation).
 
 Every cell swept on an embedded Ray of two workers with the calibrated model, or with the model
 a fit wrote (``--params params.yaml``). Held out: the calibration's and the fit's default split
 (0.5 of each gait's cells, seed 0) or ``--split``/``--seed``; the calibrated model was fitted on
 the other half (calibration.py), a fitted one must be scored on its own fit's split. Prints JSON:
 ``held_out`` (ρ per gait and pooled, median relative error, cells within ±20 %: simulator,
-friction rank, friction table), ``all_cells`` (the simulator's on all 288), ``tables`` (each target
-of ``targets.table_targets``, simulated and the robot's) and ``sn13`` (the trends that hold, of
-six). The other targets have their own benches: real time and the sweep on Ray (snake.py,
-soft_snake_fit.py), the step (snake_step.py).
+friction rank, friction table, factor model), ``all_cells`` (the simulator's on all 288),
+``tables`` (each target of ``targets.table_targets``, simulated and the robot's),
+``main_effects`` (each factor's effect on ln BL/s over all 288, measured and simulated) and
+``sn13`` (the trends that hold, of six). The other targets have their own benches: real time and
+the sweep on Ray (snake.py, soft_snake_fit.py), the step (snake_step.py).
 """
 
 import argparse
@@ -55,6 +56,7 @@ def main() -> None:
         'held_out': fit_report.held_out_figures(training, held_out, tested),
         'all_cells': evaluation.metrics(predictions),
         'tables': targets.beside_the_robot(predictions),
+        'main_effects': fit_report.main_effects(predictions),
         'sn13': sum(holds for holds, _ in reproduction.trends(predictions).values()),
     }
     report['held_out_targets'] = held_out_targets(report['held_out']['simulator'])

@@ -23,7 +23,7 @@ import numpy as np
 from scipy.optimize import differential_evolution
 
 from soft_snake import evaluation, model, pneumatics, tables
-from soft_snake.gaits import body_length_m
+from soft_snake.gaits import SIDEWINDING, body_length_m
 from soft_snake.model import SnakeModel
 from soft_snake.reproduction import Prediction, RunLength
 from soft_snake.sweep import RaySweep
@@ -52,6 +52,8 @@ SPEED_FLOOR_BL_S = 0.01
 # weight of the order (1 − ρ per gait) against the scale (mean |ln ratio|) in ``score``: issue 29
 # judges a simulator by its ρ first; without it a fit traded ρ 0.63 for scale (0.45 held out)
 RANK_WEIGHT = 1.0
+# how ``score`` scores, in the stores' fingerprint: 2 takes sidewinding along its path
+SCORE_VERSION = 2
 
 
 def calibrated_x() -> list[float]:
@@ -68,28 +70,37 @@ def model_of(x) -> SnakeModel:
 
 
 def score(predictions: list[Prediction]) -> float:
-    """Scale and order together: the mean |ln(predicted / measured)| of the forward speed in BL/s
-    (scale errors count alike up and down, a cell run backwards counts as standing still) plus
-    ``RANK_WEIGHT`` times the mean over the gaits of 1 − Spearman's ρ of the forward speeds (1
-    where ρ is undefined: a set that predicts one speed everywhere orders nothing)."""
-    forward = [
-        max(p.forward_m_s / body_length_m(p.cell.segments), 0.0) + SPEED_FLOOR_BL_S
-        for p in predictions
-    ]
+    """Scale and order together: the mean |ln(predicted / measured)| of ``scored_bl_per_s``
+    (scale errors count alike up and down) plus ``RANK_WEIGHT`` times the mean over the gaits of
+    1 − Spearman's ρ of the same speeds (1 where ρ is undefined: a set that predicts one speed
+    everywhere orders nothing)."""
+    speeds = [scored_bl_per_s(p) + SPEED_FLOOR_BL_S for p in predictions]
     errors = [
         abs(math.log(v / (p.cell.bl_per_s + SPEED_FLOOR_BL_S)))
-        for p, v in zip(predictions, forward)
+        for p, v in zip(predictions, speeds)
     ]
-    rho = evaluation.rho_by_gait([(p.cell, v) for p, v in zip(predictions, forward)])
+    rho = evaluation.rho_by_gait([(p.cell, v) for p, v in zip(predictions, speeds)])
     gaits = sorted({p.cell.gait for p in predictions})
     disorder = np.mean([1.0 - (rho[g] if rho[g] is not None else 0.0) for g in gaits])
     return float(np.mean(errors) + RANK_WEIGHT * disorder)
 
 
+def scored_bl_per_s(prediction: Prediction) -> float:
+    """The simulated speed the score compares with the table's, in BL/s: sidewinding's along its
+    path, as the tables measure it (a sidewinding snake travels across its heading, §2.2.2's
+    "diagonal direction"), undulation's along the body's heading, a run backwards counting as
+    standing still (the robot undulated head first)."""
+    if prediction.cell.gait == SIDEWINDING:
+        return prediction.bl_per_s
+    return max(prediction.forward_m_s / body_length_m(prediction.cell.segments), 0.0)
+
+
 def fingerprint(training: list[tables.Cell], run: RunLength) -> str:
     """What a stored score depends on besides the set: the training cells, the run length and the
-    fitted names. A store written with other arguments is not reused."""
-    text = json.dumps([[vars(c) for c in training], vars(run), list(FITTED)], sort_keys=True)
+    fitted names and how ``score`` scores. A store written otherwise is not reused."""
+    text = json.dumps(
+        [[vars(c) for c in training], vars(run), list(FITTED), SCORE_VERSION], sort_keys=True
+    )
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -229,6 +240,7 @@ def run(args, pool: RaySweep, training: list, held_out: list) -> dict:
     report = {
         'held_out': figures,
         'tables': targets.beside_the_robot(predictions),
+        'main_effects': fit_report.main_effects(predictions),
         'training': {'simulator': evaluation.metrics(predictions[: len(training)])},
         'split': {
             'rule': args.split,
@@ -241,7 +253,8 @@ def run(args, pool: RaySweep, training: list, held_out: list) -> dict:
             'stored': len(store.scores),
             'simulated_this_run': evaluator.simulated,
             'best_score': store.best()[1],
-            'score': 'mean |ln(predicted / measured)| of forward BL/s on the training cells '
+            'score': 'mean |ln(predicted / measured)| of BL/s (sidewinding along its path, '
+            'undulation along its heading) on the training cells '
             f'+ {RANK_WEIGHT} x mean over gaits of (1 - Spearman rho)',
         },
         'fitted': {name: list(bounds) for name, bounds in FITTED.items()},

@@ -1,8 +1,8 @@
-"""What ``soft-snake-fit`` writes beside the parameter file: the held-out figures beside both
-baselines (``report.json``, and a side-by-side table printed), per table the predicted and measured
-speeds over frequency × phase offset, and the scatter of predicted against measured with the
-friction-table baseline. Every file written to a temporary name and renamed, so a failed fit leaves
-none half-written. No ROS."""
+"""What ``soft-snake-fit`` writes beside the parameter file: the held-out figures beside the
+baselines and each factor's effect, measured and simulated (``report.json``, and a side-by-side
+table printed), per table the predicted and measured speeds over frequency × phase offset, and
+the scatter of predicted against measured with the friction-table baseline. Every file written to
+a temporary name and renamed, so a failed fit leaves none half-written. No ROS."""
 
 from __future__ import annotations
 
@@ -17,11 +17,22 @@ from soro_node.arguments import write_output
 
 
 def held_out_figures(training, held_out, predictions: list[Prediction]) -> dict:
-    """The simulator's metrics on the held-out cells beside baselines (a) and (b) on the same."""
+    """The simulator's metrics on the held-out cells beside baselines (a), (b) and (c) on the
+    same (``evaluation``)."""
     return {
         'simulator': evaluation.metrics(predictions),
         'friction_rank': evaluation.friction_rank(held_out),
         'friction_table': evaluation.metrics(evaluation.friction_table(training, held_out)),
+        'factor_model': evaluation.metrics(evaluation.factor_model(training, held_out)),
+    }
+
+
+def main_effects(predictions: list[Prediction]) -> dict:
+    """Each factor's effect on ln BL/s (``evaluation.main_effects``), measured and simulated, over
+    ``predictions``' cells."""
+    return {
+        'measured': evaluation.main_effects([(p.cell, p.cell.bl_per_s) for p in predictions]),
+        'simulator': evaluation.main_effects([(p.cell, p.bl_per_s) for p in predictions]),
     }
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from soft_snake import fit, measurements, model, model_file, tables
+from soft_snake import evaluation, fit, measurements, model, model_file, tables
 from soro_node.waiting import poll
 
 pytestmark = pytest.mark.ros  # a cluster of processes: run inside tools/netns_run.sh
@@ -136,8 +136,13 @@ def test_fit_on_a_cluster(ray_head, tmp_path):
     report = json.loads((out / 'report.json').read_text())
     assert report['evaluations']['simulated_this_run'] == 2
     held = report['held_out']
-    assert set(held) == {'simulator', 'friction_rank', 'friction_table'}
+    assert set(held) == {'simulator', 'friction_rank', 'friction_table', 'factor_model'}
     assert held['simulator']['cells'] == held['friction_table']['cells'] == 2
+    assert held['factor_model']['cells'] == 2
+    effects = report['main_effects']
+    assert set(effects) == {'measured', 'simulator'}
+    assert set(effects['simulator']) == {'undulation', 'sidewinding'}
+    assert set(effects['simulator']['undulation']) == set(evaluation.FACTORS)
     best = model_file.load(out / 'params.yaml')
     assert best.values() == report['parameters']
     assert list(report['best']) == list(fit.FITTED)

@@ -88,10 +88,12 @@ def live_run(
 
 def tables(out: Path) -> list[str]:
     """The summary's Tables 5.2-5.7 section (Markdown lines): every cell predicted, the rank
-    correlations and SN-13's trends; writes ``tables_scatter.png`` into ``out``."""
+    correlations and SN-13's trends; writes ``tables_scatter.png``, the tables' plots and
+    ``main_effects.png`` into ``out``."""
     predictions = reproduction.predict_tables(processes=2)
     reproduction.scatter(predictions, out / 'tables_scatter.png')
     fit_report.table_plots(predictions, out)
+    fit_report.effects_plot(predictions, out / 'main_effects.png')
     rho = reproduction.rank_correlation(predictions)
     lines = [
         '## Tables 5.2-5.7 predicted (calibrated on half of the cells: split 0.5, seed 0)',
@@ -99,8 +101,8 @@ def tables(out: Path) -> list[str]:
         '- Spearman rank correlation, simulated against measured: undulation '
         f'{rho["undulation"]:.2f}, '
         f'sidewinding {rho["sidewinding"]:.2f} ({len(predictions)} cells); '
-        'tables_scatter.png, and per table table_5_N.png (speed over β, measured solid, '
-        'predicted dashed)',
+        'tables_scatter.png, per table table_5_N.png (speed over β, measured solid, '
+        "predicted dashed) and main_effects.png (each factor's effect on ln BL/s)",
         '',
         '| SN-13 trend | holds | the numbers |',
         '|---|---|---|',

@@ -144,11 +144,17 @@ def main_effects(pairs: list[tuple[tables.Cell, float]]) -> dict:
                 str(level): round(
                     float(np.mean([v for c, v in mine if getattr(c, factor) == level]) - mean), 3
                 )
-                for level in sorted({getattr(c, factor) for c, _ in mine}, key=str)
+                for level in sorted({getattr(c, factor) for c, _ in mine}, key=_order(factor))
             }
             for factor in FACTORS
         }
     return out
+
+
+def _order(factor: str):
+    """How a factor's levels sort: β by its value in rad ('π/3' before '11π/12'), others as they
+    are."""
+    return tables.beta_of if factor == 'beta_text' else None
 
 
 def split(cells: list[tables.Cell], rule: str, seed: int) -> tuple[list, list]:

@@ -233,6 +233,7 @@ def run(args, pool: RaySweep, training: list, held_out: list) -> dict:
     tested = predictions[len(training) :]
     figures = fit_report.held_out_figures(training, held_out, tested)
     fit_report.table_plots(predictions, args.out)
+    fit_report.effects_plot(predictions, args.out / 'main_effects.png')
     fit_report.scatter(
         tested, evaluation.friction_table(training, held_out), args.out / 'scatter.png'
     )

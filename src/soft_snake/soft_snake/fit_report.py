@@ -128,6 +128,35 @@ def _table_figure(mine: list[Prediction], title: str):
     return fig
 
 
+def effects_plot(predictions: list[Prediction], path: Path) -> None:
+    """Each factor's effect on ln BL/s (``main_effects``), a panel per gait and factor: measured
+    solid, simulated dashed, over ``predictions``' cells."""
+    from soro_analysis import plotting
+
+    effects = main_effects(predictions)
+    gaits = list(effects['measured'])
+    # one scale per gait: which factor moves the speed most reads across the row
+    fig, axes = plotting.figure(len(gaits), len(evaluation.FACTORS), size=(2.8, 2.6), sharey='row')
+    for row, gait in zip(axes, gaits):
+        for ax, factor in zip(row, evaluation.FACTORS):
+            for source, style in (('measured', '-o'), ('simulator', '--x')):
+                levels = effects[source][gait][factor]
+                ax.plot(list(levels), list(levels.values()), style, label=source)
+            ax.axhline(0.0, color='gray', lw=0.5)
+            ax.set(title=f'{gait}: {FACTOR_LABELS[factor]}')
+        row[0].set_ylabel('effect on ln BL/s')
+    axes[0][0].legend(fontsize='small')
+    _save(fig, path)
+
+
+FACTOR_LABELS = {
+    'surface': 'surface',
+    'segments': 'modules',
+    'frequency_hz': 'frequency (Hz)',
+    'beta_text': 'phase offset β',
+}
+
+
 def scatter(predictions: list[Prediction], baseline: list[Prediction], path: Path) -> None:
     """Held-out cells: predicted against measured BL/s, the simulator by gait and the friction
     table beside it, the diagonal for reference."""

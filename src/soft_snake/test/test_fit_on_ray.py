@@ -148,7 +148,7 @@ def test_fit_on_a_cluster(ray_head, tmp_path):
     assert list(report['best']) == list(fit.FITTED)
     assert best == model.CALIBRATED.replaced(report['best'])
     assert (out / 'scatter.png').stat().st_size > 0 and (out / 'table_5_3.png').exists()
-    assert (out / 'table_5_6.png').exists()
+    assert (out / 'table_5_6.png').exists() and (out / 'main_effects.png').stat().st_size > 0
     assert not [p for p in out.iterdir() if p.name.startswith('.')]  # nothing half-written
     assert 'friction_table' in first.stdout and 'evaluation 2/2 (simulated)' in first.stderr
     # the fit cut after 2 evaluations, run again to 3: the two stored ones are read, one simulated

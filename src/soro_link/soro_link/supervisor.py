@@ -290,9 +290,9 @@ class LinkSupervisor:
                 for frame in self._decoder.feed(data):
                     self._receive(frame, time.monotonic())
                 self._count_decoder_errors()
-                # a turn the process was stopped in read only what it had asked for before the
-                # stop: what the device sent meanwhile is read next turn, not a silent device
-                self._keep_alive(time.monotonic(), held=time.monotonic() - now > HELD_WARN_S)
+                # as of when this turn began to read: a turn the process was stopped in read only
+                # what it had asked for before the stop, and the rest is read next turn
+                self._keep_alive(now)
 
     def _try_open(self, now: float) -> None:
         try:
@@ -400,13 +400,9 @@ class LinkSupervisor:
             self.stats.rtts_s.append(pending.rtt_s)
         pending.done.set()
 
-    def _keep_alive(self, now: float, held: bool) -> None:
+    def _keep_alive(self, now: float) -> None:
         connected = self.state in (LinkState.CONNECTED, LinkState.STALE)
-        if (
-            self.state == LinkState.CONNECTED
-            and not held
-            and now - self._last_rx > self.config.stale_timeout_s
-        ):
+        if self.state == LinkState.CONNECTED and now - self._last_rx > self.config.stale_timeout_s:
             self._set_state(LinkState.STALE)
             self._set_error(
                 f'no frame from the device for {self.config.stale_timeout_s * 1000:.0f} ms'

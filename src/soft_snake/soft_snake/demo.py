@@ -93,7 +93,7 @@ def tables(out: Path) -> list[str]:
     predictions = reproduction.predict_tables(processes=2)
     reproduction.scatter(predictions, out / 'tables_scatter.png')
     fit_report.table_plots(predictions, out)
-    fit_report.effects_plot(predictions, out / 'main_effects.png')
+    fit_report.effects_plot(fit_report.main_effects(predictions), out / 'main_effects.png')
     rho = reproduction.rank_correlation(predictions)
     lines = [
         '## Tables 5.2-5.7 predicted (calibrated on half of the cells: split 0.5, seed 0)',

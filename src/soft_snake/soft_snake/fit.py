@@ -233,7 +233,8 @@ def run(args, pool: RaySweep, training: list, held_out: list) -> dict:
     tested = predictions[len(training) :]
     figures = fit_report.held_out_figures(training, held_out, tested)
     fit_report.table_plots(predictions, args.out)
-    fit_report.effects_plot(predictions, args.out / 'main_effects.png')
+    effects = fit_report.main_effects(predictions)
+    fit_report.effects_plot(effects, args.out / 'main_effects.png')
     fit_report.scatter(
         tested, evaluation.friction_table(training, held_out), args.out / 'scatter.png'
     )
@@ -241,7 +242,7 @@ def run(args, pool: RaySweep, training: list, held_out: list) -> dict:
     report = {
         'held_out': figures,
         'tables': targets.beside_the_robot(predictions),
-        'main_effects': fit_report.main_effects(predictions),
+        'main_effects': effects,
         'training': {'simulator': evaluation.metrics(predictions[: len(training)])},
         'split': {
             'rule': args.split,

@@ -128,12 +128,11 @@ def _table_figure(mine: list[Prediction], title: str):
     return fig
 
 
-def effects_plot(predictions: list[Prediction], path: Path) -> None:
-    """Each factor's effect on ln BL/s (``main_effects``), a panel per gait and factor: measured
-    solid, simulated dashed, over ``predictions``' cells."""
+def effects_plot(effects: dict, path: Path) -> None:
+    """``effects`` (``main_effects``: each factor's effect on ln BL/s, measured and simulated), a
+    panel per gait and factor: measured solid, simulated dashed."""
     from soro_analysis import plotting
 
-    effects = main_effects(predictions)
     gaits = list(effects['measured'])
     # one scale per gait: which factor moves the speed most reads across the row
     fig, axes = plotting.figure(len(gaits), len(evaluation.FACTORS), size=(2.8, 2.6), sharey='row')

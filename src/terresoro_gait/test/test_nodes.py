@@ -331,10 +331,13 @@ def test_gait_runs_open_loop_and_prediction_follows_the_robot(world):
     assert result.edges[-1].terminal_vertex == 1  # clean stop: all limbs uncurled
     assert [f.cycle for f in feedback if not f.edge.transition][-1] == 4
     starts = [e.start.sec + e.start.nanosec * 1e-9 for e in result.edges]
-    # one primitive per τ, none cut short; a busy machine may start one late (seen: the clean stop,
-    # 31 ms, played once the gait's last acks are confirmed), which only holds a state longer
+    # one primitive per τ, on the beat: the player (soro_node.sequence) keeps a step up to τ/4 late
+    # on its beat, so a late one is shortened by its lateness (18 ms seen beside another worker)
     slots = np.diff(starts)
-    assert slots.min() > TAU - 0.005 and np.median(slots) == pytest.approx(TAU, abs=0.005), slots
+    assert np.allclose(slots[:-1], TAU, atol=0.03), slots
+    # the clean stop is a sequence of its own, played once the gait's last acks are confirmed:
+    # late on a busy machine (31 ms seen), never early
+    assert slots[-1] > TAU - 0.005 and np.median(slots) == pytest.approx(TAU, abs=0.005), slots
     assert poll(lambda: not any(world.joints.position), 2.0)  # state 1: every limb flat again
     # the robot (ground truth) ends within 4 σ of the open-loop prediction, per axis
     truth = paper_pose(world.truth_poses[-1].pose)

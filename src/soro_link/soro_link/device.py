@@ -178,7 +178,7 @@ class SimulatedDevice:
         link.unlink(missing_ok=True)
         link.symlink_to(f'/proc/{os.getpid()}/fd/{slave}')
         self._fds = (master, slave)
-        self._running = True
+        self._running, self._hung = True, False
         self._thread = threading.Thread(
             target=self._run, name=f'sim-{self.model.device_kind}', daemon=True
         )
@@ -195,6 +195,11 @@ class SimulatedDevice:
             for fd in self._fds:
                 os.close(fd)
             self._fds = None
+
+    def hang(self) -> None:
+        """Lock the firmware up: it stops reading and sending, and the port stays, as a USB-serial
+        chip keeps a hung board enumerated; ``unplug`` and ``replug`` recover it."""
+        self._hung = True
 
     def stop(self) -> None:
         """Power off, once the host has finished talking (see LINGER_S); ``unplug`` is the sudden
@@ -239,6 +244,9 @@ class SimulatedDevice:
         decoder, boot_end = self._reset('power_up')
         last = time.monotonic()
         while self._running:
+            if self._hung:
+                time.sleep(self.tick_s)
+                continue
             readable, _, _ = select.select([master], [], [], self.tick_s)
             data, host_opened = self._read(master) if readable else (b'', False)
             if host_opened:

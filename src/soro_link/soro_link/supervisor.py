@@ -157,6 +157,9 @@ class LinkSupervisor:
         self._next_open = self._next_hello = self._next_heartbeat = self._handshake_start = 0.0
         self._backoff = config.backoff_initial_s
         self._latest: dict[str, tuple[Message, float]] = {}
+        # s our writes spent blocked since the loop's last turn: a device that stops reading holds
+        # every writer (under the lock) up to the write timeout, which is not a stalled host
+        self._writing_s = 0.0
         self._running = False
         self._thread = None
 
@@ -267,12 +270,7 @@ class LinkSupervisor:
         last = time.monotonic()
         while self._running:
             now = time.monotonic()
-            if now - last > HELD_WARN_S:
-                held_ms = (now - last) * 1000
-                log.warning(
-                    f'the link on {self.config.port} did not run for {held_ms:.0f} ms: nothing '
-                    'was read or sent meanwhile (a stalled host?)'
-                )
+            self._report_held(now - last)
             last = now
             if self._port is None:
                 if now >= self._next_open:
@@ -293,6 +291,17 @@ class LinkSupervisor:
                 # as of when this turn began to read: a turn the process was stopped in read only
                 # what it had asked for before the stop, and the rest is read next turn
                 self._keep_alive(now)
+
+    def _report_held(self, gap_s: float) -> None:
+        """Warn when the loop's last turn took ``gap_s`` well beyond its own waits, unless our
+        writes blocking on the device explain it (``_write`` says so itself)."""
+        with self._lock:
+            writing_s, self._writing_s = self._writing_s, 0.0
+        if gap_s - writing_s > HELD_WARN_S:
+            log.warning(
+                f'the link on {self.config.port} did not run for {gap_s * 1000:.0f} ms: nothing '
+                'was read or sent meanwhile (a stalled host?)'
+            )
 
     def _try_open(self, now: float) -> None:
         try:
@@ -431,12 +440,26 @@ class LinkSupervisor:
             )
 
     def _write(self, wire: bytes) -> None:
+        started = time.monotonic()
         try:
             self._port.write(wire)
             self.stats.frames_tx += 1
         # AttributeError: port closed meanwhile
         except (serial.SerialException, OSError, AttributeError) as exc:
-            self._set_error(f'write failed: {exc}')
+            self._set_error(f'write failed: {exc}{self._blocked_for(started)}')
+            return
+        if blocked := self._blocked_for(started):
+            log.warning(f'a write to {self.config.port} blocked{blocked}')
+
+    def _blocked_for(self, started: float) -> str:
+        """Counts how long a write from ``started`` blocked; '' when not worth saying, else the
+        sentence's end that says so."""
+        blocked_s = time.monotonic() - started
+        self._writing_s += blocked_s
+        if blocked_s <= HELD_WARN_S:
+            return ''
+        # tenths of a second: a device that stays hung times every write out the same, one line
+        return f' after {blocked_s:.1f} s: the device is not reading (a hung firmware?)'
 
     def _count_decoder_errors(self) -> None:
         self.stats.crc_errors += self._decoder.stats.crc_errors

@@ -3,6 +3,7 @@ bad peers."""
 
 import logging
 import os
+import re
 import subprocess
 import sys
 import time
@@ -288,12 +289,37 @@ def test_silent_device_goes_stale_and_late_telemetry_keeps_its_age(link_to):
     with SimulatedDevice(GenericOutputs(telemetry_hz=50)) as device:
         link = link_to(device.port, stale_timeout_s=0.2)
         assert time_until(lambda: link.latest('outputs') is not None, 2.0) is not None
-        device._running = False  # firmware hangs: the port stays open, nothing more arrives
-        device._thread.join()
+        device.hang()  # the port stays open, nothing more arrives
         assert time_until(lambda: link.state == LinkState.STALE, 0.5) is not None
         time.sleep(0.3)
         message, age = link.latest('outputs')
         assert age > 0.45 and snapshot(link).level == DiagnosticLevel.ERROR
+
+
+def test_a_device_that_stops_reading_is_blamed_for_blocked_writes_not_the_host(link_to, caplog):
+    with SimulatedDevice(GenericOutputs()) as device:
+        link = link_to(device.port)
+        assert time_until(lambda: link.state == LinkState.CONNECTED, 2.0) is not None
+        device.hang()
+        # the pseudo-terminal holds about 64 kB unread; then a write waits out its 0.5 s timeout
+        deadline = time.monotonic() + 10.0
+        while not link.last_error.startswith('write failed') and time.monotonic() < deadline:
+            link.post('set_outputs', duty_pct=(1, 2, 3, 4))
+        blocked = re.fullmatch(
+            r'write failed: Write timeout after (\d\.\d) s: the device is not reading \(a hung '
+            r'firmware\?\)',
+            link.last_error,
+        )
+        assert blocked and float(blocked[1]) >= 0.5, link.last_error
+        for _ in range(2):
+            link.post('set_outputs', duty_pct=(1, 2, 3, 4))
+        time.sleep(0.1)  # the loop's next turn, which waited on the last write
+        # the same words each time, so that the link logs them once between other problems
+        assert len({m for m in caplog.messages if 'the device is not reading' in m}) == 1
+        assert 'did not run' not in caplog.text, caplog.text
+        device.unplug()
+        device.replug()
+        assert time_until(lambda: link.state == LinkState.CONNECTED, 5.0) is not None
 
 
 def test_the_bad_frame_storm_the_firmware_gets_is_counted_by_the_python_device_too(link_to):

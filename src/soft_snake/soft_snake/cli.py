@@ -176,7 +176,7 @@ def tables_main(argv: list[str] | None = None) -> int:
 
 FIT_HELP = (
     "the simulator's parameters (body and chambers) fitted to a robot's measured speeds on a "
-    'training share of them, reported on the held-out rest beside two baselines; resumable'
+    'training share of them, reported on the held-out rest beside three baselines; resumable'
 )
 MEASURED_HELP = (
     'CSV with columns gait, segments, frequency_hz (Hz), phase_offset_rad (β, rad, or kπ/m), '
@@ -197,6 +197,11 @@ def _fit_parser() -> CommandParser:
     parser.add_argument('measured', help=MEASURED_HELP)
     parser.add_argument('--out', type=output_dir, required=True, help='folder of the results')
     parser.add_argument(
+        '--base',
+        help="your robot's parameter file (masses, sizes, any name params.yaml holds): the fit "
+        'starts from it and keeps what it does not fit (default: the calibrated model)',
+    )
+    parser.add_argument(
         '--split',
         default='0.7',
         help="the training share of each gait's cells (0.7), or field=value: those cells held "
@@ -212,25 +217,28 @@ def _fit_parser() -> CommandParser:
 
 
 def fit_main(argv: list[str] | None = None) -> int:
-    """``soft-snake-fit``: fits ``fit.FITTED`` on the training cells of MEASURED.csv, writes
+    """``soft-snake-fit``: fits ``fit.FITTED`` from ``--base`` (default: the calibrated model) on
+    the training cells of MEASURED.csv, writes
     params.yaml, report.json and plots into ``--out``, prints the held-out figures beside the
     baselines; returns 0, or 2 on bad input or an unreachable ``--address``."""
     parser = _fit_parser()
     args = parser.parse_args(argv)
-    from soft_snake import evaluation, fit, measurements
+    from soft_snake import evaluation, fit, measurements, model, model_file
     from soft_snake.sweep import RaySweep, SweepError
 
     try:
         cells = measurements.parse(read_input(args.measured), args.measured)
         training, held_out = evaluation.split(cells, args.split, args.seed)
         fit.check_enough(training, held_out, args.measured)
+        base = model_file.load(args.base) if args.base else model.CALIBRATED
+        fit.check_base(base, args.base or 'the calibrated model')
     except ValueError as error:
         print(f'{parser.prog}: {error}', file=sys.stderr)
         return 2
     workers = worker_count(args.workers, parser.prog, '--workers')
     try:
         with RaySweep(args.address, workers) as pool:
-            report = fit.run(args, pool, training, held_out)
+            report = fit.run(args, pool, training, held_out, base)
     except SweepError as error:
         print(f'{parser.prog}: {error}', file=sys.stderr)
         return 2

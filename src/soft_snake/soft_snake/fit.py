@@ -56,17 +56,28 @@ RANK_WEIGHT = 1.0
 SCORE_VERSION = 2
 
 
-def calibrated_x() -> list[float]:
-    """The calibrated model's values of ``FITTED``'s parameters, in its order (the chambers'
-    time constants as their step response has them)."""
-    taus = pneumatics.step_time_constants(model.CALIBRATED.chambers)
-    values = {**model.CALIBRATED.values(), **dict(zip(model.TIME_CONSTANTS, taus))}
+def start_x(base: SnakeModel = model.CALIBRATED) -> list[float]:
+    """``base``'s values of ``FITTED``'s parameters, in its order (the chambers' time constants as
+    their step response has them): where a fit from ``base`` starts."""
+    taus = pneumatics.step_time_constants(base.chambers)
+    values = {**base.values(), **dict(zip(model.TIME_CONSTANTS, taus))}
     return [values[name] for name in FITTED]
 
 
-def model_of(x) -> SnakeModel:
-    """The calibrated model with ``FITTED``'s parameters set to ``x`` (in ``FITTED``'s order)."""
-    return model.CALIBRATED.replaced(dict(zip(FITTED, map(float, x))))
+def model_of(x, base: SnakeModel = model.CALIBRATED) -> SnakeModel:
+    """``base`` with ``FITTED``'s parameters set to ``x`` (in ``FITTED``'s order)."""
+    return base.replaced(dict(zip(FITTED, map(float, x))))
+
+
+def check_base(base: SnakeModel, source: str) -> None:
+    """ValueError (one line, naming ``source``) when ``base`` puts a fitted parameter outside its
+    bounds: differential evolution starts from ``base``, within them."""
+    for name, value in zip(FITTED, start_x(base)):
+        low, high = FITTED[name]
+        if not low <= value <= high:
+            raise ValueError(
+                f"{source}: {name} = {value:g} is outside the fit's bounds {low:g}-{high:g}"
+            )
 
 
 def score(predictions: list[Prediction]) -> float:
@@ -95,11 +106,15 @@ def scored_bl_per_s(prediction: Prediction) -> float:
     return max(prediction.forward_m_s / body_length_m(prediction.cell.segments), 0.0)
 
 
-def fingerprint(training: list[tables.Cell], run: RunLength) -> str:
-    """What a stored score depends on besides the set: the training cells, the run length and the
-    fitted names and how ``score`` scores. A store written otherwise is not reused."""
+def fingerprint(
+    training: list[tables.Cell], run: RunLength, base: SnakeModel = model.CALIBRATED
+) -> str:
+    """What a stored score depends on besides the set: the training cells, the run length, the
+    fitted names, how ``score`` scores and the model the fit starts from. A store written otherwise
+    is not reused."""
     text = json.dumps(
-        [[vars(c) for c in training], vars(run), list(FITTED), SCORE_VERSION], sort_keys=True
+        [[vars(c) for c in training], vars(run), list(FITTED), SCORE_VERSION, base.values()],
+        sort_keys=True,
     )
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -143,9 +158,17 @@ class Evaluator:
     """Differential evolution's ``workers=`` map: a population's sets scored on the training
     cells, the stored ones read back, the others swept on Ray and stored as they complete."""
 
-    def __init__(self, pool: RaySweep, store: Store, training, run: RunLength, budget: int):
+    def __init__(
+        self,
+        pool: RaySweep,
+        store: Store,
+        training,
+        run: RunLength,
+        budget: int,
+        base: SnakeModel = model.CALIBRATED,
+    ):
         self.pool, self.store, self.training, self.run = pool, store, training, run
-        self.budget, self.done, self.simulated = budget, 0, 0
+        self.budget, self.done, self.simulated, self.base = budget, 0, 0, base
 
     def __call__(self, _objective, population) -> list[float]:
         """Scores of ``population`` (the objective is ``score`` of the training sweep, here);
@@ -155,7 +178,7 @@ class Evaluator:
         keys = keys[: self.budget - self.done]
         new = list(dict.fromkeys(k for k in keys if k not in self.store.scores))
         self.pool.sweep_many(
-            [model_of(k) for k in new],
+            [model_of(k, self.base) for k in new],
             self.training,
             self.run,
             lambda i, p: self._store(new[i], p),
@@ -189,7 +212,7 @@ def fit(evaluator: Evaluator, seed: int) -> SnakeModel:
         _evolve(evaluator, seed)
     except BudgetSpent:
         pass
-    return model_of(evaluator.store.best()[0])
+    return model_of(evaluator.store.best()[0], evaluator.base)
 
 
 def _evolve(evaluator: Evaluator, seed: int) -> None:
@@ -199,8 +222,8 @@ def _evolve(evaluator: Evaluator, seed: int) -> None:
         rng=np.random.default_rng(seed),
         maxiter=1_000_000,
         popsize=POPULATION_PER_PARAMETER,
-        # the calibrated model is in the first population: a fit ends no worse than it
-        x0=calibrated_x(),
+        # the model it starts from is in the first population: a fit ends no worse than it
+        x0=start_x(evaluator.base),
         tol=0.0,
         polish=False,
         updating='deferred',
@@ -220,14 +243,17 @@ def check_enough(training: list, held_out: list, source: str) -> None:
         raise ValueError(f'{source}: no cell held out by the split: nothing to report on')
 
 
-def run(args, pool: RaySweep, training: list, held_out: list) -> dict:
-    """A whole fit into ``args.out``: the evaluations (resumed from its store), the best set's
-    predictions of every cell, plots, params.yaml and report.json (written last); the report."""
+def run(
+    args, pool: RaySweep, training: list, held_out: list, base: SnakeModel = model.CALIBRATED
+) -> dict:
+    """A whole fit from ``base`` into ``args.out``: the evaluations (resumed from its store), the
+    best set's predictions of every cell, plots, params.yaml and report.json (written last); the
+    report."""
     from soft_snake import fit_report, model_file, targets
 
     length = RunLength(args.cycles, args.min_duration)
-    store = Store(args.out / STORE, fingerprint(training, length))
-    evaluator = Evaluator(pool, store, training, length, args.evaluations)
+    store = Store(args.out / STORE, fingerprint(training, length, base))
+    evaluator = Evaluator(pool, store, training, length, args.evaluations, base)
     best = fit(evaluator, args.seed)
     predictions = pool.sweep(training + held_out, best, length)
     tested = predictions[len(training) :]
@@ -260,6 +286,7 @@ def run(args, pool: RaySweep, training: list, held_out: list) -> dict:
             f'+ {RANK_WEIGHT} x mean over gaits of (1 - Spearman rho)',
         },
         'fitted': {name: list(bounds) for name, bounds in FITTED.items()},
+        'base': str(args.base) if args.base else 'calibrated',
         'best': dict(zip(FITTED, store.best()[0])),  # the fitted names' values, taus included
         'parameters': best.values(),
         'run_length': vars(length),

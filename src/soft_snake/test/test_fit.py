@@ -22,6 +22,7 @@ from soft_snake import (
     tables,
 )
 from soft_snake.gaits import Gait, chamber_states
+from soft_snake.reproduction import RunLength
 
 HEADER = ','.join(measurements.COLUMNS)
 ROW = 'undulation,4,2.0,2π/3,paper,0.275'
@@ -349,7 +350,7 @@ def test_tables_refuses_a_bad_parameter_file_before_it_works(tmp_path, capsys):
 
 
 def test_every_fitted_name_is_a_model_parameter_with_its_calibrated_value_in_bounds():
-    calibrated = dict(zip(fit.FITTED, fit.calibrated_x()))
+    calibrated = dict(zip(fit.FITTED, fit.start_x()))
     assert calibrated['tau_inflate_s'] == pytest.approx(0.36, abs=0.01)
     assert calibrated['bend_rad'] == model.CALIBRATED.body.bend_rad
     for name, (low, high) in fit.FITTED.items():
@@ -358,6 +359,42 @@ def test_every_fitted_name_is_a_model_parameter_with_its_calibrated_value_in_bou
     assert 6 <= len(fit.FITTED) <= 8
     # the chambers' time constants within what the thesis measured
     assert fit.FITTED['tau_inflate_s'] == fit.FITTED['tau_vent_s'] == (0.23, 0.44)
+
+
+def test_a_base_file_is_where_the_fit_starts_and_what_it_keeps():
+    base = model.CALIBRATED.replaced({'segment_mass_kg': 0.15, 'bend_rad': 1.2})
+    x = fit.start_x(base)
+    assert dict(zip(fit.FITTED, x))['bend_rad'] == 1.2
+    fitted = fit.model_of([v * 1.01 for v in x], base)
+    # what the fit does not fit is the base's, not the calibrated model's
+    assert fitted.body.segment_mass_kg == 0.15 and fitted.body.bend_rad == pytest.approx(1.212)
+    assert fit.model_of(x, base).values() == pytest.approx(base.values())
+    run = RunLength(2, 0.5)
+    assert fit.fingerprint([cell()], run, base) != fit.fingerprint([cell()], run)
+    fit.check_base(base, 'mine.yaml')
+    with pytest.raises(
+        ValueError, match=r"^mine.yaml: bend_rad = 2.5 is outside the fit's bounds"
+    ):
+        fit.check_base(base.replaced({'bend_rad': 2.5}), 'mine.yaml')
+
+
+@pytest.mark.parametrize(
+    'text, message',
+    [
+        (None, 'No such file or directory'),
+        ('bend_rad: 2.5\n', "bend_rad = 2.5 is outside the fit's bounds 0.6-2"),
+        ('stiffness: 1\n', "unknown parameter 'stiffness'"),
+    ],
+)
+def test_a_bad_base_is_one_line_exit_2_and_nothing_written(text, message, tmp_path, capsys):
+    measured, base, out = tmp_path / 'measured.csv', tmp_path / 'mine.yaml', tmp_path / 'out'
+    measured.write_text(measurements.thesis_csv_text())
+    if text is not None:
+        base.write_text(text)
+    code = cli.fit_main([str(measured), '--out', str(out), '--base', str(base)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count('\n') == 1 and message in err and str(base) in err, err
+    assert list(out.iterdir()) == []
 
 
 def test_a_store_line_cut_by_a_kill_is_simulated_again(tmp_path):

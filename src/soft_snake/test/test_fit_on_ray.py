@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from soft_snake import evaluation, fit, measurements, model, model_file, tables
+from soft_snake import evaluation, fit, measurements, model_file, tables
 from soro_node.waiting import poll
 
 pytestmark = pytest.mark.ros  # a cluster of processes: run inside tools/netns_run.sh
@@ -99,7 +99,7 @@ def _few_cells() -> str:
     )
 
 
-def _fit(measured: Path, out: Path, address: str, evaluations: int):
+def _fit(measured: Path, out: Path, address: str, evaluations: int, base: Path):
     """soft-snake-fit as a command of its own (Ray keeps the first token it read for the whole
     process: an earlier test's local Ray would leave it the user's)."""
     command = [
@@ -109,6 +109,8 @@ def _fit(measured: Path, out: Path, address: str, evaluations: int):
         str(measured),
         '--out',
         str(out),
+        '--base',
+        str(base),
         '--address',
         address,
         '--split',
@@ -127,9 +129,10 @@ FIT = 'import sys; from soft_snake.cli import fit_main; sys.exit(fit_main())'
 
 
 def test_fit_on_a_cluster(ray_head, tmp_path):
-    measured, out = tmp_path / 'measured.csv', tmp_path / 'fit'
+    measured, out, base = tmp_path / 'measured.csv', tmp_path / 'fit', tmp_path / 'mine.yaml'
     measured.write_text(_few_cells())
-    first = _fit(measured, out, ray_head, 2)
+    base.write_text('segment_mass_kg: 0.15\n')  # a heavier robot than the thesis's
+    first = _fit(measured, out, ray_head, 2, base)
     assert first.returncode == 0, first.stderr
     store = (out / fit.STORE).read_text().splitlines()
     assert len(store) == 2
@@ -146,13 +149,15 @@ def test_fit_on_a_cluster(ray_head, tmp_path):
     best = model_file.load(out / 'params.yaml')
     assert best.values() == report['parameters']
     assert list(report['best']) == list(fit.FITTED)
-    assert best == model.CALIBRATED.replaced(report['best'])
+    # fitted from the robot's own file: what the fit does not fit stays the file's
+    assert best == model_file.load(base).replaced(report['best'])
+    assert best.body.segment_mass_kg == 0.15 and report['base'] == str(base)
     assert (out / 'scatter.png').stat().st_size > 0 and (out / 'table_5_3.png').exists()
     assert (out / 'table_5_6.png').exists() and (out / 'main_effects.png').stat().st_size > 0
     assert not [p for p in out.iterdir() if p.name.startswith('.')]  # nothing half-written
     assert 'friction_table' in first.stdout and 'evaluation 2/2 (simulated)' in first.stderr
     # the fit cut after 2 evaluations, run again to 3: the two stored ones are read, one simulated
-    again = _fit(measured, out, ray_head, 3)
+    again = _fit(measured, out, ray_head, 3, base)
     assert again.returncode == 0, again.stderr
     report = json.loads((out / 'report.json').read_text())
     assert report['evaluations']['simulated_this_run'] == 1

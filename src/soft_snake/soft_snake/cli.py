@@ -218,9 +218,9 @@ def _fit_parser() -> CommandParser:
 
 def fit_main(argv: list[str] | None = None) -> int:
     """``soft-snake-fit``: fits ``fit.FITTED`` from ``--base`` (default: the calibrated model) on
-    the training cells of MEASURED.csv, writes
-    params.yaml, report.json and plots into ``--out``, prints the held-out figures beside the
-    baselines; returns 0, or 2 on bad input or an unreachable ``--address``."""
+    the training cells of MEASURED.csv, writes params.yaml, report.json and plots into ``--out``,
+    prints the held-out figures beside the baselines; returns 0, or 2 on bad input or an
+    unreachable ``--address``."""
     parser = _fit_parser()
     args = parser.parse_args(argv)
     from soft_snake import evaluation, fit, measurements, model, model_file

@@ -440,26 +440,25 @@ class LinkSupervisor:
             )
 
     def _write(self, wire: bytes) -> None:
-        started = time.monotonic()
+        started, failure = time.monotonic(), None
         try:
             self._port.write(wire)
             self.stats.frames_tx += 1
         # AttributeError: port closed meanwhile
         except (serial.SerialException, OSError, AttributeError) as exc:
-            self._set_error(f'write failed: {exc}{self._blocked_for(started)}')
-            return
-        if blocked := self._blocked_for(started):
-            log.warning(f'a write to {self.config.port} blocked{blocked}')
-
-    def _blocked_for(self, started: float) -> str:
-        """Counts how long a write from ``started`` blocked; '' when not worth saying, else the
-        sentence's end that says so."""
+            failure = exc
         blocked_s = time.monotonic() - started
         self._writing_s += blocked_s
-        if blocked_s <= HELD_WARN_S:
-            return ''
         # tenths of a second: a device that stays hung times every write out the same, one line
-        return f' after {blocked_s:.1f} s: the device is not reading (a hung firmware?)'
+        blocked = (
+            f' after {blocked_s:.1f} s: the device is not reading (a hung firmware?)'
+            if blocked_s > HELD_WARN_S
+            else ''
+        )
+        if failure is not None:
+            self._set_error(f'write failed: {failure}{blocked}')
+        elif blocked:
+            log.warning(f'a write to {self.config.port} blocked{blocked}')
 
     def _count_decoder_errors(self) -> None:
         self.stats.crc_errors += self._decoder.stats.crc_errors

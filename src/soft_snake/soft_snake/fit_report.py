@@ -128,6 +128,14 @@ def _table_figure(mine: list[Prediction], title: str):
     return fig
 
 
+FACTOR_LABELS = {
+    'surface': 'surface',
+    'segments': 'modules',
+    'frequency_hz': 'frequency (Hz)',
+    'beta_text': 'phase offset β',
+}
+
+
 def effects_plot(effects: dict, path: Path) -> None:
     """``effects`` (``main_effects``: each factor's effect on ln BL/s, measured and simulated), a
     panel per gait and factor: measured solid, simulated dashed."""
@@ -146,14 +154,6 @@ def effects_plot(effects: dict, path: Path) -> None:
         row[0].set_ylabel('effect on ln BL/s')
     axes[0][0].legend(fontsize='small')
     _save(fig, path)
-
-
-FACTOR_LABELS = {
-    'surface': 'surface',
-    'segments': 'modules',
-    'frequency_hz': 'frequency (Hz)',
-    'beta_text': 'phase offset β',
-}
 
 
 def scatter(predictions: list[Prediction], baseline: list[Prediction], path: Path) -> None:

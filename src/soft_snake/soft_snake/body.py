@@ -4,7 +4,8 @@ them together. No ROS.
 The thesis simulated its snake in NVidia Flex, particles and tetrahedra on a GPU (§2.3; spec A5),
 and gives none of that model's parameters. We keep what the locomotion depends on and make it cheap
 enough for one CPU core:
-- each module's 70 mm soft segment is two rigid links on three yaw-pitch joint pairs that share its
+- each module's soft segment (70 mm, Table 2.1; the sizes are ``BodyParameters``', so that a fit
+  can take another robot's) is two rigid links on three yaw-pitch joint pairs that share its
   bend 1/4, 1/2, 1/4 (a circular arc in three chords); the bend each pair is driven to follows the
   chamber pressures (``bend``);
 - a plate between modules (36 mm, 61 mm at the head and the tail: 86 + 106 N mm in all, Table 2.1)
@@ -43,10 +44,6 @@ import numpy as np
 
 from soft_snake import tables
 
-SEGMENT_LENGTH_M = 0.070  # Table 2.1
-# 86 + 106 N mm overall (spec A1.1): the split is ours
-PLATE_LENGTH_M, END_PLATE_LENGTH_M = 0.036, 0.061
-WHEEL_RADIUS_M = 0.010  # Ø 20 mm passive wheels (Table 2.1)
 JOINT_SHARE = (0.25, 0.5, 0.25)  # three chords of a constant-curvature arc
 # Where each chamber sits in the cross-section (y left, z up): 0 bottom left, 1 bottom right, 2 top
 # (Table 2.2). A pressurised chamber extends and bends the segment away from itself (§2.1.1).
@@ -94,6 +91,12 @@ class BodyParameters:
     # the upward bend beyond lift_threshold times this: 1 bare, as Tables 5.2-5.7's runs;
     # SHEATH_LIFT_GAIN with the step climb's sheath (§2.2.2)
     sheath_lift_gain: float = 1.0
+    # sizes: a module's soft segment (Table 2.1), the plates between modules and at the ends (86 +
+    # 106 N mm overall, spec A1.1: the split is ours) and the Ø 20 mm passive wheels (Table 2.1)
+    segment_length_m: float = 0.070
+    plate_length_m: float = 0.036
+    end_plate_length_m: float = 0.061
+    wheel_radius_m: float = 0.010
     segment_mass_kg: float = 0.12  # silicone segment with its sheath
     plate_mass_kg: float = 0.03  # plate, spacer, wheels, PCB
     # a 2-cell LiPo at each end (§2.1.5) and the head's Arduino
@@ -123,6 +126,11 @@ class BodyParameters:
                 )
         if self.bend_saturation > 1:
             raise ValueError(f'bend_saturation = {self.bend_saturation}: must be <= 1')
+
+    def length_m(self, segments: int) -> float:
+        """The snake's length head to tail (m) with ``segments`` modules: the body length its
+        speeds in BL/s are measured by (Table 2.1's 404, 510, 616 mm by default)."""
+        return sum(plate_lengths(segments, self)) + segments * self.segment_length_m
 
 
 def friction_factors(surface: str) -> tuple[float, float]:
@@ -158,9 +166,9 @@ def bend(pressure_pa: np.ndarray, supply_pa: float, params: BodyParameters) -> n
     return np.column_stack([-away[:, 0], up / params.pitch_stiffness_ratio]) * params.bend_rad
 
 
-def plate_lengths(segments: int) -> list[float]:
-    """Plate lengths (N + 1) in m, head to tail: an end plate at each end, 36 mm plates between."""
-    return [END_PLATE_LENGTH_M] + [PLATE_LENGTH_M] * (segments - 1) + [END_PLATE_LENGTH_M]
+def plate_lengths(segments: int, p: BodyParameters) -> list[float]:
+    """Plate lengths (N + 1) in m, head to tail: an end plate at each end, plates between."""
+    return [p.end_plate_length_m] + [p.plate_length_m] * (segments - 1) + [p.end_plate_length_m]
 
 
 def mjcf(
@@ -178,7 +186,9 @@ def mjcf(
             f'size="1 1 {STEP_HEIGHT_M / 2}" contype="0" conaffinity="0"/>'
         )
         grounds.append('step')
-    body = _plate(0, plate_lengths(segments), segments, p, wheel_damping(surface, p), first=True)
+    body = _plate(
+        0, plate_lengths(segments, p), segments, p, wheel_damping(surface, p), first=True
+    )
     stiffness = {
         'y': p.joint_stiffness_nm_per_rad,
         'p': p.joint_stiffness_nm_per_rad * p.pitch_stiffness_ratio,
@@ -208,7 +218,7 @@ def contact_pairs(segments: int, surface: str, params: BodyParameters, grounds=(
     torque μ_r N R), a plate or segment slides as the sheath does."""
     sliding, rolling = surface_friction(surface, params)
     sheath = sliding * params.sheath_over_sliding
-    roll = rolling * WHEEL_RADIUS_M
+    roll = rolling * params.wheel_radius_m
     wheels = [f'wheel{a}_{s}' for a in range(segments + 1) for s in 'lr']
     shell = [f'plate{a}' for a in range(segments + 1)] + [
         f'segment{i}{half}' for i in range(segments) for half in 'ab'
@@ -232,7 +242,7 @@ def wheel_damping(surface: str, params: BodyParameters) -> float:
     """Each wheel's hinge damping (N m s/rad) on ``surface``: a bearing's 1e-6, plus the rolling
     drag (``rolling_drag_scale`` times Table 5.1's rolling factor, N s/m at the rim) times R²."""
     rolling_factor = friction_factors(surface)[1]
-    return 1e-6 + params.rolling_drag_scale * rolling_factor * WHEEL_RADIUS_M**2
+    return 1e-6 + params.rolling_drag_scale * rolling_factor * params.wheel_radius_m**2
 
 
 def _plate(
@@ -247,18 +257,18 @@ def _plate(
     ``damping``), and the rest of the chain."""
     length = lengths[index]
     mass = p.end_plate_mass_kg if index in (0, segments) else p.plate_mass_kg
-    wheel_z = WHEEL_RADIUS_M - p.axis_height_m
+    wheel_z = p.wheel_radius_m - p.axis_height_m
     wheels = ''.join(
         f'<body name="wheel{index}_{side}" pos="{-length / 2} '
         f'{sign * p.wheel_track_m / 2} {wheel_z}">'
         f'<joint name="wheel{index}_{side}" type="hinge" axis="0 1 0" damping="{damping}" '
         'armature="1e-7"/>'
-        f'<geom name="wheel{index}_{side}" type="sphere" size="{WHEEL_RADIUS_M}" '
+        f'<geom name="wheel{index}_{side}" type="sphere" size="{p.wheel_radius_m}" '
         'mass="0.005" condim="6"/></body>'
         for side, sign in (('l', 1), ('r', -1))
     )
     joints = '' if first else _bend_joints(index - 1, 2)
-    pos = f'0 0 {p.axis_height_m}' if first else f'{-SEGMENT_LENGTH_M / 2} 0 0'
+    pos = f'0 0 {p.axis_height_m}' if first else f'{-p.segment_length_m / 2} 0 0'
     free = '<freejoint name="root"/>' if first else ''
     rest = '' if index == segments else _segment(index, lengths, segments, p, damping, -length)
     return (
@@ -272,7 +282,7 @@ def _plate(
 def _segment(
     i: int, lengths: list[float], segments: int, p: BodyParameters, damping: float, x: float
 ) -> str:
-    half = SEGMENT_LENGTH_M / 2
+    half = p.segment_length_m / 2
     link = lambda name: (  # noqa: E731
         f'<geom name="{name}" type="capsule" fromto="0 0 0 {-half} 0 0" '
         f'size="{p.body_radius_m}" mass="{p.segment_mass_kg / 2}"/>'

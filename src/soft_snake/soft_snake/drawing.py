@@ -15,6 +15,8 @@ from visualization_msgs.msg import Marker, MarkerArray
 from soft_snake import body, pneumatics
 
 CHAMBER_RADIUS_M = 0.009  # where a chamber sits off the axis, for the drawing only
+# the URDF's segment (urdf/soft_snake.urdf.xacro), which the markers are drawn in: the thesis's
+SEGMENT_LENGTH_M = body.BodyParameters.segment_length_m
 
 
 def joint_names(segments: int) -> list[str]:
@@ -52,10 +54,10 @@ def chamber_markers(pressure_pa: np.ndarray, stamp) -> MarkerArray:
                 color=pressure_colour(p),
             )
             y, z = body.CHAMBER_YZ[j] * CHAMBER_RADIUS_M
-            m.pose.position = Point(x=-body.SEGMENT_LENGTH_M / 4, y=float(y), z=float(z))
+            m.pose.position = Point(x=-SEGMENT_LENGTH_M / 4, y=float(y), z=float(z))
             # cylinder axis along x
             m.pose.orientation.y = m.pose.orientation.w = float(np.sqrt(0.5))
             m.scale.x = m.scale.y = 0.008
-            m.scale.z = body.SEGMENT_LENGTH_M / 2
+            m.scale.z = SEGMENT_LENGTH_M / 2
             markers.append(m)
     return MarkerArray(markers=markers)

@@ -61,9 +61,10 @@ def metrics(predictions: list[Prediction]) -> dict:
 
 
 def as_prediction(cell: tables.Cell, bl_per_s: float) -> Prediction:
-    """A baseline's speed for ``cell`` as a Prediction (forward: baselines never run backwards)."""
-    speed = bl_per_s * body_length_m(cell.segments)
-    return Prediction(cell, speed, speed)
+    """A baseline's speed for ``cell`` as a Prediction (forward: baselines never run backwards),
+    in m/s of the thesis's snake (a baseline is read in BL/s, whatever the robot's length)."""
+    length = body_length_m(cell.segments)
+    return Prediction(cell, bl_per_s * length, bl_per_s * length, length)
 
 
 def friction_rank(cells: list[tables.Cell]) -> dict:

@@ -23,7 +23,7 @@ import numpy as np
 from scipy.optimize import differential_evolution
 
 from soft_snake import evaluation, model, pneumatics, tables
-from soft_snake.gaits import SIDEWINDING, body_length_m
+from soft_snake.gaits import SIDEWINDING
 from soft_snake.model import SnakeModel
 from soft_snake.reproduction import Prediction, RunLength
 from soft_snake.sweep import RaySweep
@@ -103,7 +103,7 @@ def scored_bl_per_s(prediction: Prediction) -> float:
     standing still (the robot undulated head first)."""
     if prediction.cell.gait == SIDEWINDING:
         return prediction.bl_per_s
-    return max(prediction.forward_m_s / body_length_m(prediction.cell.segments), 0.0)
+    return max(prediction.forward_bl_per_s, 0.0)
 
 
 def fingerprint(

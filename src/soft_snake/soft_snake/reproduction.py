@@ -14,24 +14,30 @@ from dataclasses import dataclass
 import numpy as np
 
 from soft_snake import calibration, simulator, tables
-from soft_snake.gaits import SIDEWINDING, UNDULATION, Gait, body_length_m
+from soft_snake.gaits import SIDEWINDING, UNDULATION, Gait
 from soft_snake.model import CALIBRATED, SnakeModel
 from soft_snake.targets import mean_bl_per_s, predicted
 
 
 @dataclass(frozen=True)
 class Prediction:
-    """One table cell and the simulated speed (m/s along the path) and forward speed (m/s,
-    negative: backwards)."""
+    """One table cell and the simulated speed (m/s along the path), forward speed (m/s, negative:
+    backwards) and the simulated snake's length (m), which its speeds in BL/s are measured by."""
 
     cell: tables.Cell
     speed_m_s: float
     forward_m_s: float
+    body_length_m: float
 
     @property
     def bl_per_s(self) -> float:
         """The simulated speed in body lengths per second, the tables' measure."""
-        return self.speed_m_s / body_length_m(self.cell.segments)
+        return self.speed_m_s / self.body_length_m
+
+    @property
+    def forward_bl_per_s(self) -> float:
+        """The forward speed in body lengths per second (negative: backwards)."""
+        return self.forward_m_s / self.body_length_m
 
 
 @dataclass(frozen=True)
@@ -61,7 +67,7 @@ def predict(
         run.min_duration_s,
         chambers=model.chambers,
     )
-    return Prediction(cell, *speed)
+    return Prediction(cell, *speed, model.body.length_m(cell.segments))
 
 
 def predict_tables(

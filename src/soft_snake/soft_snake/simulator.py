@@ -155,13 +155,13 @@ class SnakeSim:
         tail = self._chain[-1]
         end = (
             self.data.xpos[tail]
-            - self.data.xmat[tail].reshape(3, 3)[:, 0] * body.END_PLATE_LENGTH_M
+            - self.data.xmat[tail].reshape(3, 3)[:, 0] * self.params.end_plate_length_m
         )
         return np.vstack([self.data.xpos[self._chain], end])
 
     def wheel_heights(self) -> np.ndarray:
         """The bottom of each axle's lower wheel above the floor (N + 1,), head first, in m."""
-        return self.data.xpos[self._wheels, 2].min(axis=1) - body.WHEEL_RADIUS_M
+        return self.data.xpos[self._wheels, 2].min(axis=1) - self.params.wheel_radius_m
 
     def joint_angles(self) -> np.ndarray:
         """Every bend joint's angle (N, 3, 2): segment, share, (yaw, pitch), in rad."""

@@ -12,10 +12,9 @@ from soft_snake.gaits import body_length_m
 
 def as_predicted(cells, bl_per_s, forward_sign=1.0):
     return [
-        reproduction.Prediction(
-            c, v * body_length_m(c.segments), forward_sign * v * body_length_m(c.segments)
-        )
+        reproduction.Prediction(c, v * length, forward_sign * v * length, length)
         for c, v in zip(cells, bl_per_s)
+        for length in [body_length_m(c.segments)]
     ]
 
 

@@ -9,7 +9,16 @@ import mujoco
 import numpy as np
 import pytest
 
-from soft_snake import body, calibration, climbing, pneumatics, simulator, tables
+from soft_snake import (
+    body,
+    calibration,
+    climbing,
+    model,
+    pneumatics,
+    reproduction,
+    simulator,
+    tables,
+)
 from soft_snake.gaits import PRESETS, Gait
 
 G = 9.81
@@ -25,6 +34,28 @@ def test_a_straight_snake_at_rest_stays_at_rest_on_its_wheels():
     assert np.max(np.abs(trajectory.com_m[-1, :2] - trajectory.com_m[0, :2])) < 1e-4
     assert np.all(np.abs(trajectory.wheel_z_m[-1]) < 1e-3)  # all five axles down
     assert np.all(np.abs(sim.joint_angles()) < 0.01)
+
+
+def test_a_robot_of_other_sizes_is_built_and_measured_in_its_own_body_lengths():
+    """The sizes are body parameters (another robot's come in a parameter file): by default Table
+    2.1's 404, 510, 616 mm; another's chain is as long as it says, stands on its own wheels, and
+    a prediction gives its speed in its own body lengths."""
+    assert [calibration.CALIBRATED.length_m(n) for n in (3, 4, 5)] == pytest.approx(
+        [0.404, 0.510, 0.616]
+    )
+    sizes = dict(segment_length_m=0.1, plate_length_m=0.05, end_plate_length_m=0.07)
+    other = dataclasses.replace(calibration.CALIBRATED, wheel_radius_m=0.015, **sizes)
+    assert other.length_m(4) == pytest.approx(2 * 0.07 + 3 * 0.05 + 4 * 0.1)
+    sim = simulator.SnakeSim(4, 'paper', other)
+    trajectory = sim.run(vented(4), 1.0)
+    points = sim.body_points()
+    assert np.linalg.norm(points[0] - points[-1]) == pytest.approx(other.length_m(4), rel=1e-3)
+    assert np.all(np.abs(trajectory.wheel_z_m[-1]) < 1e-3)
+    cell = tables.speeds()[0]
+    run = reproduction.RunLength(cycles=2, min_duration_s=1.0)
+    p = reproduction.predict(cell, model.SnakeModel(other), run)
+    assert p.body_length_m == pytest.approx(other.length_m(cell.segments))
+    assert p.speed_m_s > 0.05 and p.bl_per_s == pytest.approx(p.speed_m_s / p.body_length_m)
 
 
 @pytest.mark.parametrize('axis, coefficient', [(0, 'rolling'), (1, 'sliding')])
@@ -54,7 +85,7 @@ def test_a_rolling_drag_slows_a_coasting_snake_by_its_speed_per_surface():
     for surface, factor in (('paper', 0.58), ('grass', 8.33)):
         sim = simulator.SnakeSim(4, surface, dragged)
         hinge = sim.model.jnt_dofadr[sim.model.joint('wheel0_l').id]
-        expected = 1e-6 + 0.35 * factor * body.WHEEL_RADIUS_M**2
+        expected = 1e-6 + 0.35 * factor * dragged.wheel_radius_m**2
         assert sim.model.dof_damping[hinge] == pytest.approx(expected)
     assert simulator.SnakeSim(4, 'paper', plain).model.dof_damping[hinge] == pytest.approx(1e-6)
 
@@ -153,7 +184,13 @@ def test_the_compiled_model_sets_each_contact_s_friction_from_table_5_1(surface)
     sim = simulator.SnakeSim(3, surface, params, step_at_m=0.05)
     sliding, rolling = tables.friction()[surface]
     sliding, rolling = sliding * params.friction_scale, rolling * params.rolling_scale
-    wheel = [sliding, sliding, 0.001, rolling * body.WHEEL_RADIUS_M, rolling * body.WHEEL_RADIUS_M]
+    wheel = [
+        sliding,
+        sliding,
+        0.001,
+        rolling * params.wheel_radius_m,
+        rolling * params.wheel_radius_m,
+    ]
     sheath = [sliding * params.sheath_over_sliding] * 2 + [0.005, 0, 0]
     name = lambda g: mujoco.mj_id2name(sim.model, mujoco.mjtObj.mjOBJ_GEOM, g)  # noqa: E731
     # floor and step: 8 wheels, 4 plates, 6 half-segments

@@ -3,6 +3,8 @@ the robot or on the simulated head controller, MuJoCo snake and motion capture (
 
     ros2 launch softbots_bringup soft_snake.launch.py sim:=true rviz:=true
     ros2 launch softbots_bringup soft_snake.launch.py sim:=true surface:=grass segments:=5
+    # your own snake, fitted by soft-snake-fit:
+    ros2 launch softbots_bringup soft_snake.launch.py sim:=true body_parameters:=$PWD/params.yaml
     # then a step_climb goal:
     ros2 launch softbots_bringup soft_snake.launch.py sim:=true segments:=5 step_ahead_m:=0.15
     # the head's Bluetooth serial port:
@@ -47,6 +49,12 @@ ROBOT = RobotLaunch(
         Argument(
             'step_ahead_m', '0.0', 'a 7 cm step this far ahead of the simulated head (m; 0: none)'
         ),
+        Argument(
+            'body_parameters',
+            '',
+            "your snake's parameter file (soft-snake-fit's params.yaml): the simulator runs "
+            'it and rviz2 draws its sizes (empty: the calibrated snake of the thesis)',
+        ),
         switch('rviz', 'open rviz2 with config/soft_snake.rviz'),
     ),
     derive=lambda a: {'port': SIM_PORT if a['sim'] == 'true' else a['port']},
@@ -61,6 +69,7 @@ ROBOT = RobotLaunch(
                 'segments': '{segments}',
                 'surface': '{surface}',
                 'step_ahead_m': '{step_ahead_m}',
+                'body_parameters_file': '{body_parameters}',
             },
             when='sim',
             ready='behind',
@@ -77,7 +86,10 @@ ROBOT = RobotLaunch(
             'robot_state_publisher',
             'robot_state_publisher',
             'robot_state_publisher',
-            robot_description=('urdf/soft_snake.urdf.xacro', {'segments': '{segments}'}),
+            robot_description=(
+                'urdf/soft_snake.urdf.xacro',
+                {'segments': '{segments}', 'body_parameters_file': '{body_parameters}'},
+            ),
         ),
         NodeSpec(
             'rviz2',

@@ -6,7 +6,8 @@ Strings in a description are templates over the launch arguments and the values 
 written ``{name}``; ``{share}`` is the installed share of softbots_bringup, where launch/, config/
 and urdf/ live, and ``{sim_dir}`` the folder of the simulated ports and files of this launch's
 namespace, ``{data_dir}`` that of its lasting files (under ~/.ros/softbots). Parameter files are
-share-relative. Override values are read as YAML after substitution, as launch_ros reads them.
+share-relative. Override values are read as YAML after substitution, as launch_ros reads them
+(an empty value is the empty string).
 
 Boolean arguments read as launch's ``IfCondition`` reads them (true/false/1/0, any case) and are
 passed on as 'true'/'false'; anything else is refused before any node starts. Every launch takes
@@ -223,7 +224,7 @@ def resolve(
                 spec.name,
                 ns,
                 tuple(share / fill(p) for p in spec.params),
-                {k: yaml.safe_load(fill(v)) for k, v in spec.overrides.items()},
+                {k: as_launch_ros_reads(fill(v)) for k, v in spec.overrides.items()},
                 tuple((fill(a), fill(b)) for a, b in spec.remappings)
                 + (NAMESPACED_TF if ns else ()),
                 tuple(fill(a) for a in spec.arguments),
@@ -232,6 +233,12 @@ def resolve(
             )
         )
     return nodes
+
+
+def as_launch_ros_reads(value: str):
+    """An override's text as launch_ros types it: YAML, but an empty text is the empty string
+    (YAML reads it as null, which no parameter can be)."""
+    return yaml.safe_load(value) if value else ''
 
 
 def every_combination(robot: RobotLaunch) -> list[dict[str, str]]:

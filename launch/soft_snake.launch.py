@@ -53,7 +53,7 @@ ROBOT = RobotLaunch(
             'body_parameters',
             '',
             "your snake's parameter file (soft-snake-fit's params.yaml): the simulator runs "
-            'it and rviz2 draws its sizes (empty: the calibrated snake of the thesis)',
+            'it, rviz2 draws it (empty: the calibrated snake of the thesis)',
         ),
         switch('rviz', 'open rviz2 with config/soft_snake.rviz'),
     ),
@@ -79,7 +79,11 @@ ROBOT = RobotLaunch(
             'soft_snake_driver',
             'soft_snake_driver',
             (CONFIG,),
-            {'port': '{port}', 'segments': '{segments}'},
+            {
+                'port': '{port}',
+                'segments': '{segments}',
+                'body_parameters_file': '{body_parameters}',
+            },
             ready='opening',
         ),
         NodeSpec(

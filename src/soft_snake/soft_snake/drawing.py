@@ -15,8 +15,6 @@ from visualization_msgs.msg import Marker, MarkerArray
 from soft_snake import body, pneumatics
 
 CHAMBER_RADIUS_M = 0.009  # where a chamber sits off the axis, for the drawing only
-# the URDF's segment (urdf/soft_snake.urdf.xacro), which the markers are drawn in: the thesis's
-SEGMENT_LENGTH_M = body.BodyParameters.segment_length_m
 
 
 def joint_names(segments: int) -> list[str]:
@@ -39,9 +37,9 @@ def pressure_colour(pressure_pa: float) -> ColorRGBA:
     return ColorRGBA(r=s, g=0.15, b=1.0 - s, a=0.9)
 
 
-def chamber_markers(pressure_pa: np.ndarray, stamp) -> MarkerArray:
-    """One cylinder per chamber along each segment's first half, in that half's frame, coloured by
-    pressure."""
+def chamber_markers(pressure_pa: np.ndarray, stamp, segment_length_m: float) -> MarkerArray:
+    """One cylinder per chamber along each segment's first half (a segment ``segment_length_m``
+    long), in that half's frame, coloured by pressure."""
     markers = []
     for i, row in enumerate(np.asarray(pressure_pa, dtype=float)):
         for j, p in enumerate(row):
@@ -54,10 +52,10 @@ def chamber_markers(pressure_pa: np.ndarray, stamp) -> MarkerArray:
                 color=pressure_colour(p),
             )
             y, z = body.CHAMBER_YZ[j] * CHAMBER_RADIUS_M
-            m.pose.position = Point(x=-SEGMENT_LENGTH_M / 4, y=float(y), z=float(z))
+            m.pose.position = Point(x=-segment_length_m / 4, y=float(y), z=float(z))
             # cylinder axis along x
             m.pose.orientation.y = m.pose.orientation.w = float(np.sqrt(0.5))
             m.scale.x = m.scale.y = 0.008
-            m.scale.z = SEGMENT_LENGTH_M / 2
+            m.scale.z = segment_length_m / 2
             markers.append(m)
     return MarkerArray(markers=markers)

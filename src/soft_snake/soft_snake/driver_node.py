@@ -10,8 +10,9 @@ wheel (the robot cannot feel a wheel land); ``step_climb_row_s`` does it on a ti
 is answered, a burst of a thousand included (``soro_node.base_node.REQUEST_DEPTH``), when the
 client's own queues are as deep (``SoftSnakeCommander``'s are; rclpy's default client keeps 10); a
 gait sent while one runs is rejected at once. From the head's telemetry: ``joint_states`` (the
-bends the pressures call for, urdf/soft_snake.urdf.xacro), ``~/chambers``
-(visualization_msgs/MarkerArray, chambers coloured by pressure) and ``~/chamber_pressure``
+bends the pressures call for, urdf/soft_snake.urdf.xacro; of ``body_parameters_file``'s snake,
+or the calibrated one), ``~/chambers`` (visualization_msgs/MarkerArray, chambers coloured by
+pressure) and ``~/chamber_pressure``
 (std_msgs/Float64MultiArray, N × 3 gauge pressures in Pa, NaN where the head measures none: then
 the drawing uses the pressures the duties call for); ``~/valve_duty`` the commanded duties (N × 3,
 0-1) whenever they change. ``mocap/soft_snake/head`` places the snake in tf for rviz; ``~/trail``
@@ -29,13 +30,14 @@ from geometry_msgs.msg import PoseStamped
 from nav_msgs.msg import Path
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import MultiThreadedExecutor
+from rclpy.lifecycle import State, TransitionCallbackReturn
 from sensor_msgs.msg import JointState
 from soro_interfaces.action import RunGait
 from std_msgs.msg import Float64MultiArray, Header, MultiArrayDimension, MultiArrayLayout
 from std_srvs.srv import Trigger
 from visualization_msgs.msg import MarkerArray
 
-from soft_snake import calibration, drawing, pneumatics
+from soft_snake import calibration, drawing, model_file, pneumatics
 from soft_snake.gaits import GaitError, ValveCommander
 from soft_snake.parameters import DRIVER
 from soft_snake.runs import GaitRequest, Run, SpeedTracker
@@ -64,6 +66,7 @@ class SoftSnakeDriver(BridgeNode):
         self._run: Run | None = None
         self._tracker: SpeedTracker | None = None
         self.segments = self.settings.segments
+        self.drawn_body = calibration.CALIBRATED  # body_parameters_file's, once configured
         self.joint_pub = self.create_lifecycle_publisher(JointState, 'joint_states', 10)
         self.chambers_pub = self.create_lifecycle_publisher(MarkerArray, '~/chambers', 10)
         self.pressure_pub = self.create_lifecycle_publisher(
@@ -102,6 +105,17 @@ class SoftSnakeDriver(BridgeNode):
             callback_group=group,
             make_result=lambda: RunGait.Result(distance_m=math.nan, speed_m_s=math.nan),
         )
+
+    def on_configure(self, state: State) -> TransitionCallbackReturn:
+        """The snake of ``body_parameters_file`` to draw, then the bridge's configure; FAILURE,
+        logged in one line, for a file refused."""
+        path = self.settings.body_parameters_file
+        try:
+            self.drawn_body = model_file.load(path).body if path else calibration.CALIBRATED
+        except ValueError as exc:
+            self.get_logger().error(f'body_parameters_file refused: {exc}')
+            return TransitionCallbackReturn.FAILURE
+        return super().on_configure(state)
 
     # --- running a gait --------------------------------------------------------------------------
     def _run_gait(self, goal_handle, result) -> str:
@@ -229,10 +243,12 @@ class SoftSnakeDriver(BridgeNode):
             JointState(
                 header=Header(stamp=stamp),
                 name=drawing.joint_names(self.segments),
-                position=drawing.joint_positions(drawn, calibration.CALIBRATED),
+                position=drawing.joint_positions(drawn, self.drawn_body),
             )
         )
-        self.chambers_pub.publish(drawing.chamber_markers(drawn, stamp))
+        self.chambers_pub.publish(
+            drawing.chamber_markers(drawn, stamp, self.drawn_body.segment_length_m)
+        )
         self.pressure_pub.publish(_array(pressure))
 
 

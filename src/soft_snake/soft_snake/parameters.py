@@ -61,6 +61,14 @@ FRAMES_OF_MOCAP = (
 SEGMENTS = ParamSpec(
     'segments', 4, 'modules of the snake', MIN_SEGMENTS, MAX_SEGMENTS, read_only=True
 )
+# the snake's parameter file: the simulator runs it, the driver draws its bends and sizes
+BODY_PARAMETERS = ParamSpec(
+    'body_parameters_file',
+    '',
+    "the snake's parameter file, body and chambers (soft-snake-fit's params.yaml; empty: the "
+    'calibrated ones)',
+    read_only=True,
+)
 DRIVER = (
     GAIT
     + (
@@ -74,6 +82,7 @@ DRIVER = (
             0.0,
             600.0,
         ),
+        BODY_PARAMETERS,
     )
     + FRAMES_OF_MOCAP
 )
@@ -146,13 +155,7 @@ SIMULATOR = (
             2**31 - 1,
             read_only=True,
         ),
-        ParamSpec(
-            'body_parameters_file',
-            '',
-            "the simulator's parameter file, body and chambers (soft-snake-fit's params.yaml; "
-            'empty: the calibrated ones)',
-            read_only=True,
-        ),
+        BODY_PARAMETERS,
     )
     + FRAMES_OF_MOCAP
 )

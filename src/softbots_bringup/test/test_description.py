@@ -96,17 +96,20 @@ def test_override_values_are_typed_as_launch_ros_types_them():
 
 
 def test_a_snake_s_parameter_file_reaches_its_simulator_and_its_drawing(tmp_path):
-    """body_parameters:= is the sim node's file and the URDF's sizes; left empty, both are the
-    calibrated snake's: an empty override is the empty string, as launch_ros reads it, not null."""
+    """body_parameters:= is the sim node's and the driver's file and the URDF's sizes; left empty,
+    all are the calibrated snake's: an empty override is the empty string, as launch_ros reads it,
+    not null."""
     launch = robot('soft_snake.launch.py')
     nodes = by_name(description.resolve(launch, {'sim': 'true'}, share_dir()))
-    assert nodes['soft_snake_sim'].overrides['body_parameters_file'] == ''
+    for node in ('soft_snake_sim', 'soft_snake_driver'):
+        assert nodes[node].overrides['body_parameters_file'] == ''
     assert 'xyz="-0.035 0 0"' in description.urdf_text(nodes['robot_state_publisher'])
     params = tmp_path / 'params.yaml'
     params.write_text('segment_length_m: 0.09\n')
     given = {'sim': 'true', 'body_parameters': str(params)}
     nodes = by_name(description.resolve(launch, given, share_dir()))
-    assert nodes['soft_snake_sim'].overrides['body_parameters_file'] == str(params)
+    for node in ('soft_snake_sim', 'soft_snake_driver'):
+        assert nodes[node].overrides['body_parameters_file'] == str(params)
     urdf = description.urdf_text(nodes['robot_state_publisher'])
     assert 'xyz="-0.045 0 0"' in urdf and 'xyz="-0.035 0 0"' not in urdf
 

@@ -54,6 +54,7 @@ ROBOT = RobotLaunch(
             '',
             "your snake's parameter file (soft-snake-fit's params.yaml): the simulator runs "
             'it, rviz2 draws it (empty: the calibrated snake of the thesis)',
+            file=True,
         ),
         switch('rviz', 'open rviz2 with config/soft_snake.rviz'),
     ),

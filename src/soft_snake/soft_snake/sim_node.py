@@ -117,7 +117,10 @@ class SoftSnakeSimNode(Node):
             if self.device
             else f'running {p["gait"]} itself (no valve board)'
         )
-        self.get_logger().info(f'{p["segments"]}-module soft snake on {p["surface"]}, {where}')
+        body = p['body_parameters_file'] or 'the calibrated body'
+        self.get_logger().info(
+            f'{p["segments"]}-module soft snake ({body}) on {p["surface"]}, {where}'
+        )
 
     # --- physics, paced by the wall clock --------------------------------------------------------
     def _run_physics(self) -> None:

@@ -49,7 +49,7 @@ NAMESPACED_TF = (('/tf', 'tf'), ('/tf_static', 'tf_static'))
 @dataclass(frozen=True)
 class Argument:
     """A launch argument: its name, default and description, the values allowed (``choices``; none:
-    any), and whether it is a boolean."""
+    any), whether it is a boolean, and whether it names a file that must exist (when not empty)."""
 
     name: str
     default: str
@@ -57,6 +57,9 @@ class Argument:
     choices: tuple[str, ...] = ()
     # read as launch's conditions read it; passed on as 'true'/'false'
     boolean: bool = False
+    # an input file: refused by the argument's name before anything reads it (xacro would name its
+    # own expression instead)
+    file: bool = False
 
 
 def switch(name: str, description: str, default: bool = False) -> Argument:
@@ -127,7 +130,7 @@ class ResolvedNode:
 
 class LaunchArgumentError(ValueError):
     """A launch argument that is unknown, outside its choices, not a boolean where one is needed,
-    or not a name."""
+    not a name, or not a file where one is needed."""
 
 
 def argument_values(robot: RobotLaunch, given: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -146,8 +149,20 @@ def argument_values(robot: RobotLaunch, given: Mapping[str, str] | None = None) 
             raise LaunchArgumentError(f'{name}:={values[name]}: allowed {", ".join(a.choices)}')
         if a.boolean:
             values[name] = boolean(name, values[name])
+        if a.file and values[name]:
+            values[name] = input_file(name, values[name])
     values[NAMESPACE.name] = namespace(values[NAMESPACE.name])
     return values
+
+
+def input_file(name: str, value: str) -> str:
+    """``value`` as an absolute path (~ expanded: the shell leaves it after :=), so that every node
+    reads the same file wherever it runs; LaunchArgumentError naming the argument when no such file
+    exists."""
+    path = Path(value).expanduser().resolve()
+    if not path.is_file():
+        raise LaunchArgumentError(f'{name}:={value}: no such file')
+    return str(path)
 
 
 def boolean(name: str, value: str) -> str:

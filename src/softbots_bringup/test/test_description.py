@@ -95,7 +95,7 @@ def test_override_values_are_typed_as_launch_ros_types_them():
     assert [type(v) for v in node['tensegrity_sim'].overrides.values()] == [str, int, int]
 
 
-def test_a_snake_s_parameter_file_reaches_its_simulator_and_its_drawing(tmp_path):
+def test_a_snake_s_parameter_file_reaches_its_simulator_and_its_drawing(tmp_path, monkeypatch):
     """body_parameters:= is the sim node's and the driver's file and the URDF's sizes; left empty,
     all are the calibrated snake's: an empty override is the empty string, as launch_ros reads it,
     not null."""
@@ -112,6 +112,15 @@ def test_a_snake_s_parameter_file_reaches_its_simulator_and_its_drawing(tmp_path
         assert nodes[node].overrides['body_parameters_file'] == str(params)
     urdf = description.urdf_text(nodes['robot_state_publisher'])
     assert 'xyz="-0.045 0 0"' in urdf and 'xyz="-0.035 0 0"' not in urdf
+    monkeypatch.setenv('HOME', str(tmp_path))  # the shell leaves ~ after := to launch
+    home = {'sim': 'true', 'body_parameters': '~/params.yaml'}
+    nodes = by_name(description.resolve(launch, home, share_dir()))
+    assert nodes['soft_snake_sim'].overrides['body_parameters_file'] == str(params)
+    missing = {'sim': 'true', 'body_parameters': str(tmp_path / 'missing.yaml')}
+    with pytest.raises(
+        description.LaunchArgumentError, match=r'body_parameters:=.*: no such file'
+    ):
+        description.resolve(launch, missing, share_dir())
 
 
 @pytest.mark.parametrize(

@@ -49,10 +49,11 @@ def wheel_in_plate(model, plate):
 @pytest.mark.parametrize('segments', [3, 4, 5])
 @pytest.mark.parametrize('sizes', [{}, OTHER_SIZES], ids=['calibrated', 'other sizes'])
 def test_the_drawn_snake_is_the_simulated_one_for_any_bend(segments, sizes, tmp_path):
-    path = tmp_path / 'params.yaml'
+    source = ''
     if sizes:
-        path.write_text(yaml.safe_dump(sizes))
-    model = urdf(segments, path if sizes else '')
+        source = tmp_path / 'params.yaml'
+        source.write_text(yaml.safe_dump(sizes))
+    model = urdf(segments, source)
     assert model.actuated_joint_names == drawing.joint_names(segments)
     params = dataclasses.replace(calibration.CALIBRATED, **sizes)
     sim = simulator.SnakeSim(segments, 'paper', params)
@@ -66,9 +67,8 @@ def test_the_drawn_snake_is_the_simulated_one_for_any_bend(segments, sizes, tmp_
         assert wheel_in_plate(model, plate) == pytest.approx(
             sim.model.body(f'wheel{plate}_l').pos, abs=1e-9
         )
-    straight = urdf(segments, path if sizes else '')
-    straight.update_cfg(np.zeros(6 * segments))
-    tail = straight.get_transform(f'plate{segments}', 'base_link')[0, 3]
+    model.update_cfg(np.zeros(6 * segments))
+    tail = model.get_transform(f'plate{segments}', 'base_link')[0, 3]
     assert tail - params.end_plate_length_m == pytest.approx(-params.length_m(segments))
 
 

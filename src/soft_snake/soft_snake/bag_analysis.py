@@ -5,7 +5,9 @@ chambers' pressures over the run beside them.
 
 The run is where the driver commanded any chamber open; the gait period is read off the commanded
 duties (the interval between a chamber's openings), so neither needs to be given. The body length
-follows from the module count in the duties' layout (86 + 106 N mm).
+follows from the module count in the duties' layout (86 + 106 N mm, Table 2.1's snake), or from
+``body_parameters_file``'s sizes (``-p body_parameters_file:=params.yaml``, the file the run was
+launched with) for a snake of other sizes.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from soft_snake import body, locomotion
+from soft_snake import body, locomotion, model_file
 from soft_snake.gaits import body_length_m
 from soro_analysis.analyses import Analysis, AnalysisError, Report
 from soro_analysis.plotting import figure, save
@@ -28,6 +30,12 @@ DUTY, PRESSURE = '/soft_snake_driver/valve_duty', '/soft_snake_driver/chamber_pr
 WHEELS, PAST_EDGE = '/soft_snake_sim/wheel_heights', '/soft_snake_sim/wheel_past_edge'
 OPTIONS = (
     ParamSpec('period_s', 0.0, 'gait period (s); 0: read it off the commanded duties', 0.0, 100.0),
+    ParamSpec(
+        'body_parameters_file',
+        '',
+        "the snake's parameter file (soft-snake-fit's params.yaml), whose sizes give the body "
+        "length (empty: Table 2.1's, 86 + 106 N mm)",
+    ),
     ParamSpec(
         'settle_periods',
         1,
@@ -68,16 +76,17 @@ def analyze(recording: Recording, out: Path, options: dict) -> Report:
         locomotion.forward_speed(path, headings, period),
     )
     report = Report(f'Soft snake run: {recording.path}')
+    length = _body_length_m(segments, options['body_parameters_file'])
     report.numbers = {
         'segments': segments,
-        'body_length_m': body_length_m(segments),
+        'body_length_m': length,
         'period_s': period,
         'frequency_hz': 1.0 / period,
         'run_s': float(end - begin),
         'periods_measured': len(path) - 1,
         'distance_m': locomotion.length(path),
         'speed_mm_s': 1e3 * speed,
-        'speed_bl_s': speed / body_length_m(segments),
+        'speed_bl_s': speed / length,
         'forward_speed_mm_s': 1e3 * forward,
         'path_curvature_per_m': locomotion.mean_curvature(path),
     }
@@ -157,6 +166,17 @@ def _step(report: Report, recording: Recording, out: Path, begin: float) -> None
         f'- wheels on the step at the end (resting on its top, past its edge): {where}',
         '- step_climb.png: wheel heights and how far past the edge, over time',
     ]
+
+
+def _body_length_m(segments: int, parameters_file: str) -> float:
+    """The snake's length (m): the parameter file's sizes, or Table 2.1's; AnalysisError (one
+    line) for a file refused."""
+    if not parameters_file:
+        return body_length_m(segments)
+    try:
+        return model_file.load(parameters_file).body.length_m(segments)
+    except ValueError as error:
+        raise AnalysisError(f'body_parameters_file: {error}') from None
 
 
 def gait_period(t_s: np.ndarray, duty: np.ndarray) -> float:

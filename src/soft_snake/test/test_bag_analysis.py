@@ -88,6 +88,22 @@ def test_a_straight_run_gives_its_speed_and_no_curvature(tmp_path):
     assert 'head first' in (tmp_path / 'out' / 'summary.md').read_text()
 
 
+def test_a_snake_of_other_sizes_counts_body_lengths_by_its_parameter_file(tmp_path):
+    """The file the run was launched with (body_parameters:=) gives the body length; one the
+    analysis cannot read is refused in one line naming the option."""
+    bag = write(tmp_path / 'bag', straight)
+    mine = tmp_path / 'mine.yaml'
+    mine.write_text('segment_length_m: 0.09\nplate_length_m: 0.04\n')
+    option = f'body_parameters_file:={mine}'
+    n = analyze(bag, tmp_path / 'out', 'soft_snake', [option])[0].numbers
+    length = 2 * 0.061 + 3 * 0.04 + 4 * 0.09
+    assert n['body_length_m'] == pytest.approx(length)
+    assert n['speed_bl_s'] == pytest.approx(0.1 / length, rel=0.03)
+    missing = f'body_parameters_file:={tmp_path / "missing.yaml"}'
+    with pytest.raises(AnalysisError, match='body_parameters_file: .*missing.yaml'):
+        analyze(bag, tmp_path / 'out2', 'soft_snake', [missing])
+
+
 def test_a_circle_gives_its_curvature_and_a_reversed_track_goes_backwards(tmp_path):
     def circle(t):
         a = SPEED * t / 0.5

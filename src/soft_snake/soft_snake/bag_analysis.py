@@ -226,9 +226,10 @@ def _figures(report, recording, out, t, xy, path, duty_t, duty, begin, period) -
         xlabel='x (m)',
         ylabel='y (m)',
         title='Centre-of-mass trajectory (Figs. 2.7, 2.9)',
-        aspect='equal',
     )
-    ax[0, 0].legend()
+    # a square box, the limits widened around the path: a straight run stays readable
+    ax[0, 0].set_aspect('equal', adjustable='datalim')
+    ax[0, 0].legend(loc='best')
     save(fig, out / 'trajectory.png')
     steps = np.hypot(*np.diff(path, axis=0).T) / period
     fig, ax = figure(size=(6.0, 3.0))

@@ -167,7 +167,7 @@ def main() -> int:
     named = {'model': args.params or 'calibrated'}
     # loaded here, so that a bad file ends the bench at once with its reason
     try:
-        snake = model_file.load(args.params) if args.params else model.CALIBRATED
+        snake = model_file.load_or_calibrated(args.params)
     except ValueError as error:
         parser.error(str(error))
     if args.through_nodes:

@@ -16,7 +16,7 @@ the sweep on Ray (snake.py, soft_snake_fit.py), the step (snake_step.py).
 import argparse
 import json
 
-from soft_snake import evaluation, fit_report, model, model_file, reproduction, tables, targets
+from soft_snake import evaluation, fit_report, model_file, reproduction, tables, targets
 
 # issue 29 on the cells not used in the fit: (figure, limit, whether higher is better)
 HELD_OUT_TARGETS = {
@@ -43,7 +43,7 @@ def main() -> None:
     parser.add_argument('--seed', type=int, default=0)
     args = parser.parse_args()
     try:
-        snake = model_file.load(args.params) if args.params else model.CALIBRATED
+        snake = model_file.load_or_calibrated(args.params)
         cells = tables.speeds()
         training, held_out = evaluation.split(cells, args.split, args.seed)
     except ValueError as error:

@@ -18,7 +18,6 @@ from pathlib import Path
 import numpy as np
 
 from soft_snake import body, locomotion, model_file
-from soft_snake.gaits import body_length_m
 from soro_analysis.analyses import Analysis, AnalysisError, Report
 from soro_analysis.plotting import figure, save
 from soro_analysis.recording import Recording
@@ -171,10 +170,8 @@ def _step(report: Report, recording: Recording, out: Path, begin: float) -> None
 def _body_length_m(segments: int, parameters_file: str) -> float:
     """The snake's length (m): the parameter file's sizes, or Table 2.1's; AnalysisError (one
     line) for a file refused."""
-    if not parameters_file:
-        return body_length_m(segments)
     try:
-        return model_file.load(parameters_file).body.length_m(segments)
+        return model_file.load_or_calibrated(parameters_file).body.length_m(segments)
     except ValueError as error:
         raise AnalysisError(f'body_parameters_file: {error}') from None
 

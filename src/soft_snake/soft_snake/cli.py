@@ -223,14 +223,14 @@ def fit_main(argv: list[str] | None = None) -> int:
     unreachable ``--address``."""
     parser = _fit_parser()
     args = parser.parse_args(argv)
-    from soft_snake import evaluation, fit, measurements, model, model_file
+    from soft_snake import evaluation, fit, measurements, model_file
     from soft_snake.sweep import RaySweep, SweepError
 
     try:
         cells = measurements.parse(read_input(args.measured), args.measured)
         training, held_out = evaluation.split(cells, args.split, args.seed)
         fit.check_enough(training, held_out, args.measured)
-        base = model_file.load(args.base) if args.base else model.CALIBRATED
+        base = model_file.load_or_calibrated(args.base)
         fit.check_base(base, args.base or 'the calibrated model')
     except ValueError as error:
         print(f'{parser.prog}: {error}', file=sys.stderr)

@@ -111,7 +111,7 @@ class SoftSnakeDriver(BridgeNode):
         logged in one line, for a file refused."""
         path = self.settings.body_parameters_file
         try:
-            self.drawn_body = model_file.load(path).body if path else calibration.CALIBRATED
+            self.drawn_body = model_file.load_or_calibrated(path).body
         except ValueError as exc:
             self.get_logger().error(f'body_parameters_file refused: {exc}')
             return TransitionCallbackReturn.FAILURE

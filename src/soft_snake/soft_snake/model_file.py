@@ -64,3 +64,9 @@ def _values(document: dict) -> dict[str, float]:
 def load(path: str | Path) -> SnakeModel:
     """The parameter file at ``path`` (see ``parse``); ValueError in one line naming the file."""
     return parse(read_input(path), str(path))
+
+
+def load_or_calibrated(path: str | Path | None) -> SnakeModel:
+    """``load(path)``, or the calibrated model when ``path`` is empty or None (the default of every
+    option and parameter that names such a file)."""
+    return load(path) if path else CALIBRATED

@@ -35,7 +35,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, Header
 from std_srvs.srv import Trigger
 
-from soft_snake import climbing, model, model_file, simulator
+from soft_snake import climbing, model_file, simulator
 from soft_snake.device import SnakeHeadFirmware
 from soft_snake.drawing import joint_names
 from soft_snake.gaits import Gait, GaitError, ValveCommander, chamber_states
@@ -62,11 +62,7 @@ class SoftSnakeSimNode(Node):
         super().__init__('soft_snake_sim', **kwargs)
         self.settings = declare_parameters(self, SIMULATOR)
         p = self.settings.checked()
-        built = (
-            model_file.load(p['body_parameters_file'])
-            if p['body_parameters_file']
-            else model.CALIBRATED
-        )
+        built = model_file.load_or_calibrated(p['body_parameters_file'])
         self.sim = simulator.SnakeSim(
             p['segments'],
             p['surface'],

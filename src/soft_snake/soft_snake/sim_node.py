@@ -63,22 +63,21 @@ class SoftSnakeSimNode(Node):
         self.settings = declare_parameters(self, SIMULATOR)
         p = self.settings.checked()
         built = model_file.load_or_calibrated(p['body_parameters_file'])
+        # before the step the snake wears the sheath it climbed in (§2.2.2): built in, as it
+        # sets the body's radius and joints
+        worn = climbing.sheathed(built.body) if p['step_ahead_m'] else built.body
         self.sim = simulator.SnakeSim(
             p['segments'],
             p['surface'],
-            built.body,
+            worn,
             # tau_s 0: the chambers' own time constants
             p['tau_s'] or None,
             p['tau_s'] or None,
             step_at_m=p['step_ahead_m'] or None,
             chambers=built.chambers,
         )
-        if p['step_ahead_m']:
-            # before the step the snake wears the sheath it climbed in (§2.2.2); the bend reads
-            # the parameters every tick
-            self.sim.params = climbing.sheathed(self.sim.params)
-            if p['start_seed'] >= 0:
-                climbing.place(self.sim, climbing.Start.jittered(p['start_seed']))
+        if p['step_ahead_m'] and p['start_seed'] >= 0:
+            climbing.place(self.sim, climbing.Start.jittered(p['start_seed']))
         self.landings = climbing.WheelLandings(self.sim) if p['step_ahead_m'] else None
         self._landed: deque[int] = deque()
         self._lock, self._running = threading.Lock(), True

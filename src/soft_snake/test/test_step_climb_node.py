@@ -7,14 +7,17 @@ import threading
 
 import numpy as np
 import pytest
+import rclpy
 from action_msgs.msg import GoalStatus
 from geometry_msgs.msg import PoseStamped
+from rclpy.parameter import Parameter
 from soro_interfaces.action import RunGait
 from std_msgs.msg import Float64MultiArray
 
-from soft_snake import climbing
+from soft_snake import climbing, model
 from soft_snake.bag_analysis import HEAD, PAST_EDGE, WHEELS
 from soft_snake.commander import SoftSnakeCommander
+from soft_snake.sim_node import SoftSnakeSimNode
 from soro_node.commander import CommanderError
 from soro_node.waiting import poll
 
@@ -32,6 +35,39 @@ def _before_the_step(launch_in_test, **params):
         topics={WHEELS: Float64MultiArray, PAST_EDGE: Float64MultiArray, HEAD: PoseStamped},
     )
     return robot.commander, robot.probe.messages
+
+
+@pytest.mark.parametrize('step_ahead_m', [0.15, 0.0])
+def test_before_the_step_the_simulator_is_built_in_the_sheath(step_ahead_m):
+    """The sheath sets the body's radius and joints, so it is in the compiled model, as offline
+    (``climbing.climb_step``); without a step the bare calibrated body. A sheath put on after
+    the build changed only the lift: through the nodes wheel 1 got over at 21-25 s and no other
+    wheel (offline 3 s and all six)."""
+    rclpy.init()
+    try:
+        node = SoftSnakeSimNode(
+            parameter_overrides=[
+                Parameter('port', value=''),
+                Parameter('segments', value=5),
+                Parameter('step_ahead_m', value=step_ahead_m),
+            ],
+        )
+        try:
+            worn = climbing.sheathed(model.CALIBRATED.body) if step_ahead_m else None
+            expected = worn or model.CALIBRATED.body
+            assert node.sim.params == expected
+            assert node.sim.model.geom('segment2a').size[0] == pytest.approx(
+                expected.body_radius_m
+            )
+            # the sideways position servo of segment 2's middle joint (half its bend)
+            joint = node.sim.model.joint('y2_1').id
+            servo = list(node.sim.model.actuator_trnid[:, 0]).index(joint)
+            kp = node.sim.model.actuator_gainprm[servo, 0]
+            assert kp == pytest.approx(expected.joint_stiffness_nm_per_rad / 0.5)
+        finally:
+            node.destroy_node()
+    finally:
+        rclpy.try_shutdown()
 
 
 def test_a_start_seed_places_the_snake_where_the_offline_climb_starts(launch_in_test):

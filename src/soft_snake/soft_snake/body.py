@@ -22,14 +22,15 @@ enough for one CPU core:
   without units, become coefficients: the sliding column times ``friction_scale`` (0.1: paper's
   5.83 → μ 0.58), the rolling column times ``rolling_scale`` (0.1: paper's 0.58 → 0.058). The two
   columns are two measurements (dragging sideways, rolling along), so each has its own conversion
-  for a fit to find (equal by default, as the calibration has them). A wheel rolls along on its
+  for a fit to find (equal by default; calibrated, 0.18 and 0.014). A wheel rolls along on its
   hinge against the rolling coefficient and slides across with the sliding one (the anisotropy of
   §2.1.5, finite both ways); the body's sheath slides with the sliding coefficient times
   ``sheath_over_sliding`` (the thesis gives no sheath friction: ours is that Table 5.1's sliding
   factor, measured dragging the robot sideways, is the sheath's too);
 - two readings a fit can turn on, off by default: a rolling resistance that grows with the wheel's
   speed (``rolling_drag_scale``, Table 5.1's rolling factor as a drag, a damper on the wheel's
-  hinge) and a bend that reaches ``bend_rad`` before the full supply (``bend_saturation``).
+  hinge; the calibration turns it on) and a bend that reaches ``bend_rad`` before the full supply
+  (``bend_saturation``).
 
 Frame: x forward (the head leads at +x), y left, z up (REP-103); lengths in m, masses in kg, angles
 in rad.
@@ -55,7 +56,8 @@ ON_STEP_MARGIN_M = 0.01  # a wheel this close below the step's top counts as up 
 # The wave-spring sheath "increased the snake's step-climbing performance three-fold" (abstract;
 # spec A1.5): our reading, it multiplies the upward bend a segment keeps beyond its weight's share;
 # tuned in the simulator as the thesis tuned its climb (§2.2.2; bench/snake_step.py): with the
-# calibrated bend (1.05 rad) 3.7 lifts wheel 2 to 55 mm only, 4 gets it over (at 1.2 rad, 3.5 did)
+# bend calibrated before (1.05 rad) 3.7 lifts wheel 2 to 55 mm only, 4 gets it over (at 1.2 rad,
+# 3.5 did); kept with today's (0.92 rad), the climb's rows tuned again with it
 SHEATH_LIFT_GAIN = 4.0
 
 
@@ -76,8 +78,8 @@ def on_step(wheel_heights_m, past_edge_m) -> np.ndarray:
 @dataclass(frozen=True)
 class BodyParameters:
     """What the thesis does not give, with our reading (masses and sizes are estimates from Table
-    2.1's sizes). ``bend_rad`` and ``pitch_stiffness_ratio`` are fitted on chapter 2's headline
-    speeds only (``calibration.CALIBRATED``); the defaults here are only a starting point."""
+    2.1's sizes). The calibrated values are ``calibration.CALIBRATED`` (fitted on half of the
+    speed tables); the defaults here are only a starting point."""
 
     # a segment's bend with one chamber at full supply pressure
     bend_rad: float = 1.0
@@ -109,7 +111,7 @@ class BodyParameters:
     pitch_stiffness_ratio: float = 3.0
     joint_damping_nms_per_rad: float = 0.005
     timestep_s: float = 0.002
-    # Off by default, for a fit to try (docs: they flatten undulation over β and lose elsewhere):
+    # Off by default, for a fit to try (the calibration has it at 0.44):
     # a rolling resistance that grows with the wheel's speed, N s/m at the rim per unit of Table
     # 5.1's rolling factor (beside the Coulomb part, ``rolling_scale``)
     rolling_drag_scale: float = 0.0

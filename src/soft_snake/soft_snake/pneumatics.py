@@ -15,15 +15,15 @@ of the step) inside that range (``step_time_constants``). The supply is 17 psi (
 tether (Table 4.1, "Tethered Power Supply"); the thesis gives no figure for its sag, so ours is a
 reading: the tether and the filling chambers' orifices divide p_s, the manifold at p_s / (1 + s Σ
 Δp²) over the filling chambers (Δp² their flow term), s = ``supply_drop_per_chamber``, set with
-the bend on the training half of the speed tables (``calibration``) and the fit's to tune.
+the body on the training half of the speed tables (``calibration``) and the fit's to tune.
 
 The modules do not follow their valves at once (``ModuleDelay``): the tail's chambers do, and
 every module nearer the head ``module_delay_s`` later than the one behind it. The robot keeps its
 undulation speed from β = 2π/3 to 11π/12 and is slow below π/2 (§5.1.1, Tables 5.2-5.4), where a
 snake whose modules all follow at once is pushed only by the travelling curvature wave, whose
 thrust vanishes at β = π. The delay turns the bends' phase difference from β into β − 2πfd, and
-with d set on half the tables (0.06 s) the simulated snake has the robot's shape: slow below π/2,
-fastest near 3π/4, still fast at 11π/12 (at 2 Hz 1.5x slower there than at 2π/3; the robot 12 %).
+with d fitted on half the tables (0.034 s, ``calibration``) the simulated snake has the robot's
+shape: slow below π/2, fastest near 3π/4, still moving at 11π/12 (docs/soft_snake.md's figures).
 Where the delay comes from the thesis does not say; our reading is the tether (Table 4.1:
 "Tethered Power Supply"), which trails the snake and so feeds it from the tail, its line running
 forward through the gaps between the modules (§2.1.5), so that a valve nearer the head fills its
@@ -52,16 +52,17 @@ class ChamberParameters:
     (p_s, nominal) and ``supply_drop_per_chamber`` (s: the tether's sag, p_s / (1 + s) with one
     chamber filling from empty)."""
 
-    # 63 % of a step in 0.36 s with the sag below ((e − 1)/k_i = 0.29 s on a stiff supply)
-    k_i_per_s: float = 6.0
-    k_d_per_s: float = 4.0
-    t_p_pa_per_s: float = 250e3  # 63 % of a vent in 0.31 s
+    # the calibrated chambers (calibration.py, fitted on the training half of the speed tables
+    # with the body): 63 % of a step in 0.244 s with the sag below, of a vent in 0.307 s, within
+    # the 0.23-0.44 s the thesis measured (the fit sets the time constants, these rates follow)
+    k_i_per_s: float = 7.688
+    k_d_per_s: float = 4.065
+    t_p_pa_per_s: float = 254.1e3
     supply_pa: float = SUPPLY_PA
-    # fitted with bend_rad on the training half of the speed tables (calibration.py)
-    supply_drop_per_chamber: float = 0.2
+    supply_drop_per_chamber: float = 0.07396
     # how much later each module's chambers follow their valves than the next module toward the
-    # tail does (``ModuleDelay``); fitted as the sag is
-    module_delay_s: float = 0.06
+    # tail does (``ModuleDelay``)
+    module_delay_s: float = 0.03421
 
     def __post_init__(self):
         for name, value in vars(self).items():

@@ -2,8 +2,8 @@
 against what was measured: per-gait rank correlation and the qualitative findings of §5.1 (spec
 SN-13). No ROS.
 
-Only the two chapter-2 headline speeds were used to calibrate (``calibration``); the other 286
-cells are predictions.
+The calibration (``calibration``) was fitted on half of these cells (``calibration.SPLIT``); the
+other 144 are predictions, and ``evaluation`` judges the model on them alone.
 """
 
 from __future__ import annotations

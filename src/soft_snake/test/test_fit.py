@@ -300,8 +300,9 @@ def test_the_parameter_file_round_trips_every_field(tmp_path):
 def test_the_chambers_are_set_by_their_measured_time_constants():
     built = model.CALIBRATED.replaced({'tau_inflate_s': 0.25, 'supply_drop_per_chamber': 0.4})
     assert built.chambers.supply_drop_per_chamber == 0.4  # the sag first, then the rates
+    _, calibrated_vent_s = pneumatics.step_time_constants(model.CALIBRATED.chambers)
     assert pneumatics.step_time_constants(built.chambers) == pytest.approx(
-        (0.25, 0.312), abs=0.002
+        (0.25, calibrated_vent_s), abs=0.002
     )
     assert built.body == model.CALIBRATED.body
 
@@ -351,10 +352,10 @@ def test_tables_refuses_a_bad_parameter_file_before_it_works(tmp_path, capsys):
 
 def test_every_fitted_name_is_a_model_parameter_with_its_calibrated_value_in_bounds():
     calibrated = dict(zip(fit.FITTED, fit.start_x()))
-    assert calibrated['tau_inflate_s'] == pytest.approx(0.36, abs=0.01)
+    assert calibrated['tau_inflate_s'] == pytest.approx(0.244, abs=0.001)
     assert calibrated['bend_rad'] == model.CALIBRATED.body.bend_rad
     for name, (low, high) in fit.FITTED.items():
-        # within, ends included (the rolling drag's 0: differential evolution takes x0 there)
+        # within, ends included (differential evolution takes x0 there)
         assert low <= calibrated[name] <= high, name
     assert 6 <= len(fit.FITTED) <= 8
     # the chambers' time constants within what the thesis measured

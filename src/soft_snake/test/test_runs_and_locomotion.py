@@ -55,8 +55,8 @@ def test_a_climb_runs_its_rows_pulls_the_tail_on_and_rests_vented():
     assert run.pattern(0.0)[0].tolist() == [1, 1, -1]
     for _ in range(len(TABLE_2_3)):
         run.climb.advance()
-    # every wheel up: the finishing row (segment 3 lifting) for its 20 s, then every chamber vented
-    assert run.pattern(1.0)[2].tolist() == [1, 1, -1]
+    # every wheel up: the finishing row (segment 4 pressing down) for its 20 s, then all vented
+    assert run.pattern(1.0)[3].tolist() == [-1, -1, 1]
     assert np.all(run.pattern(1.0 + FINISH_S) == -1)
 
 

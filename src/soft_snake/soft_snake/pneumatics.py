@@ -23,7 +23,7 @@ undulation speed from β = 2π/3 to 11π/12 and is slow below π/2 (§5.1.1, Tab
 snake whose modules all follow at once is pushed only by the travelling curvature wave, whose
 thrust vanishes at β = π. The delay turns the bends' phase difference from β into β − 2πfd, and
 with d fitted on half the tables (0.034 s, ``calibration``) the simulated snake has the robot's
-shape: slow below π/2, fastest near 3π/4, still moving at 11π/12 (docs/soft_snake.md's figures).
+shape: slow below π/2, fastest near 2π/3, still moving at 11π/12 (docs/soft_snake.md's figures).
 Where the delay comes from the thesis does not say; our reading is the tether (Table 4.1:
 "Tethered Power Supply"), which trails the snake and so feeds it from the tail, its line running
 forward through the gaps between the modules (§2.1.5), so that a valve nearer the head fills its

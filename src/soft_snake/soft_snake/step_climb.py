@@ -79,7 +79,7 @@ UNDULATION_DUTY = 0.5
 # each row's share (ours, tuned in the simulator, bench/snake_step.py), wheel1 to wheel6: tuned
 # one or two rows at a time on jittered starts other than the benchmark's, 10 or 16 a set. With
 # rows wheel1 and wheel5 at 0.8, row wheel6 at 0.4, 0.5, 0.6 and 0.7 got the tail over in 1, 8,
-# 14 and 2 of 16 runs; row wheel4 at 0.6 in 1 of 16, most stopping at wheel 3. These shares
+# 14 and 2 of 16 runs; row wheel4 at 0.6 in 1 of 16, most with three wheels over. These shares
 # climbed all six wheels within 60 s in 29 of 30 runs from starts they were not tuned on
 ROW_UNDULATION_DUTIES = (0.7, 0.5, 0.7, 0.7, 0.7, 0.6)
 # state 4's share of the supply (ours, tuned in the simulator): at 0.65 and at the full supply no

@@ -24,9 +24,9 @@ enough for one CPU core:
   columns are two measurements (dragging sideways, rolling along), so each has its own conversion
   for a fit to find (equal by default; calibrated, 0.18 and 0.014). A wheel rolls along on its
   hinge against the rolling coefficient and slides across with the sliding one (the anisotropy of
-  §2.1.5, finite both ways); the body's sheath slides with the sliding coefficient times
-  ``sheath_over_sliding`` (the thesis gives no sheath friction: ours is that Table 5.1's sliding
-  factor, measured dragging the robot sideways, is the sheath's too);
+  §2.1.5, finite both ways); the body's surface (its sheath) slides with the sliding coefficient
+  times ``sheath_over_sliding`` (the thesis gives no figure: 1 by default, Table 5.1's sliding
+  factor, measured dragging the robot sideways, as the sheath's too; calibrated, 2);
 - two readings a fit can turn on, off by default: a rolling resistance that grows with the wheel's
   speed (``rolling_drag_scale``, Table 5.1's rolling factor as a drag, a damper on the wheel's
   hinge; the calibration turns it on) and a bend that reaches ``bend_rad`` before the full supply

@@ -44,6 +44,9 @@ STEP_AHEAD_M = 0.15  # the step's edge ahead of the head at the start
 # only the head over the step (22-24 s, seeds 0-3, rows tuned on the body calibrated before it)
 SHEATH_RADIUS_M = 0.022
 SHEATH_JOINT_STIFFNESS_NM_PER_RAD = 1.0
+# its NinjaFlex surface slides as the wheels do sideways (the bare silicone belly grips twice as
+# hard, calibration.py); the climb's rows were tuned with it
+SHEATH_OVER_SLIDING = 1.0
 # how far a start is jittered (issue 29: "position along and across, heading a few degrees")
 JITTER_M, JITTER_HEADING_RAD = 0.02, math.radians(5)
 # how long the vented snake settles before its end is judged (in seed 0 it is still within 1 s)
@@ -97,14 +100,16 @@ class ClimbResult:
 def sheathed(params: body.BodyParameters) -> body.BodyParameters:
     """``params`` with the wave-spring sheath the thesis's snake climbed in (§2.2.2): it keeps
     more of the upward bend (``body.SHEATH_LIFT_GAIN``), holds the body at the plates' radius
-    (``SHEATH_RADIUS_M``) and stiffens the joints against buckling and twisting
-    (``SHEATH_JOINT_STIFFNESS_NM_PER_RAD``, up/down as sideways)."""
+    (``SHEATH_RADIUS_M``), stiffens the joints against buckling and twisting
+    (``SHEATH_JOINT_STIFFNESS_NM_PER_RAD``, up/down as sideways) and slides with its own surface
+    (``SHEATH_OVER_SLIDING``)."""
     return dataclasses.replace(
         params,
         sheath_lift_gain=body.SHEATH_LIFT_GAIN,
         body_radius_m=SHEATH_RADIUS_M,
         joint_stiffness_nm_per_rad=SHEATH_JOINT_STIFFNESS_NM_PER_RAD,
         pitch_stiffness_ratio=1.0,
+        sheath_over_sliding=SHEATH_OVER_SLIDING,
     )
 
 

@@ -53,8 +53,8 @@ def test_before_the_step_the_simulator_is_built_in_the_sheath(step_ahead_m):
             ],
         )
         try:
-            worn = climbing.sheathed(model.CALIBRATED.body) if step_ahead_m else None
-            expected = worn or model.CALIBRATED.body
+            bare = model.CALIBRATED.body
+            expected = climbing.sheathed(bare) if step_ahead_m else bare
             assert node.sim.params == expected
             assert node.sim.model.geom('segment2a').size[0] == pytest.approx(
                 expected.body_radius_m

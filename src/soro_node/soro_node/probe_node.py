@@ -8,13 +8,26 @@ import contextlib
 import threading
 
 import rclpy
-from lifecycle_msgs.msg import Transition
-from lifecycle_msgs.srv import ChangeState
+from lifecycle_msgs.msg import State, Transition
+from lifecycle_msgs.srv import ChangeState, GetState
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.qos import qos_profile_sensor_data
 
 from soro_node.base_node import spin_until
 from soro_node.waiting import poll
+
+# the primary state each transition ends in when it succeeds
+GOAL_STATE = {
+    Transition.TRANSITION_CONFIGURE: State.PRIMARY_STATE_INACTIVE,
+    Transition.TRANSITION_CLEANUP: State.PRIMARY_STATE_UNCONFIGURED,
+    Transition.TRANSITION_ACTIVATE: State.PRIMARY_STATE_ACTIVE,
+    Transition.TRANSITION_DEACTIVATE: State.PRIMARY_STATE_INACTIVE,
+    Transition.TRANSITION_UNCONFIGURED_SHUTDOWN: State.PRIMARY_STATE_FINALIZED,
+    Transition.TRANSITION_INACTIVE_SHUTDOWN: State.PRIMARY_STATE_FINALIZED,
+    Transition.TRANSITION_ACTIVE_SHUTDOWN: State.PRIMARY_STATE_FINALIZED,
+}
+# how long one get_state request waits for its answer before it is asked again
+STATE_QUERY_S = 1.0
 
 
 class Probe:
@@ -28,6 +41,7 @@ class Probe:
     def __init__(self, name: str, topics: dict):
         self.node = rclpy.create_node(name)
         self.messages: dict[str, list] = {topic: [] for topic in topics}
+        self._clients: dict = {}
         for topic, kind in topics.items():
             self.node.create_subscription(kind, topic, self.messages[topic].append, 100)
         self._executor = SingleThreadedExecutor()
@@ -64,15 +78,38 @@ class Probe:
 
     def change_state(self, node: str, transition: int, timeout_s: float = 5.0) -> bool:
         """Asks lifecycle node ``node`` (its name) for ``transition`` (lifecycle_msgs/Transition
-        id), as ``ros2 lifecycle set`` does; whether it succeeded."""
-        client = self.node.create_client(ChangeState, f'/{node}/change_state')
-        try:
-            if not client.wait_for_service(timeout_sec=timeout_s):
-                return False
-            future = client.call_async(ChangeState.Request(transition=Transition(id=transition)))
-            return poll(future.done, timeout_s) and future.result().success
-        finally:
-            self.node.destroy_client(client)
+        id), as ``ros2 lifecycle set`` does; whether it succeeded. Fast DDS drops a service's
+        response when it has not matched the new client's reader within 100 ms (a loaded
+        machine), so an unanswered request is judged by the state the node is then in."""
+        client = self._client(ChangeState, f'/{node}/change_state')
+        if not client.wait_for_service(timeout_sec=timeout_s):
+            return False
+        future = client.call_async(ChangeState.Request(transition=Transition(id=transition)))
+        if poll(future.done, timeout_s):
+            return future.result().success
+        goal = GOAL_STATE.get(transition)
+        return goal is not None and self.lifecycle_state(node, timeout_s) == goal
+
+    def lifecycle_state(self, node: str, timeout_s: float = 5.0) -> int | None:
+        """Lifecycle node ``node``'s primary state id (lifecycle_msgs/State), asked again every
+        ``STATE_QUERY_S`` until answered (asking changes nothing); None after ``timeout_s``."""
+        client, answered = self._client(GetState, f'/{node}/get_state'), []
+
+        def ask() -> bool:
+            if client.wait_for_service(timeout_sec=STATE_QUERY_S):
+                future = client.call_async(GetState.Request())
+                if poll(future.done, STATE_QUERY_S):
+                    answered.append(future.result().current_state.id)
+            return bool(answered)
+
+        return answered[0] if poll(ask, timeout_s) else None
+
+    def _client(self, kind, service: str):
+        """The probe's one client of ``service``, kept until it closes: a late answer then
+        finds its client, and the server has matched it for every call after the first."""
+        if service not in self._clients:
+            self._clients[service] = self.node.create_client(kind, service)
+        return self._clients[service]
 
     def close(self) -> None:
         """Stop the probe's spinning thread, then its executor (``spin_until``), and destroy its

@@ -23,7 +23,13 @@ answers (WARN while it identifies itself), then OK. A parameter out of range fai
 Threads: the link's reader thread also answers the device's heartbeats, and publishing may wait on
 DDS, so it publishes nothing: a device message (and a link state change's diagnostics) is handed to
 the executor (``hand_over``), which calls ``on_device_message``. A goal's timed beat hands its
-publishing over the same way.
+publishing over the same way. The executor takes what waited when it began, then lets the other
+callbacks of the node's group run (``~/change_state`` among them) before the rest: a device that
+streams faster than the node publishes cannot hold its lifecycle.
+
+Transitions: an exception raised in a lifecycle callback (``on_configure`` and the rest, a
+subclass's too) is logged with its traceback, and the transition ends in ERROR (then
+unconfigured); rclpy alone would end it so without a word.
 
 Goals: ``goal_server`` sets up each of a bridge's actions, one goal at a time across all of them (a
 goal sent while one runs is rejected at once), cancel accepted. A goal's commands go through
@@ -36,6 +42,8 @@ bridge (start, spin, the safe end on Ctrl-C) is ``bridge_main_node``.
 
 from __future__ import annotations
 
+import functools
+import traceback
 from collections import deque
 from collections.abc import Callable, Iterable
 from typing import TypeVar
@@ -89,6 +97,15 @@ LINK_PARAMS = (
     ),
 )
 HANDED_OVER = 1000  # work waiting for the executor; beyond it the oldest goes (newer follows)
+# the lifecycle callbacks rclpy calls; an exception raised in one it turns into ERROR unlogged
+TRANSITION_CALLBACKS = (
+    'on_configure',
+    'on_activate',
+    'on_deactivate',
+    'on_cleanup',
+    'on_shutdown',
+    'on_error',
+)
 COMMANDS_OFF = 'commands are off: the bridge was deactivated or is stopping'
 Sent = TypeVar('Sent')
 
@@ -99,6 +116,10 @@ class BridgeNode(LifecycleNode):
 
     # what a goal aborted on the safety path leaves the robot in: (safe state confirmed, or not)
     LEFT_IN = ('device in its safe state', 'device left to its firmware watchdog (safe state)')
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _log_transition_errors(cls)
 
     def __init__(
         self,
@@ -322,12 +343,17 @@ class BridgeNode(LifecycleNode):
         self._hand_over_ready.trigger()
 
     def _run_handed_over(self) -> None:
-        while self._handed_over:
+        # only what waits now: work handed over meanwhile waits for the next call, so a device
+        # that streams faster than the node publishes cannot hold the lifecycle services (they
+        # share this callback group) for good
+        for _ in range(len(self._handed_over)):
             work = self._handed_over.popleft()
             try:
                 work()
             except Exception as error:  # noqa: BLE001 - one bad message must not stop the rest
                 self.get_logger().error(f'device message not handled: {failure_reason(error)}')
+        if self._handed_over:
+            self._hand_over_ready.trigger()
 
     def _device_message(self, message: Message) -> None:
         """On the link's reader thread: a device log is logged at once, the rest handed over."""
@@ -347,3 +373,26 @@ class BridgeNode(LifecycleNode):
         self.diagnostics_pub.publish(DiagnosticArray(header=header, status=[status]))
         if snap is not None:
             self.status_pub.publish(link_status(snap, self.commands_enabled, header))
+
+
+def _log_transition_errors(cls: type) -> None:
+    """Wraps each lifecycle callback ``cls`` defines so that an exception it raises is logged with
+    its traceback before the transition ends in ERROR, which rclpy does without a word."""
+    for name in TRANSITION_CALLBACKS:
+        if name in vars(cls):
+            setattr(cls, name, _logged_transition(vars(cls)[name]))
+
+
+def _logged_transition(callback):
+    @functools.wraps(callback)
+    def transition(node, state):
+        try:
+            return callback(node, state)
+        except Exception:  # noqa: BLE001 - rclpy would swallow it: say what it was, then ERROR
+            node.get_logger().error(f'{callback.__name__} raised:\n{traceback.format_exc()}')
+            return TransitionCallbackReturn.ERROR
+
+    return transition
+
+
+_log_transition_errors(BridgeNode)

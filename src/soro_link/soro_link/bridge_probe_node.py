@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import rclpy
 from diagnostic_msgs.msg import DiagnosticArray
-from lifecycle_msgs.msg import Transition
+from lifecycle_msgs.msg import State, Transition
 from rclpy.executors import MultiThreadedExecutor
 
 from soro_link.bridge_node import BridgeNode
@@ -20,6 +20,14 @@ from soro_node.probe_node import Probe
 from soro_node.waiting import poll
 
 DIAGNOSTICS = '/diagnostics'
+STATE_LABELS = {
+    State.PRIMARY_STATE_UNCONFIGURED: 'unconfigured',
+    State.PRIMARY_STATE_INACTIVE: 'inactive',
+    State.PRIMARY_STATE_ACTIVE: 'active',
+    State.PRIMARY_STATE_FINALIZED: 'finalized',
+}
+# how long a refused transition's state is asked for
+STATE_QUERY_S = 2.0
 # frames from the device (its telemetry among them) before an inactive silence counts
 FRAMES_RECEIVED = 20
 
@@ -66,7 +74,7 @@ def _check(bridge: BridgeNode, data: dict, timeout_s: float) -> dict[str, str]:
                 'discovery': f'the probe did not match every data topic of {name}: {sorted(data)}'
             }
         if not probe.change_state(name, Transition.TRANSITION_CONFIGURE, timeout_s):
-            return {'configure': f'{name} refused configure'}
+            return {'configure': _refused(probe, name, 'configure')}
         received = lambda: bridge.link is not None and bridge.link.stats.frames_rx  # noqa: E731
         if not poll(lambda: received() >= FRAMES_RECEIVED, timeout_s):
             return {'telemetry': f'{name} received {received()} frames within {timeout_s} s'}
@@ -77,7 +85,7 @@ def _check(bridge: BridgeNode, data: dict, timeout_s: float) -> dict[str, str]:
         if inactive:
             faults['inactive'] = f'{name} published data while inactive: {inactive}'
         if not probe.change_state(name, Transition.TRANSITION_ACTIVATE, timeout_s):
-            return {**faults, 'activate': f'{name} refused activate'}
+            return {**faults, 'activate': _refused(probe, name, 'activate')}
         if not poll(lambda: all(probe.messages[topic] for topic in data), timeout_s):
             silent = sorted(topic for topic in data if not probe.messages[topic])
             faults['active'] = f'{name} active publishes nothing on {silent}'
@@ -86,6 +94,14 @@ def _check(bridge: BridgeNode, data: dict, timeout_s: float) -> dict[str, str]:
         probe.close()
         executor.shutdown()
         spinner.join(timeout=5.0)
+
+
+def _refused(probe: Probe, name: str, transition: str) -> str:
+    """What a refused ``transition`` left ``name`` in: inactive (FAILURE), unconfigured (an
+    exception, which the bridge logs), or no answer at all (its executor is busy)."""
+    state = probe.lifecycle_state(name, STATE_QUERY_S)
+    then = 'no answer to get_state' if state is None else f'now {STATE_LABELS.get(state, state)}'
+    return f'{name} refused {transition} ({then})'
 
 
 def _own_diagnostics(probe: Probe, name: str, since: int) -> int:

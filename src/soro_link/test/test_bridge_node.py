@@ -7,6 +7,7 @@ import time
 import pytest
 import rclpy
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from lifecycle_msgs.msg import Transition
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.lifecycle import TransitionCallbackReturn
 from rclpy.parameter import Parameter
@@ -18,6 +19,7 @@ from soro_link.device import GenericOutputs, SimulatedDevice
 from soro_link.outputs_bridge_node import GenericOutputsBridge
 from soro_link.protocol import PROTOCOL_VERSION
 from soro_node.base_node import answered
+from soro_node.probe_node import Probe
 from soro_node.waiting import time_until
 
 pytestmark = pytest.mark.ros
@@ -115,6 +117,42 @@ def test_configured_but_inactive_bridge_publishes_no_data_but_its_diagnostics(ro
         )
         == {}
     )
+
+
+class ActivateRaises(GenericOutputsBridge):
+    def on_activate(self, state):
+        raise RuntimeError('the wiring is wrong')
+
+
+def test_an_exception_in_a_transition_is_logged_and_leaves_the_bridge_unconfigured(ros, capfd):
+    """rclpy turns an exception raised in a lifecycle callback into ERROR without a word: a bridge
+    logs it with its traceback, and the check says what the refusal left the bridge in."""
+    bridge = lambda port: ActivateRaises(parameter_overrides=[Parameter('port', value=port)])
+    outputs = {'/soro_link_bridge/outputs': Float64MultiArray}
+    assert inactive_bridge_check(bridge, GenericOutputs(), outputs) == {
+        'activate': 'soro_link_bridge refused activate (now unconfigured)'
+    }
+    log = capfd.readouterr().err
+    assert 'on_activate raised' in log and 'RuntimeError: the wiring is wrong' in log
+
+
+def test_a_device_that_never_pauses_does_not_hold_the_lifecycle_services(rig):
+    """Handed-over work shares its callback group with ~/change_state: each piece here hands the
+    next over, a stream the node never catches up with, and configure is still answered."""
+    bridge, streaming = rig[0].bridge, threading.Event()
+
+    def stream():
+        if streaming.is_set():
+            bridge.hand_over(stream)
+
+    streaming.set()
+    bridge.hand_over(stream)
+    probe = Probe('lifecycle_probe', {})
+    try:
+        assert probe.change_state('soro_link_bridge', Transition.TRANSITION_CONFIGURE, 5.0)
+    finally:
+        streaming.clear()
+        probe.close()
 
 
 def test_unplug_error_within_half_a_second_and_ok_within_two_after_replug(rig):

@@ -301,10 +301,13 @@ def test_a_device_that_stops_reading_is_blamed_for_blocked_writes_not_the_host(l
         link = link_to(device.port)
         assert time_until(lambda: link.state == LinkState.CONNECTED, 2.0) is not None
         device.hang()
-        # the pseudo-terminal holds about 64 kB unread; then a write waits out its 0.5 s timeout
-        deadline = time.monotonic() + 10.0
+        # the pseudo-terminal holds about 64 kB unread; then a write waits out its 0.5 s timeout.
+        # Two thousand posts a second: a caller posting with no pause at all would hold the link's
+        # lock against its loop, which then rightly reports a stalled host
+        deadline = time.monotonic() + 20.0
         while not link.last_error.startswith('write failed') and time.monotonic() < deadline:
             link.post('set_outputs', duty_pct=(1, 2, 3, 4))
+            time.sleep(0.0005)
         blocked = re.fullmatch(
             r'write failed: Write timeout after (\d\.\d) s: the device is not reading \(a hung '
             r'firmware\?\)',

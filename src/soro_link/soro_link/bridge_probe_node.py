@@ -26,8 +26,8 @@ STATE_LABELS = {
     State.PRIMARY_STATE_ACTIVE: 'active',
     State.PRIMARY_STATE_FINALIZED: 'finalized',
 }
-# how long a refused transition's state is asked for
-STATE_QUERY_S = 2.0
+# how long the state a refused transition left is asked for
+REFUSED_STATE_WAIT_S = 2.0
 # frames from the device (its telemetry among them) before an inactive silence counts
 FRAMES_RECEIVED = 20
 
@@ -99,7 +99,7 @@ def _check(bridge: BridgeNode, data: dict, timeout_s: float) -> dict[str, str]:
 def _refused(probe: Probe, name: str, transition: str) -> str:
     """What a refused ``transition`` left ``name`` in: inactive (FAILURE), unconfigured (an
     exception, which the bridge logs), or no answer at all (its executor is busy)."""
-    state = probe.lifecycle_state(name, STATE_QUERY_S)
+    state = probe.lifecycle_state(name, REFUSED_STATE_WAIT_S)
     then = 'no answer to get_state' if state is None else f'now {STATE_LABELS.get(state, state)}'
     return f'{name} refused {transition} ({then})'
 

@@ -6,6 +6,7 @@ while its diagnostics go on; once active, it does."""
 
 from __future__ import annotations
 
+import faulthandler
 import threading
 from collections.abc import Callable
 
@@ -100,6 +101,9 @@ def _refused(probe: Probe, name: str, transition: str) -> str:
     """What a refused ``transition`` left ``name`` in: inactive (FAILURE), unconfigured (an
     exception, which the bridge logs), or no answer at all (its executor is busy)."""
     state = probe.lifecycle_state(name, REFUSED_STATE_WAIT_S)
+    if state is None:
+        # the bridge answers nothing: where each of this process's threads is, for the test's log
+        faulthandler.dump_traceback(all_threads=True)
     then = 'no answer to get_state' if state is None else f'now {STATE_LABELS.get(state, state)}'
     return f'{name} refused {transition} ({then})'
 

@@ -74,8 +74,9 @@ def _check(bridge: BridgeNode, data: dict, timeout_s: float) -> dict[str, str]:
             return {
                 'discovery': f'the probe did not match every data topic of {name}: {sorted(data)}'
             }
+        before = len(probe.messages[DIAGNOSTICS])
         if not probe.change_state(name, Transition.TRANSITION_CONFIGURE, timeout_s):
-            return {'configure': _refused(probe, name, 'configure')}
+            return {'configure': _refused(probe, name, 'configure', before)}
         received = lambda: bridge.link is not None and bridge.link.stats.frames_rx  # noqa: E731
         if not poll(lambda: received() >= FRAMES_RECEIVED, timeout_s):
             return {'telemetry': f'{name} received {received()} frames within {timeout_s} s'}
@@ -85,8 +86,9 @@ def _check(bridge: BridgeNode, data: dict, timeout_s: float) -> dict[str, str]:
         inactive = {topic: len(probe.messages[topic]) for topic in data if probe.messages[topic]}
         if inactive:
             faults['inactive'] = f'{name} published data while inactive: {inactive}'
+        before = len(probe.messages[DIAGNOSTICS])
         if not probe.change_state(name, Transition.TRANSITION_ACTIVATE, timeout_s):
-            return {**faults, 'activate': _refused(probe, name, 'activate')}
+            return {**faults, 'activate': _refused(probe, name, 'activate', before)}
         if not poll(lambda: all(probe.messages[topic] for topic in data), timeout_s):
             silent = sorted(topic for topic in data if not probe.messages[topic])
             faults['active'] = f'{name} active publishes nothing on {silent}'
@@ -97,15 +99,20 @@ def _check(bridge: BridgeNode, data: dict, timeout_s: float) -> dict[str, str]:
         spinner.join(timeout=5.0)
 
 
-def _refused(probe: Probe, name: str, transition: str) -> str:
+def _refused(probe: Probe, name: str, transition: str, diagnostics: int) -> str:
     """What a refused ``transition`` left ``name`` in: inactive (FAILURE), unconfigured (an
-    exception, which the bridge logs), or no answer at all (its executor is busy)."""
+    exception, which the bridge logs), or no answer at all; then also whether its 1 Hz diagnostics
+    went on since the request (the first ``diagnostics`` arrays came before it)."""
     state = probe.lifecycle_state(name, REFUSED_STATE_WAIT_S)
-    if state is None:
-        # the bridge answers nothing: where each of this process's threads is, for the test's log
-        faulthandler.dump_traceback(all_threads=True)
-    then = 'no answer to get_state' if state is None else f'now {STATE_LABELS.get(state, state)}'
-    return f'{name} refused {transition} ({then})'
+    if state is not None:
+        return f'{name} refused {transition} (now {STATE_LABELS.get(state, state)})'
+    # the bridge answers nothing: where each of this process's threads is, for the test's log
+    faulthandler.dump_traceback(all_threads=True)
+    since = _own_diagnostics(probe, name, diagnostics)
+    return (
+        f'{name} refused {transition} (no answer to get_state; {since} diagnostics of its own '
+        'since the request)'
+    )
 
 
 def _own_diagnostics(probe: Probe, name: str, since: int) -> int:

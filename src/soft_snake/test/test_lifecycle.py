@@ -49,7 +49,7 @@ def test_the_driver_draws_the_snake_of_its_parameter_file_and_refuses_a_bad_one(
     bends and chambers); a file that is missing or refused fails configure, and nothing runs."""
     missing = tmp_path / 'missing.yaml'
     assert inactive_bridge_check(driver(missing), SnakeHeadFirmware(), DATA) == {
-        'configure': 'soft_snake_driver refused configure (now unconfigured)'
+        'configure': 'soft_snake_driver refused configure (FAILURE)'
     }
     bad = tmp_path / 'bad.yaml'
     bad.write_text('segment_length_m: -0.09\n')

@@ -8,8 +8,9 @@ The transitions are the bridge's own (``trigger_configure``, ``trigger_activate`
 autostart takes them, not requests to its ``~/change_state`` from the probe: in about one full
 test run in two here, such a request from a node of the same process was never delivered, while
 the bridge's timers and the probe's subscriptions went on (rclpy on Fast DDS, after earlier rclpy
-contexts in the process; the cause is not known). ``~/change_state`` as ``ros2 lifecycle set``
-sends it is driven across processes by the TerreSoRo firmware test (``Probe.change_state``)."""
+contexts in the process; the cause is not known, the symptom is ros2/rclcpp#863's).
+``~/change_state`` as ``ros2 lifecycle set`` sends it is driven across processes by the TerreSoRo
+firmware test (``Probe.change_state``)."""
 
 from __future__ import annotations
 

@@ -33,6 +33,8 @@ log = logging.getLogger('soro_link')
 # this much longer means the process did not run (a frozen VM, swapping, SIGSTOP, an interpreter
 # lock held), which the device could only see as the host's silence
 HELD_WARN_S = 0.25
+# a write the device does not take in this long fails: the device is not reading
+WRITE_TIMEOUT_S = 0.5
 
 
 class LinkState(enum.IntEnum):  # values match soro_interfaces/msg/LinkStatus
@@ -311,7 +313,7 @@ class LinkSupervisor:
                 self.config.port,
                 baudrate=self.config.baud,
                 timeout=0.005,
-                write_timeout=0.5,
+                write_timeout=WRITE_TIMEOUT_S,
                 exclusive=True,
             )
         except (serial.SerialException, OSError, ValueError) as exc:

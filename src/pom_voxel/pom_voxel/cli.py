@@ -29,6 +29,7 @@ from soro_node.arguments import (
     output_dir,
     output_file,
     read_input,
+    refuse,
     write_output,
 )
 from soro_node.params import ParamSpec
@@ -79,8 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         keys, solved = gaits.key_strokes(pom, g, args.reverse)
         t, strokes = gaits.interpolate(keys[1:], args.step_period, args.samples, args.shape)
     except LatticeError as error:
-        print(f'pom-gait: {error}', file=sys.stderr)
-        return 2
+        return refuse('pom-gait', error)
     names = [a.name for a in pom.structure.actuators]
     document = {
         'gait': g.name,
@@ -208,8 +208,7 @@ def mocap_main(argv: list[str] | None = None) -> int:
             read_tracks(args.tracks), args.units, args.theta_align, order, rescale=args.rescale
         )
     except (LatticeError, ValueError) as error:
-        print(f'pom-mocap: {error}', file=sys.stderr)
-        return 2
+        return refuse('pom-mocap', error)
     write_output(
         args.json,
         json.dumps(
@@ -245,8 +244,7 @@ def fe_check_main(argv: list[str] | None = None) -> int:
             driven=args.driven,
         )
     except LatticeError as error:
-        print(f'pom-fe-check: {error}', file=sys.stderr)
-        return 2
+        return refuse('pom-fe-check', error)
     write_output(args.json, json.dumps(result.document(), indent=1))
     if args.plots:
         from pom_voxel.fe_plots import fe_figure

@@ -25,6 +25,7 @@ from soro_node.arguments import (
     add_option,
     output_dir,
     output_file,
+    refuse,
     write_output,
 )
 from soro_node.params import ParamSpec, named
@@ -115,8 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         scene, field = _scene(args.scene)
     except SceneError as error:
-        print(f'salamander-plan: {error}', file=sys.stderr)
-        return 2
+        return refuse('salamander-plan', error)
     options = planning.PlannerOptions.of(vars(args))
     plan = planning.plan(args.planner, field, scene.start, scene.goal, options)
     document = {**plan.to_json(), **_measures(plan, field, scene.start, scene.goal)}

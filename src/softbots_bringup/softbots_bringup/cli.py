@@ -11,7 +11,7 @@ from pathlib import Path
 
 from softbots_bringup import description, runner
 from softbots_bringup.share import NotInstalled
-from soro_node.arguments import CommandParser, Terminated, output_dir
+from soro_node.arguments import CommandParser, Terminated, output_dir, refuse
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -40,8 +40,7 @@ def main(argv: list[str] | None = None) -> int:
             own_session=True,
         )
     except (runner.ScenarioError, NotInstalled, description.LaunchArgumentError) as error:
-        print(f'softbots-launch: {error}', file=sys.stderr)
-        return 2
+        return refuse('softbots-launch', error)
     except KeyboardInterrupt:  # while starting: what had started is stopped
         return 130
     except Terminated:

@@ -12,7 +12,7 @@ from pathlib import Path
 from soro_analysis.analyses import AnalysisError, analyze, registered
 from soro_analysis.bag import UnreadableBag
 from soro_analysis.recording import MissingTopics
-from soro_node.arguments import CommandParser, output_dir
+from soro_node.arguments import CommandParser, output_dir, refuse
 
 SHOW_PROGRESS_AFTER_S = 2.0
 
@@ -75,8 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         report, warnings = analyze(args.bag, args.out, args.robot, args.options, progress)
     except (MissingTopics, AnalysisError, UnreadableBag, FileNotFoundError) as error:
         progress.done()
-        print(f'soro-analyze: {error}', file=sys.stderr)
-        return 2
+        return refuse('soro-analyze', error)
     progress.done()
     for warning in warnings:
         print(f'soro-analyze: warning: {warning}', file=sys.stderr)

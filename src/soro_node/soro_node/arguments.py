@@ -8,9 +8,11 @@
   description.
 - ``output_file`` / ``output_dir``: an output path made and probed while the arguments are read, so
   a command that cannot write its result says so before it works for minutes, not after;
-  ``write_output`` writes it whole or not at all (a temporary file renamed into place).
+  ``write_output`` writes it whole or not at all (a temporary file renamed into place). A command
+  that refuses its input after that (``refuse``, or argparse's own refusal) removes
+  the folders the reading made: a refused command leaves nothing behind.
 - ``read_input``: an input file's text, read with a size bound (``/dev/zero`` is refused, not read
-  forever).
+  forever); a UTF-8 byte-order mark (a spreadsheet's "CSV UTF-8") is dropped.
 - ``worker_count``: worker processes asked for, capped at the cores this process may run on.
 - Every command interruptible: a CommandParser reading ``sys.argv`` puts back SIGINT's default
   handler that a process started with ``&`` from a script inherits as ignored, and makes SIGTERM
@@ -33,6 +35,8 @@ from pathlib import Path
 from soro_node.params import ParamSpec
 
 STDOUT = Path('-')
+# folders output_file and output_dir made while the current command's arguments were read
+_made: list[Path] = []
 
 
 class CommandParser(argparse.ArgumentParser):
@@ -43,10 +47,13 @@ class CommandParser(argparse.ArgumentParser):
         # a command started from its command line (not a test calling main(argv))
         if args is None:
             interruptible()
+        _made.clear()
         return super().parse_known_args(args, namespace)
 
     def error(self, message: str):
-        """Exit with code 2 after one line on stderr: ``prog: message (--help for usage)``."""
+        """Exit with code 2 after one line on stderr: ``prog: message (--help for usage)``, the
+        folders the arguments made removed."""
+        remove_made_folders()
         self.exit(2, f'{self.prog}: {message} (--help for usage)\n')
 
 
@@ -88,10 +95,10 @@ def output_file(text: str) -> Path:
     appending, which leaves an existing file as it is and removes the probe of a new one."""
     if text == '-':
         return STDOUT
-    path = Path(text).expanduser()
+    path = _nonempty(text)
     existed = path.exists()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        _make_folder(path.parent)
         with path.open('a'):
             pass
         if not existed:
@@ -103,9 +110,9 @@ def output_file(text: str) -> Path:
 
 def output_dir(text: str) -> Path:
     """A folder to write into, made now and probed with a temporary file."""
-    path = Path(text).expanduser()
+    path = _nonempty(text)
     try:
-        path.mkdir(parents=True, exist_ok=True)
+        _make_folder(path)
         with tempfile.TemporaryFile(dir=path):
             pass
     except OSError as error:
@@ -113,6 +120,39 @@ def output_dir(text: str) -> Path:
             f'cannot write into {text}: {_reason(error, path)}'
         ) from None
     return path
+
+
+def _nonempty(text: str) -> Path:
+    if not text.strip():
+        raise argparse.ArgumentTypeError('an empty path')
+    return Path(text).expanduser()
+
+
+def _make_folder(path: Path) -> None:
+    """``path`` with its missing parents made, each one made remembered for
+    ``remove_made_folders``."""
+    missing = [p for p in (path, *path.parents) if not p.exists()]
+    path.mkdir(parents=True, exist_ok=True)
+    _made.extend(missing)
+
+
+def refuse(prog: str, message) -> int:
+    """A refusal after the arguments were read: one line on stderr, ``prog: message``, the (still
+    empty) folders the arguments made removed; returns 2, the exit code."""
+    remove_made_folders()
+    print(f'{prog}: {message}', file=sys.stderr)
+    return 2
+
+
+def remove_made_folders() -> None:
+    """Remove the folders the arguments made, deepest first, where they are still empty (nothing
+    the command wrote is removed)."""
+    for folder in sorted(set(_made), key=lambda p: len(p.absolute().parts), reverse=True):
+        try:
+            folder.rmdir()
+        except OSError:  # written into, or gone already
+            pass
+    _made.clear()
 
 
 def _reason(error: OSError, path: Path) -> str:
@@ -186,7 +226,7 @@ def read_input(path: str | Path, max_bytes: int = MAX_INPUT_BYTES) -> str:
             f'{path}: more than {max_bytes // 2**20} MiB; not an input file of this command'
         )
     try:
-        return data.decode()
+        return data.decode('utf-8-sig')
     except UnicodeDecodeError as error:
         raise ValueError(f'{path}: not text (byte {error.start} is not UTF-8)') from None
 

@@ -72,6 +72,57 @@ def test_read_input_stops_at_its_bound_and_names_the_reason(tmp_path):
             arguments.read_input(path, max_bytes=2**20)
 
 
+def test_read_input_drops_a_byte_order_mark(tmp_path):
+    path = tmp_path / 'excel.csv'
+    path.write_bytes('gait,segments\n'.encode('utf-8-sig'))
+    assert arguments.read_input(path) == 'gait,segments\n'
+
+
+def _parser() -> arguments.CommandParser:
+    parser = arguments.CommandParser(prog='tool')
+    parser.add_argument('--out', type=arguments.output_dir)
+    parser.add_argument('--json', type=arguments.output_file)
+    parser.add_argument('--count', type=int)
+    return parser
+
+
+def test_a_refused_command_leaves_no_folder_its_arguments_made(tmp_path, capsys):
+    (tmp_path / 'kept').mkdir()
+    parser = _parser()
+    args = parser.parse_args(
+        ['--out', str(tmp_path / 'a/b/c'), '--json', f'{tmp_path}/kept/x/r.json']
+    )
+    assert args.out.is_dir() and (tmp_path / 'kept/x').is_dir()
+    assert arguments.refuse('tool', 'bad.csv: missing column(s) gait') == 2
+    assert capsys.readouterr().err == 'tool: bad.csv: missing column(s) gait\n'
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['kept']
+    assert list((tmp_path / 'kept').iterdir()) == []
+
+
+def test_argparses_own_refusal_removes_the_folders_too(tmp_path):
+    with pytest.raises(SystemExit) as exit_:
+        _parser().parse_args(['--out', str(tmp_path / 'made'), '--count', 'many'])
+    assert exit_.value.code == 2 and list(tmp_path.iterdir()) == []
+
+
+def test_a_refusal_keeps_what_the_command_wrote_and_folders_that_were_there(tmp_path):
+    parser = _parser()
+    args = parser.parse_args(['--out', str(tmp_path / 'new')])
+    (args.out / 'evaluations.jsonl').write_text('{}\n')  # a fit's stored work
+    arguments.refuse('tool', 'interrupted')
+    assert (args.out / 'evaluations.jsonl').read_text() == '{}\n'
+    parser.parse_args(['--out', str(tmp_path)])
+    arguments.refuse('tool', 'refused')
+    assert tmp_path.is_dir()
+
+
+@pytest.mark.parametrize('flag', ['--out', '--json'])
+def test_an_empty_output_path_is_refused(flag, capsys):
+    with pytest.raises(SystemExit):
+        _parser().parse_args([flag, ''])
+    assert 'an empty path' in capsys.readouterr().err
+
+
 def test_worker_count_is_capped_at_the_cores(capsys):
     cores = arguments.cores()
     assert arguments.worker_count(1, 'tool', '--processes') == 1 and capsys.readouterr().err == ''

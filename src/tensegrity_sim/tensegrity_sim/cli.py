@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from soro_node.arguments import STDOUT, CommandParser, add_option, output_dir, output_file
+from soro_node.arguments import STDOUT, CommandParser, add_option, output_dir, output_file, refuse
 from tensegrity_sim import plots
 from tensegrity_sim.integrate import INTEGRATORS, SimulationDiverged
 from tensegrity_sim.presets import PRESETS, preset
@@ -92,8 +92,7 @@ def main(argv: list[str] | None = None) -> int:
             progress=None if args.quiet else _progress,
         )
     except (GridError, ValueError, SimulationDiverged) as error:
-        print(f'tensegrity-sweep: {error}', file=sys.stderr)
-        return 2
+        return refuse('tensegrity-sweep', error)
     report = result.report(
         chosen, args.integrator or chosen.integrator, chosen.dt_s if args.dt is None else args.dt
     )

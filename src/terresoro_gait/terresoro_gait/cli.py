@@ -17,6 +17,7 @@ from soro_node.arguments import (
     checked,
     cores,
     interruptible,
+    refuse,
     worker_count,
 )
 from soro_node.params import ParamSpec, named
@@ -107,8 +108,7 @@ def _run(main, argv, prog: str) -> int:
     try:
         return main(argv)
     except (WeightsError, SynthesisInfeasible, GaitError, ValueError) as error:
-        print(f'{prog}: {error}', file=sys.stderr)
-        return 2
+        return refuse(prog, error)
 
 
 def _progress(found: int, k: int) -> None:

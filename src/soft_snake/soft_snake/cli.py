@@ -27,6 +27,8 @@ from soro_node.arguments import (
     output_dir,
     output_file,
     read_input,
+    refuse,
+    remove_made_folders,
     worker_count,
     write_output,
 )
@@ -94,8 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         gait = Gait(args.gait, args.segments, args.freq, args.beta, args.phi, args.wave_direction)
     except GaitError as error:
-        print(f'soft-snake-gait: {error}', file=sys.stderr)
-        return 2
+        return refuse('soft-snake-gait', error)
     document = {
         'gait': gait.kind,
         'segments': gait.segments,
@@ -123,6 +124,12 @@ ADDRESS_HELP = (
 )
 
 
+def _address(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError('an empty address (host:port of a Ray head)')
+    return text.strip()
+
+
 def _model_file(text: str):
     from soft_snake import model_file
 
@@ -143,7 +150,7 @@ def tables_main(argv: list[str] | None = None) -> int:
     parser.add_argument('--plot', type=output_file, help='where to write the scatter plot (PNG)')
     add_option(parser, '--processes', PROCESSES)
     parser.add_argument('--params', type=_model_file, help=PARAMS_HELP)
-    parser.add_argument('--address', help=ADDRESS_HELP)
+    parser.add_argument('--address', type=_address, help=ADDRESS_HELP)
     args = parser.parse_args(argv)
     processes = worker_count(args.processes, parser.prog, '--processes')
     from soft_snake import model, reproduction
@@ -154,8 +161,7 @@ def tables_main(argv: list[str] | None = None) -> int:
             processes=processes, model=args.params or model.CALIBRATED, address=args.address
         )
     except SweepError as error:
-        print(f'{parser.prog}: {error}', file=sys.stderr)
-        return 2
+        return refuse(parser.prog, error)
     document = {
         'rank_correlation': reproduction.rank_correlation(predictions),
         'trends': {
@@ -189,7 +195,8 @@ SEED = ParamSpec('seed', 0, "the split's and the optimiser's seed", 0, 2**31 - 1
 MIN_DURATION = ParamSpec(
     'min_duration_s', 10.0, 'simulated seconds per cell, at least', 0.5, 600.0
 )
-CYCLES = ParamSpec('cycles', 6, 'gait periods per cell, at least', 1, 1000)
+# two periods: a speed is measured between cycle-averaged positions
+CYCLES = ParamSpec('cycles', 6, 'gait periods per cell, at least', 2, 1000)
 
 
 def _fit_parser() -> CommandParser:
@@ -208,7 +215,9 @@ def _fit_parser() -> CommandParser:
         'out (segments=5, surface=grass); the held-out figures are the ones reported',
     )
     add_option(parser, '--seed', SEED)
-    parser.add_argument('--address', help=ADDRESS_HELP.replace('--processes', '--workers'))
+    parser.add_argument(
+        '--address', type=_address, help=ADDRESS_HELP.replace('--processes', '--workers')
+    )
     add_option(parser, '--workers', WORKERS)
     add_option(parser, '--evaluations', EVALUATIONS)
     add_option(parser, '--min-duration', MIN_DURATION)
@@ -219,8 +228,8 @@ def _fit_parser() -> CommandParser:
 def fit_main(argv: list[str] | None = None) -> int:
     """``soft-snake-fit``: fits ``fit.FITTED`` from ``--base`` (default: the calibrated model) on
     the training cells of MEASURED.csv, writes params.yaml, report.json and plots into ``--out``,
-    prints the held-out figures beside the baselines; returns 0, or 2 on bad input or an
-    unreachable ``--address``."""
+    prints the held-out figures beside the baselines; returns 0, 1 when no set could be scored,
+    2 on bad input or an unreachable ``--address``, 130 when interrupted (evaluated sets kept)."""
     parser = _fit_parser()
     args = parser.parse_args(argv)
     from soft_snake import evaluation, fit, measurements, model_file
@@ -233,15 +242,24 @@ def fit_main(argv: list[str] | None = None) -> int:
         base = model_file.load_or_calibrated(args.base)
         fit.check_base(base, args.base or 'the calibrated model')
     except ValueError as error:
-        print(f'{parser.prog}: {error}', file=sys.stderr)
-        return 2
+        return refuse(parser.prog, error)
     workers = worker_count(args.workers, parser.prog, '--workers')
     try:
         with RaySweep(args.address, workers) as pool:
             report = fit.run(args, pool, training, held_out, base)
     except SweepError as error:
+        return refuse(parser.prog, error)
+    except fit.FitFailed as error:
         print(f'{parser.prog}: {error}', file=sys.stderr)
-        return 2
+        return 1
+    except KeyboardInterrupt:
+        remove_made_folders()  # a fit stopped before its first set leaves nothing
+        print(
+            f'{parser.prog}: interrupted; every set evaluated is kept in {args.out}, and the same '
+            'command continues the fit',
+            file=sys.stderr,
+        )
+        return 130
     from soft_snake import fit_report
 
     print(fit_report.side_by_side(report['held_out']))

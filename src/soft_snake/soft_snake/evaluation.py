@@ -182,15 +182,28 @@ def _held_out_by_share(cells, rule: str, seed: int) -> set[int]:
     return held
 
 
-FIELDS = ('gait', 'segments', 'frequency_hz', 'beta_text', 'surface')
+# the measured CSV's columns a split can hold out by, and the Cell field each is
+FIELDS = {
+    'gait': 'gait',
+    'segments': 'segments',
+    'frequency_hz': 'frequency_hz',
+    'phase_offset_rad': 'beta_rad',
+    'surface': 'surface',
+}
 
 
 def _held_out_by_rule(cells, rule: str) -> set[int]:
-    """Indices of the cells whose ``field`` equals ``value`` (text, or numbers as numbers)."""
+    """Indices of the cells whose ``field`` equals ``value`` (text, or numbers as numbers; β as
+    the CSV writes it, ``2π/3`` or rad)."""
     field, value = (part.strip() for part in rule.split('=', 1))
     if field not in FIELDS:
         raise ValueError(f'--split {rule}: the field must be one of {", ".join(FIELDS)}')
-    return {i for i, c in enumerate(cells) if _same(getattr(c, field), value)}
+    if field == 'phase_offset_rad':
+        try:
+            value = repr(tables.beta_of(value))
+        except ValueError:
+            raise ValueError(f'--split {rule}: not a number of radians (or kπ/m)') from None
+    return {i for i, c in enumerate(cells) if _same(getattr(c, FIELDS[field]), value)}
 
 
 def _same(actual, text: str) -> bool:

@@ -84,8 +84,11 @@ def score(predictions: list[Prediction]) -> float:
     """Scale and order together: the mean |ln(predicted / measured)| of ``scored_bl_per_s``
     (scale errors count alike up and down) plus ``RANK_WEIGHT`` times the mean over the gaits of
     1 − Spearman's ρ of the same speeds (1 where ρ is undefined: a set that predicts one speed
-    everywhere orders nothing)."""
+    everywhere orders nothing); infinite when a cell got no speed (a run too short to measure, a
+    diverged body): the worst, never the best."""
     speeds = [scored_bl_per_s(p) + SPEED_FLOOR_BL_S for p in predictions]
+    if not all(math.isfinite(v) for v in speeds):
+        return math.inf
     errors = [
         abs(math.log(v / (p.cell.bl_per_s + SPEED_FLOOR_BL_S)))
         for p, v in zip(predictions, speeds)
@@ -148,6 +151,10 @@ class Store:
     def best(self) -> tuple[tuple, float]:
         """The stored set with the lowest score, and the score."""
         return min(self.scores.items(), key=lambda item: item[1])
+
+
+class FitFailed(RuntimeError):
+    """No evaluated set could be scored: nothing worth writing as params.yaml."""
 
 
 class BudgetSpent(Exception):
@@ -255,6 +262,11 @@ def run(
     store = Store(args.out / STORE, fingerprint(training, length, base))
     evaluator = Evaluator(pool, store, training, length, args.evaluations, base)
     best = fit(evaluator, args.seed)
+    if not math.isfinite(store.best()[1]):
+        raise FitFailed(
+            f'no parameter set of {len(store.scores)} gave every training cell a speed '
+            f'(runs of {length.cycles} periods and {length.min_duration_s:g} s too short?)'
+        )
     predictions = pool.sweep(training + held_out, best, length)
     tested = predictions[len(training) :]
     figures = fit_report.held_out_figures(training, held_out, tested)

@@ -22,6 +22,9 @@ CHAMBERS = 3
 # τ of 0.23-0.44 s: a chamber fully fills or empties in 2τ (§2.2.1)
 MAX_FREQUENCY_HZ = 2.0
 MIN_SEGMENTS, MAX_SEGMENTS = 3, 5
+# |β| beyond a turn is a unit mistake (degrees for radians); |ϕ| beyond 1 already holds a chamber
+# inflated (or vented) all period, 2 is the nodes' bound
+MAX_BETA_RAD, MAX_PHI = 2 * math.pi, 2.0
 # jπ in Eq. 2.1, j·2π/3 in Eq. 2.2
 CHAMBER_OFFSET_RAD = {UNDULATION: math.pi, SIDEWINDING: 2 * math.pi / 3}
 DRIVEN_CHAMBERS = {UNDULATION: 2, SIDEWINDING: 3}
@@ -79,9 +82,12 @@ def gait_problem(gait: Gait) -> str | None:
             f'frequency = {gait.frequency_hz} Hz: allowed (0, {MAX_FREQUENCY_HZ}] Hz '
             '(chambers need 2τ to fill)'
         )
-    for name, value in (('beta', gait.beta_rad), ('phi', gait.phi)):
+    for name, value, bound in (('beta', gait.beta_rad, MAX_BETA_RAD), ('phi', gait.phi, MAX_PHI)):
         if not math.isfinite(value):
             return f'{name} = {value}: must be finite'
+        if abs(value) > bound:
+            unit = ' (rad, not degrees)' if name == 'beta' else ''
+            return f'{name} = {value:g}: allowed -{bound:.4g} to {bound:.4g}{unit}'
     if gait.wave_direction not in (1, -1):
         return f'wave_direction = {gait.wave_direction}: allowed 1 or -1'
     return None

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from soft_snake import tables
-from soft_snake.gaits import MAX_FREQUENCY_HZ, MAX_SEGMENTS, MIN_SEGMENTS
+from soft_snake.gaits import MAX_BETA_RAD, MAX_FREQUENCY_HZ, MAX_PHI, MAX_SEGMENTS, MIN_SEGMENTS
 from softbots_bringup.description import default_sim_port
 from soro_node.frames import BASE_FRAME, ODOM_FRAME, FrameUse, tracked_base_of
 from soro_node.params import ParamSpec
@@ -19,15 +19,15 @@ GAIT = (
         'beta_rad',
         2 * math.pi / 3,
         'phase difference β between adjacent segments (rad) when a goal gives none',
-        -2 * math.pi,
-        2 * math.pi,
+        -MAX_BETA_RAD,
+        MAX_BETA_RAD,
     ),
     ParamSpec(
         'phi',
         0.0,
         'offset ϕ of the travelling wave (0: each chamber inflated half the period)',
-        -2.0,
-        2.0,
+        -MAX_PHI,
+        MAX_PHI,
     ),
     ParamSpec(
         'wave_direction',

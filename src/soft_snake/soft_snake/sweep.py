@@ -22,8 +22,12 @@ from soft_snake import tables
 from soft_snake.model import SnakeModel
 from soft_snake.reproduction import Prediction, RunLength, predict
 
-# how long it takes to learn that nobody listens at --address
+# how long it takes to learn that nobody listens at --address, or that what listens is no Ray head
 CONNECT_TIMEOUT_S = 5.0
+# a Ray head's port is a gRPC server, which answers HTTP/2's client preface (RFC 9113 §3.4: the
+# magic, then a SETTINGS frame, here empty) with its own SETTINGS frame (type 4)
+HTTP2_PREFACE = b'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n' + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+SETTINGS_FRAME_TYPE = 4
 
 
 def nothing() -> None:
@@ -68,8 +72,6 @@ class RaySweep:
 
     def _start(self, ray) -> None:
         os.environ.setdefault('RAY_USAGE_STATS_ENABLED', '0')
-        # Ray's own C++ warnings (no route to 8.8.8.8 on an offline machine) are not the command's
-        os.environ.setdefault('RAY_BACKEND_LOG_LEVEL', 'error')
         quiet = {'logging_level': logging.WARNING, 'log_to_driver': False}
         if self.address:
             _check_reachable(self.address)
@@ -134,16 +136,34 @@ class RaySweep:
 
 
 def _check_reachable(address: str) -> None:
-    """SweepError unless something listens at ``host:port`` (Ray itself retries for a minute)."""
+    """SweepError unless a gRPC server (a Ray head's) answers at ``host:port``: Ray itself retries
+    for a minute where nobody listens, and for minutes where something else does."""
     host, _, port = address.rpartition(':')
     if not host or not port.isdigit():
         raise SweepError(f'--address {address}: not host:port of a Ray head')
     try:
-        socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S).close()
+        with socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S) as head:
+            head.sendall(HTTP2_PREFACE)
+            frame = _read_at_most(head, 9)
     except OSError as error:
         raise SweepError(
             f'--address {address}: no Ray head answers there ({error.strerror or error})'
         ) from None
+    if len(frame) < 4 or frame[3] != SETTINGS_FRAME_TYPE:
+        raise SweepError(
+            f'--address {address}: something listens there, but not a Ray head (no gRPC answer)'
+        )
+
+
+def _read_at_most(connection: socket.socket, size: int) -> bytes:
+    """Up to ``size`` bytes, fewer if the peer closes first (the socket's timeout applies)."""
+    data = b''
+    while len(data) < size:
+        chunk = connection.recv(size - len(data))
+        if not chunk:
+            break
+        data += chunk
+    return data
 
 
 def _first_line(error: BaseException) -> str:

@@ -47,10 +47,22 @@ def _rows(name: str) -> list[dict]:
 
 
 def beta_of(text: str) -> float:
-    """'2π/3' → 2π/3 (rad)."""
-    numerator, denominator = text.split('/')
-    factor = numerator.removesuffix('π')
-    return (float(factor) if factor else 1.0) * math.pi / float(denominator)
+    """β in rad from its text: a number of radians ('2.094') or a multiple of π as the thesis
+    prints it ('2π/3', 'π/2', 'π', '-π/2', '0.5π'; 'pi' for 'π' too); ValueError for anything
+    else."""
+    text = text.strip().replace('pi', 'π')
+    if 'π' not in text:
+        return float(text)
+    numerator, slash, denominator = text.partition('/')
+    factor = numerator.strip()
+    if not factor.endswith('π'):
+        raise ValueError(f'{text!r}: π must end the numerator (kπ/m)')
+    factor = factor.removesuffix('π').strip()
+    k = {'': 1.0, '+': 1.0, '-': -1.0}.get(factor)
+    m = float(denominator) if slash else 1.0
+    if m == 0:
+        raise ValueError(f'{text!r}: divided by zero')
+    return (float(factor) if k is None else k) * math.pi / m
 
 
 def speeds() -> list[Cell]:

@@ -76,6 +76,14 @@ def test_prints_the_pattern_at_each_time(capsys):
             ['--gait', 'crawl', '--freq', '1', '--beta', '1', '--times', '0'],
             'argument --gait: invalid choice',
         ),
+        (  # what the driver refuses too
+            ['--gait', 'undulation', '--freq', '1', '--beta', '120', '--times', '0'],
+            'beta = 120: allowed -6.283 to 6.283 (rad, not degrees)',
+        ),
+        (
+            ['--gait', 'undulation', '--freq', '1', '--beta', '1', '--phi', '5', '--times', '0'],
+            'phi = 5: allowed -2 to 2',
+        ),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(argv, message, capsys):

@@ -3,9 +3,11 @@ hand-made numbers, the two baselines, the split, the parameter file; and soft-sn
 --wave-direction."""
 
 import dataclasses
+import http.server
 import json
 import math
 import re
+import threading
 from importlib.resources import files
 
 import pytest
@@ -23,6 +25,7 @@ from soft_snake import (
 )
 from soft_snake.gaits import Gait, chamber_states
 from soft_snake.reproduction import RunLength
+from soro_node import arguments
 
 HEADER = ','.join(measurements.COLUMNS)
 ROW = 'undulation,4,2.0,2π/3,paper,0.275'
@@ -32,6 +35,24 @@ def test_the_shipped_csv_is_tables_5_2_to_5_7():
     shipped = (files('soft_snake') / 'data' / measurements.THESIS_CSV).read_text()
     assert shipped == measurements.thesis_csv_text()
     assert measurements.thesis_cells() == tables.speeds()
+
+
+@pytest.mark.parametrize(
+    'text, turns', [('π', 0.5), ('2π', 1), ('0.5π', 0.25), ('-π/2', -0.25), ('2pi/3', 1 / 3)]
+)
+def test_beta_is_read_as_any_multiple_of_pi(text, turns):
+    assert tables.beta_of(text) == pytest.approx(turns * 2 * math.pi)
+
+
+def test_repeated_trials_of_a_cell_are_one_cell_at_their_mean(tmp_path):
+    """Repeats are one cell, so a split cannot train on one trial of a cell it holds out; a
+    spreadsheet's byte-order mark and padded text are read as the plain file."""
+    path = tmp_path / 'trials.csv'
+    rows = [ROW, 'undulation,4,2.0,2.0944,paper,0.300', 'undulation,4,1.5,2π/3, grass ,0.1']
+    path.write_bytes((f'{HEADER}\n' + '\n'.join(rows) + '\n').encode('utf-8-sig'))
+    first, second = measurements.parse(arguments.read_input(path))
+    assert first.bl_per_s == pytest.approx(0.2875) and first.beta_text == '2π/3'
+    assert (second.surface, second.frequency_hz) == ('grass', 1.5)
 
 
 def test_a_number_of_radians_is_read_as_the_thesis_fraction():
@@ -48,22 +69,33 @@ def test_a_number_of_radians_is_read_as_the_thesis_fraction():
         ),
         (
             f'{HEADER}\ncrawl,4,2.0,1.0,paper,0.2\n',
-            "row 2: gait 'crawl': allowed undulation, sidewinding",
+            "line 2: gait 'crawl': allowed undulation, sidewinding",
         ),
-        (f'{HEADER}\n{ROW}\nundulation,4,2.0,1.0,ice,0.2\n', "row 3: surface 'ice': allowed"),
+        (f'{HEADER}\n{ROW}\nundulation,4,2.0,1.0,ice,0.2\n', "line 3: surface 'ice': allowed"),
         (
             f'{HEADER}\nundulation,4,2.0,1.0,paper,nan\n',
-            'row 2: speed_bl_per_s = nan: must be finite',
+            'line 2: speed_bl_per_s = nan: must be finite',
         ),
         (
             f'{HEADER}\nundulation,4,2.0,1.0,paper,-0.1\n',
-            'row 2: speed_bl_per_s = -0.1: must be >= 0',
+            'line 2: speed_bl_per_s = -0.1: must be >= 0',
         ),
         (
             f'{HEADER}\nundulation,4,2.0,1.0,paper,fast\n',
-            "row 2: speed_bl_per_s = 'fast': not a number",
+            "line 2: speed_bl_per_s = 'fast': not a number",
         ),
-        (f'{HEADER}\nundulation,4,2.0,x/3,paper,0.1\n', "row 2: phase_offset_rad = 'x/3'"),
+        (f'{HEADER}\nundulation,4,2.0,x/3,paper,0.1\n', "line 2: phase_offset_rad = 'x/3'"),
+        (
+            f'{HEADER}\nundulation,4,2.0,120,paper,0.1\n',
+            'line 2: beta = 120: allowed -6.283 to 6.283 (rad, not degrees)',
+        ),
+        (f'{HEADER}\n\n\nundulation,4,2.0,1.0,ice,0.2\n', "line 4: surface 'ice'"),
+        (
+            f'{HEADER}\nundulation,4.0,2.0,1.0,paper,0.2\n',
+            "line 2: segments = '4.0': not a whole number",
+        ),
+        # a quote left open takes the rest of the file into one field
+        (f'{HEADER}\nundulation,4,2.0,"' + 'x' * 140_000 + '\n', 'field larger than field limit'),
         (
             f'{HEADER}\n' + f'{ROW}\n' * len(fit.FITTED),
             f'training cells for {len(fit.FITTED)} fitted parameters: at least '
@@ -78,7 +110,7 @@ def test_bad_measurements_are_one_line_exit_2_and_nothing_written(text, message,
     err = capsys.readouterr().err
     assert code == 2 and err.count('\n') == 1 and message in err, err
     assert err.startswith('soft-snake-fit: ') and 'Traceback' not in err
-    assert list(out.iterdir()) == []
+    assert not out.exists()  # the folder the arguments made is taken away again
 
 
 def test_an_unreachable_address_is_one_line_exit_2(tmp_path, capsys):
@@ -89,7 +121,68 @@ def test_an_unreachable_address_is_one_line_exit_2(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2 and err.count('\n') == 1, err
     assert '--address 127.0.0.1:1: no Ray head answers there' in err
-    assert list(out.iterdir()) == []
+    assert not out.exists()
+
+
+def test_an_address_where_something_else_listens_is_refused_at_once(tmp_path, capsys):
+    """Ray itself would retry for minutes at a port that answers, but not as a Ray head."""
+    measured, out = tmp_path / 'measured.csv', tmp_path / 'out'
+    measured.write_text(measurements.thesis_csv_text())
+    with http.server.HTTPServer(('127.0.0.1', 0), _Quiet) as web:
+        threading.Thread(target=web.serve_forever, daemon=True).start()
+        address = f'127.0.0.1:{web.server_port}'
+        code = cli.fit_main([str(measured), '--out', str(out), '--address', address])
+        web.shutdown()
+    err = capsys.readouterr().err
+    assert code == 2 and err.count('\n') == 1, err
+    assert f'--address {address}: something listens there, but not a Ray head' in err
+    assert not out.exists()
+
+
+class _Quiet(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def test_an_empty_address_is_refused(tmp_path, capsys):
+    with pytest.raises(SystemExit) as ended:
+        cli.fit_main(['m.csv', '--out', str(tmp_path / 'out'), '--address', ' '])
+    assert ended.value.code == 2 and 'an empty address' in capsys.readouterr().err
+    assert not (tmp_path / 'out').exists()
+
+
+def test_an_interrupted_fit_says_so_in_one_line_and_keeps_its_store(tmp_path, monkeypatch, capsys):
+    class NoRay:
+        def __init__(self, *args):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            pass
+
+    def interrupted(args, *_):
+        (args.out / fit.STORE).write_text('{}\n')  # one evaluated set
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr('soft_snake.sweep.RaySweep', NoRay)
+    monkeypatch.setattr(fit, 'run', interrupted)
+    measured, out = tmp_path / 'measured.csv', tmp_path / 'out'
+    measured.write_text(measurements.thesis_csv_text())
+    assert cli.fit_main([str(measured), '--out', str(out)]) == 130
+    err = capsys.readouterr().err
+    assert err.count('\n') == 1 and 'interrupted; every set evaluated is kept in' in err
+    assert (out / fit.STORE).read_text() == '{}\n'
+
+
+def test_too_short_runs_are_refused_before_any_fit(tmp_path, capsys):
+    """One period after the settling one gives no speed to measure (two cycle means at least)."""
+    with pytest.raises(SystemExit) as ended:
+        cli.fit_main(['m.csv', '--out', str(tmp_path / 'out'), '--cycles', '1'])
+    assert ended.value.code == 2 and 'argument --cycles: 1: allowed range is [2' in (
+        capsys.readouterr().err
+    )
 
 
 def cell(gait='undulation', surface='paper', bl_per_s=0.2, segments=4, frequency_hz=2.0):
@@ -132,6 +225,14 @@ def test_the_fit_s_score_counts_order_as_well_as_scale():
     flat = [evaluation.as_prediction(c, 0.25) for c in cells]
     errors = [abs(math.log(0.26 / (m + 0.01))) for m in measured]
     assert fit.score(flat) == pytest.approx(sum(errors) / 4 + fit.RANK_WEIGHT)
+
+
+def test_a_set_that_leaves_a_cell_without_a_speed_scores_worst():
+    cells = [cell('undulation', bl_per_s=v) for v in (0.1, 0.2, 0.3)]
+    scored = [evaluation.as_prediction(c, c.bl_per_s) for c in cells]
+    assert fit.score(scored) < 1
+    scored[1] = evaluation.as_prediction(cells[1], math.nan)
+    assert fit.score(scored) == math.inf
 
 
 def test_the_score_takes_sidewinding_along_its_path_and_undulation_along_its_heading():
@@ -260,6 +361,10 @@ def test_the_split_holds_out_what_it_says_and_never_trains_on_it():
     assert len(held_out) == 96
     _, grass = evaluation.split(cells, 'surface=grass', seed=0)
     assert {c.surface for c in grass} == {'grass'} and len(grass) == 72
+    # β as the CSV's column writes it, a multiple of π or rad
+    for rule in ('phase_offset_rad=2π/3', f'phase_offset_rad={2 * math.pi / 3!r}'):
+        _, held_out = evaluation.split(cells, rule, seed=0)
+        assert {c.beta_text for c in held_out} == {'2π/3'} and len(held_out) == 72
 
 
 @pytest.mark.parametrize(
@@ -395,7 +500,7 @@ def test_a_bad_base_is_one_line_exit_2_and_nothing_written(text, message, tmp_pa
     code = cli.fit_main([str(measured), '--out', str(out), '--base', str(base)])
     err = capsys.readouterr().err
     assert code == 2 and err.count('\n') == 1 and message in err and str(base) in err, err
-    assert list(out.iterdir()) == []
+    assert not out.exists()
 
 
 def test_a_store_line_cut_by_a_kill_is_simulated_again(tmp_path):

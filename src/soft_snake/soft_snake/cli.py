@@ -73,7 +73,11 @@ def main(argv: list[str] | None = None) -> int:
         '--freq', type=_number, required=True, help='gait frequency ω (Hz), at most 2'
     )
     parser.add_argument(
-        '--beta', type=_number, required=True, help='phase difference β between segments (rad)'
+        '--beta',
+        type=_number,
+        required=True,
+        help="phase difference β between segments (rad, within ±2π; a RunGait goal's 0 takes the "
+        "driver's beta_rad instead)",
     )
     parser.add_argument(
         '--phi', type=_number, default=0.0, help='offset ϕ of the travelling wave (default 0)'

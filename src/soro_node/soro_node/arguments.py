@@ -9,8 +9,8 @@
 - ``output_file`` / ``output_dir``: an output path made and probed while the arguments are read, so
   a command that cannot write its result says so before it works for minutes, not after;
   ``write_output`` writes it whole or not at all (a temporary file renamed into place). A command
-  that refuses its input after that (``refuse``, or argparse's own refusal) removes
-  the folders the reading made: a refused command leaves nothing behind.
+  that refuses its input after that (``refuse``, or argparse's own refusal) removes the folders
+  the reading made: a refused command leaves nothing behind.
 - ``read_input``: an input file's text, read with a size bound (``/dev/zero`` is refused, not read
   forever); a UTF-8 byte-order mark (a spreadsheet's "CSV UTF-8") is dropped.
 - ``worker_count``: worker processes asked for, capped at the cores this process may run on.
@@ -131,9 +131,9 @@ def _nonempty(text: str) -> Path:
 def _make_folder(path: Path) -> None:
     """``path`` with its missing parents made, each one made remembered for
     ``remove_made_folders``."""
-    missing = [p for p in (path, *path.parents) if not p.exists()]
+    # remembered first: a mkdir that fails half-way has made some of them
+    _made.extend(p for p in (path, *path.parents) if not p.exists())
     path.mkdir(parents=True, exist_ok=True)
-    _made.extend(missing)
 
 
 def refuse(prog: str, message) -> int:

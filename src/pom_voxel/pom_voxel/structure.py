@@ -18,7 +18,7 @@ import numpy as np
 import yaml
 
 from pom_voxel.lattice import AXES, LatticeError, check_voxel, node_axis
-from soro_node.arguments import read_input
+from soro_node.arguments import read_input, yaml_document
 
 # FERVOR's 3 in voxels; the quadruped's is in the paper's SI (spec A1)
 DEFAULT_PITCH_M = 0.0762
@@ -171,7 +171,7 @@ def from_dict(data: dict, source: str = 'structure') -> Structure:
 def load(path: str | Path) -> Structure:
     """A Structure from a YAML file; LatticeError (a ValueError) with one line on any problem."""
     try:
-        data = yaml.safe_load(read_input(path))
+        data = yaml_document(read_input(path))
     except ValueError as error:  # unreadable, too large, not text
         raise LatticeError(f'cannot read the structure {error}') from None
     except yaml.YAMLError as error:

@@ -95,6 +95,7 @@ def test_pom_mocap_reads_npy_and_csv_and_plots(tmp_path, capsys):
     'content, message',
     [
         ('voxels: [1, 2\n', 'not YAML (while parsing a flow sequence)'),
+        ('pitch_m: 0.1\nvoxels: []\npitch_m: 0.2\n', "not YAML ('pitch_m' given twice (line 3))"),
         ('- 1\n- 2\n', 'expected a mapping with voxels, actuators and effectors, not list'),
         ('', 'not an empty document'),
         (b'\x9c\xff\x00junk', 'not text (byte 0 is not UTF-8)'),
@@ -132,6 +133,7 @@ def test_pom_mocap_reads_npy_and_csv_and_plots(tmp_path, capsys):
     ],
     ids=[
         'not-yaml',
+        'key-twice',
         'a-list',
         'empty',
         'binary',

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from soro_node.arguments import read_input
+from soro_node.arguments import read_input, yaml_document
 
 MAX_CELLS = 25_000_000  # 5 m × 5 m at 1 mm; beyond that a grid is a mistake, not a map
 # each way: a distance field's gradient needs two cells along both axes
@@ -143,7 +143,7 @@ def load_scene(path) -> Scene:
     except ValueError as error:  # unreadable, too large (/dev/zero), not text
         raise SceneError(f'scene {error}') from None
     try:
-        return scene_from_dict(yaml.safe_load(text))
+        return scene_from_dict(yaml_document(text))
     except yaml.YAMLError as error:
         raise SceneError(f'scene {path}: not YAML ({str(error).splitlines()[0]})') from None
 

@@ -1,6 +1,7 @@
 """Scenes, occupancy grids and the one signed-distance field (issue 15, item 2)."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -123,6 +124,9 @@ def test_a_map_with_no_free_cell_is_refused(tmp_path):
     (tmp_path / 'bad.yaml').write_text('bounds: [0, 0\n')
     with pytest.raises(SceneError, match='not YAML'):
         load_scene(tmp_path / 'bad.yaml')
+    (tmp_path / 'twice.yaml').write_text('goal: [1, 1]\nstart: [0, 0]\ngoal: [2, 2]\n')
+    with pytest.raises(SceneError, match=re.escape("not YAML ('goal' given twice (line 3))")):
+        load_scene(tmp_path / 'twice.yaml')
     with pytest.raises(SceneError, match='No such file'):
         load_scene(tmp_path / 'missing.yaml')
 

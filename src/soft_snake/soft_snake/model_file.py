@@ -15,7 +15,7 @@ from pathlib import Path
 import yaml
 
 from soft_snake.model import CALIBRATED, SnakeModel, check_names
-from soro_node.arguments import read_input, write_output
+from soro_node.arguments import read_input, write_output, yaml_document
 
 
 def dump(model: SnakeModel) -> str:
@@ -42,7 +42,7 @@ def parse(text: str, source: str = 'parameters') -> SnakeModel:
 
 def _mapping(text: str) -> dict:
     try:
-        document = yaml.safe_load(text)
+        document = yaml_document(text)
     except yaml.YAMLError as error:
         raise ValueError(getattr(error, 'problem', None) or 'not YAML') from None
     if not isinstance(document, dict):

@@ -490,6 +490,7 @@ def test_a_base_file_is_where_the_fit_starts_and_what_it_keeps():
         (None, 'No such file or directory'),
         ('bend_rad: 2.5\n', "bend_rad = 2.5 is outside the fit's bounds 0.6-2"),
         ('stiffness: 1\n', "unknown parameter 'stiffness'"),
+        ('bend_rad: 1.0\nbend_rad: 1.2\n', "'bend_rad' given twice (line 2)"),
     ],
 )
 def test_a_bad_base_is_one_line_exit_2_and_nothing_written(text, message, tmp_path, capsys):

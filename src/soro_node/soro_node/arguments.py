@@ -12,7 +12,8 @@
   that refuses its input after that (``refuse``, or argparse's own refusal) removes the folders
   the reading made: a refused command leaves nothing behind.
 - ``read_input``: an input file's text, read with a size bound (``/dev/zero`` is refused, not read
-  forever); a UTF-8 byte-order mark (a spreadsheet's "CSV UTF-8") is dropped.
+  forever); a UTF-8 byte-order mark (a spreadsheet's "CSV UTF-8") is dropped. ``yaml_document``:
+  the YAML in it, a key given twice refused (PyYAML keeps the last one silently).
 - ``worker_count``: worker processes asked for, capped at the cores this process may run on.
 - Every command interruptible: a CommandParser reading ``sys.argv`` puts back SIGINT's default
   handler that a process started with ``&`` from a script inherits as ignored, and makes SIGTERM
@@ -29,8 +30,10 @@ import signal
 import sys
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from pathlib import Path
+
+import yaml
 
 from soro_node.params import ParamSpec
 
@@ -229,6 +232,28 @@ def read_input(path: str | Path, max_bytes: int = MAX_INPUT_BYTES) -> str:
         return data.decode('utf-8-sig')
     except UnicodeDecodeError as error:
         raise ValueError(f'{path}: not text (byte {error.start} is not UTF-8)') from None
+
+
+def yaml_document(text: str):
+    """The YAML document in ``text``, safe types only; yaml.YAMLError when it is not YAML or a
+    mapping gives a key twice (its problem names the key and its line)."""
+    return yaml.load(text, Loader=_UniqueKeys)  # noqa: S506 (a SafeLoader)
+
+
+class _UniqueKeys(yaml.SafeLoader):
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if not isinstance(key, Hashable):
+                continue  # PyYAML refuses it itself
+            if key in seen:
+                line = key_node.start_mark.line + 1
+                raise yaml.constructor.ConstructorError(
+                    problem=f'{key!r} given twice (line {line})', problem_mark=key_node.start_mark
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep)
 
 
 def cores() -> int:

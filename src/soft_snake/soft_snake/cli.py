@@ -156,7 +156,12 @@ def tables_main(argv: list[str] | None = None) -> int:
     parser.add_argument('--params', type=_model_file, help=PARAMS_HELP)
     parser.add_argument('--address', type=_address, help=ADDRESS_HELP)
     args = parser.parse_args(argv)
-    processes = worker_count(args.processes, parser.prog, '--processes')
+    # a cluster's workers are its own: nothing local to cap
+    processes = (
+        args.processes
+        if args.address
+        else worker_count(args.processes, parser.prog, '--processes')
+    )
     from soft_snake import model, reproduction
     from soft_snake.sweep import SweepError
 
@@ -247,7 +252,9 @@ def fit_main(argv: list[str] | None = None) -> int:
         fit.check_base(base, args.base or 'the calibrated model')
     except ValueError as error:
         return refuse(parser.prog, error)
-    workers = worker_count(args.workers, parser.prog, '--workers')
+    workers = (
+        args.workers if args.address else worker_count(args.workers, parser.prog, '--workers')
+    )
     try:
         with RaySweep(args.address, workers) as pool:
             report = fit.run(args, pool, training, held_out, base)

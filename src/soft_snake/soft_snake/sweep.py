@@ -138,6 +138,8 @@ class RaySweep:
 def _check_reachable(address: str) -> None:
     """SweepError unless a gRPC server (a Ray head's) answers at ``host:port``: Ray itself retries
     for a minute where nobody listens, and for minutes where something else does."""
+    if '://' in address:  # ray://: Ray Client, which a sweep does not use
+        raise SweepError(f'--address {address}: give host:port of the Ray head (no scheme)')
     host, _, port = address.rpartition(':')
     if not host or not port.isdigit():
         raise SweepError(f'--address {address}: not host:port of a Ray head')

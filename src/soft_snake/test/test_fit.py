@@ -144,6 +144,14 @@ class _Quiet(http.server.BaseHTTPRequestHandler):
         pass
 
 
+def test_a_ray_client_address_is_refused_naming_the_form_wanted(tmp_path, capsys):
+    measured, out = tmp_path / 'measured.csv', tmp_path / 'out'
+    measured.write_text(measurements.thesis_csv_text())
+    code = cli.fit_main([str(measured), '--out', str(out), '--address', 'ray://head:10001'])
+    err = capsys.readouterr().err
+    assert code == 2 and 'give host:port of the Ray head (no scheme)' in err and not out.exists()
+
+
 def test_an_empty_address_is_refused(tmp_path, capsys):
     with pytest.raises(SystemExit) as ended:
         cli.fit_main(['m.csv', '--out', str(tmp_path / 'out'), '--address', ' '])

@@ -25,8 +25,10 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import signal
+import stat
 import sys
 import tempfile
 import threading
@@ -95,13 +97,19 @@ def add_option(parser: argparse.ArgumentParser, flag: str, spec: ParamSpec, **kw
 
 def output_file(text: str) -> Path:
     """A file to write (its folder made now); ``-`` stands for stdout. Probed by opening it for
-    appending, which leaves an existing file as it is and removes the probe of a new one."""
+    appending, which leaves an existing file as it is and removes the probe of a new one; a device
+    or FIFO (``/dev/null``, a named pipe) only by its permissions, since opening a FIFO waits for
+    its reader."""
     if text == '-':
         return STDOUT
     path = _nonempty(text)
     existed = path.exists()
     try:
         _make_folder(path.parent)
+        if _special(path):
+            if not os.access(path, os.W_OK):
+                raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+            return path
         with path.open('a'):
             pass
         if not existed:
@@ -195,20 +203,40 @@ def interruptible() -> None:
 
 
 def write_output(path: Path, text: str) -> None:
-    """``text`` (a newline added) to stdout for ``-``, else to ``path`` through a temporary file in
-    its folder renamed over it: an interrupted or failed write leaves the old file, or none, never
-    a half of the new one."""
+    """``text`` (a newline added) to stdout for ``-``; straight into a device or FIFO
+    (``/dev/null``, a named pipe), which a rename would replace; else to ``path`` (a symlink's
+    target, the link kept) through a temporary file in its folder renamed over it, with the mode
+    the file had or a new file gets (the umask's): an interrupted or failed write leaves the old
+    file, or none, never a half of the new one."""
     if path == STDOUT:
         print(text)
         return
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.part')
+    if _special(path):
+        with path.open('w') as out:
+            out.write(text + '\n')
+        return
+    target = Path(os.path.realpath(path))
+    mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o666 & ~_umask()
+    fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f'.{target.name}.', suffix='.part')
     try:
+        os.fchmod(fd, mode)  # mkstemp's is 0600
         with os.fdopen(fd, 'w') as out:
             out.write(text + '\n')
-        os.replace(temporary, path)
+        os.replace(temporary, target)
     except BaseException:
         os.unlink(temporary)
         raise
+
+
+def _special(path: Path) -> bool:
+    """A device, FIFO or socket: written into, never replaced."""
+    return path.exists() and not (path.is_file() or path.is_dir())
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 # a scene, structure or track file; anything larger is a mistake (or /dev/zero)

@@ -1,11 +1,14 @@
 """soro_node.arguments: every command ends on Ctrl-C and SIGTERM however it was started, writes its
 output whole or not at all, and reads its input files with a size bound."""
 
+import os
 import re
 import signal
+import stat
 import subprocess
 import sys
 import textwrap
+import threading
 
 import pytest
 
@@ -59,6 +62,38 @@ def test_write_output_leaves_the_old_file_when_the_write_fails(tmp_path):
     assert path.read_text() == 'old\n' and [p.name for p in tmp_path.iterdir()] == ['result.json']
     arguments.write_output(path, 'new')
     assert path.read_text() == 'new\n'
+
+
+def test_write_output_keeps_links_devices_and_the_files_mode(tmp_path):
+    """A rename would turn a symlink, /dev/null or a named pipe into a plain file (as root it
+    replaced the machine's /dev/null); a temporary file's 0600 would stick to the result."""
+    (tmp_path / 'real.json').write_text('old\n')
+    (tmp_path / 'link.json').symlink_to('real.json')
+    arguments.write_output(arguments.output_file(str(tmp_path / 'link.json')), 'new')
+    assert (tmp_path / 'link.json').is_symlink() and (
+        tmp_path / 'real.json'
+    ).read_text() == 'new\n'
+    old_mask = os.umask(0o027)
+    try:
+        arguments.write_output(tmp_path / 'fresh.json', '{}')
+        (tmp_path / 'real.json').chmod(0o604)
+        arguments.write_output(tmp_path / 'real.json', 'newer')
+    finally:
+        os.umask(old_mask)
+    assert stat.S_IMODE((tmp_path / 'fresh.json').stat().st_mode) == 0o640
+    assert stat.S_IMODE((tmp_path / 'real.json').stat().st_mode) == 0o604
+    fifo = tmp_path / 'pipe'
+    os.mkfifo(fifo)
+    probing = threading.Thread(target=arguments.output_file, args=(str(fifo),), daemon=True)
+    probing.start()
+    probing.join(timeout=5)
+    assert not probing.is_alive(), 'probing a FIFO waited for a reader'
+    read = []
+    reader = threading.Thread(target=lambda: read.append(fifo.read_text()), daemon=True)
+    reader.start()
+    arguments.write_output(fifo, 'through the pipe')
+    reader.join(timeout=5)
+    assert read == ['through the pipe\n'] and stat.S_ISFIFO(fifo.stat().st_mode)
 
 
 def test_read_input_stops_at_its_bound_and_names_the_reason(tmp_path):

@@ -26,10 +26,14 @@ def cell_centres(shape: tuple[int, int], origin, resolution: float) -> np.ndarra
 
 
 def rasterise(scene: Scene, circles=None, polygons=None) -> np.ndarray:
-    """Occupancy (rows, cols) of bool: cells whose centre lies in a circle or polygon of ``scene``
-    (or of the given ``circles``/``polygons``, on the scene's grid). Each obstacle is tested only
-    on the cells of its bounding box (a cell's margin around it): 1,000 circles on a 25 M-cell grid
-    took 94 s when each was tested everywhere."""
+    """Occupancy (rows, cols) of bool: the cells whose centre lies in a circle or polygon of
+    ``scene`` (or of the given ``circles``/``polygons``, on the scene's grid); and, so that an
+    obstacle thinner than a cell is not planned through (a 4 mm wall, a 4 mm post were, when only
+    centres counted), the cell of every circle's centre and each cell a polygon's edge crosses
+    away from the cells that hold the polygon already (a thick polygon's outline adds nothing: its
+    edges stay within a cell of its inside, and the field keeps its accuracy). Each obstacle is
+    tested only on the cells of its bounding box (a cell's margin around it): 1,000 circles on a
+    25 M-cell grid took 94 s when each was tested everywhere."""
     circles = scene.circles if circles is None else np.asarray(circles, dtype=float).reshape(-1, 3)
     polygons = scene.polygons if polygons is None else polygons
     # as cell_centres has them
@@ -39,16 +43,50 @@ def rasterise(scene: Scene, circles=None, polygons=None) -> np.ndarray:
     for x, y, r in circles:
         rows, cols = _box(ys, y - r, y + r), _box(xs, x - r, x + r)
         occupied[rows, cols] |= (xs[None, cols] - x) ** 2 + (ys[rows, None] - y) ** 2 <= r * r
+        occupied[_crossed_cells(scene, (x, y), (x, y))] = True
     for polygon in polygons:
         polygon = np.asarray(polygon, dtype=float)
         rows = _box(ys, polygon[:, 1].min(), polygon[:, 1].max())
         cols = _box(xs, polygon[:, 0].min(), polygon[:, 0].max())
         centres = np.stack(np.meshgrid(xs[cols], ys[rows]), -1).reshape(-1, 2)
-        if len(centres):
-            occupied[rows, cols] |= inside_polygon(polygon, centres).reshape(
-                occupied[rows, cols].shape
-            )
+        box = occupied[rows, cols]  # a view
+        inside = inside_polygon(polygon, centres).reshape(box.shape)
+        box |= inside
+        near = ndimage.binary_dilation(inside, np.ones((3, 3), bool))
+        for start, end in zip(polygon, np.roll(polygon, -1, axis=0)):
+            r, c = _crossed_cells(scene, start, end)
+            r, c = r - rows.start, c - cols.start
+            keep = (r >= 0) & (r < box.shape[0]) & (c >= 0) & (c < box.shape[1])
+            r, c = r[keep], c[keep]
+            away = ~near[r, c]
+            box[r[away], c[away]] = True
     return occupied
+
+
+def _crossed_cells(scene: Scene, start, end) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, cols) of the cells the segment ``start``-``end`` (m) crosses, sampled every quarter
+    cell along the part of it within the grid (clipped first: an edge may reach 1e300 m)."""
+    low = np.array(scene.bounds[:2], dtype=float)
+    high = low + np.array(scene.shape[::-1]) * scene.resolution
+    start, end = np.asarray(start, dtype=float), np.asarray(end, dtype=float)
+    with np.errstate(all='ignore'):
+        step = end - start
+        t0, t1 = 0.0, 1.0
+        for axis in range(2):  # Liang-Barsky: the parameters where the segment is inside
+            if step[axis] == 0:
+                if not low[axis] <= start[axis] <= high[axis]:
+                    return np.zeros(0, int), np.zeros(0, int)
+                continue
+            a = (low[axis] - start[axis]) / step[axis]
+            b = (high[axis] - start[axis]) / step[axis]
+            t0, t1 = max(t0, min(a, b)), min(t1, max(a, b))
+        if not (np.isfinite(t0) and np.isfinite(t1)) or t0 > t1:
+            return np.zeros(0, int), np.zeros(0, int)
+        first, last = start + t0 * step, start + t1 * step
+    samples = int(math.ceil(4 * float(np.hypot(*(last - first))) / scene.resolution)) + 1
+    points = np.linspace(first, last, samples)
+    cells = np.floor((points - low) / scene.resolution).astype(int)
+    return np.clip(cells[:, 1], 0, scene.shape[0] - 1), np.clip(cells[:, 0], 0, scene.shape[1] - 1)
 
 
 def inside_polygon(polygon: np.ndarray, points: np.ndarray) -> np.ndarray:

@@ -68,6 +68,9 @@ def _pose(value, name: str) -> np.ndarray | None:
     if value is None:
         return None
     x, y, heading_deg = _numbers(value, name, (3,))
+    # a turn's worth of degrees (1e300 keeps no precision in its angle, whatever its remainder)
+    if abs(heading_deg) > 360:
+        raise SceneError(f'{name} heading {heading_deg:g}°: allowed -360 to 360')
     return np.array([x, y, math.radians(heading_deg)])
 
 
@@ -83,9 +86,8 @@ def scene_from_dict(data: dict) -> Scene:
     unknown = set(data) - {'bounds', 'resolution', 'circles', 'polygons', 'start', 'goal'}
     if unknown:
         raise SceneError(
-            f'unknown scene field(s) {", ".join(sorted(unknown))}; allowed: bounds, '
-            'resolution, '
-            'circles, polygons, start, goal'
+            f'unknown scene field(s) {", ".join(sorted(map(repr, unknown)))}; allowed: bounds, '
+            'resolution, circles, polygons, start, goal'
         )
     if 'bounds' not in data or 'resolution' not in data:
         raise SceneError('a scene needs bounds: [xmin, ymin, xmax, ymax] and resolution (m)')

@@ -8,6 +8,7 @@ import pytest
 import yaml
 from matplotlib.path import Path as Polygon
 
+from salamander_nav import planning
 from salamander_nav.distance_field import (
     DistanceField,
     cell_centres,
@@ -109,11 +110,36 @@ def test_unknown_cells_count_as_occupied_unless_told():
         ({'walls': []}, 'unknown scene field'),
         ({'bounds': [0, 0, 100, 100], 'resolution': 0.001}, 'cells'),
         ({'goal': 'north'}, 'goal'),
+        ({'start': [0.1, 0.5, 1e300]}, re.escape('start heading 1e+300°: allowed -360 to 360')),
+        ({1: 2}, re.escape('unknown scene field(s) 1; allowed')),
     ],
 )
 def test_bad_scenes_are_refused(change, message):
     with pytest.raises(SceneError, match=message):
         scene_from_dict({**SCENE, **change})
+
+
+def test_an_obstacle_thinner_than_a_cell_is_never_planned_through():
+    """A 4 mm wall across the map and a 4 mm post on 1 cm cells: no cell centre lies in either,
+    yet every column of the wall's row and the post's cell are occupied, and the planner finds no
+    way across the wall."""
+    wall = [[-1, 1], [3.5, 1], [3.5, 1.004], [-1, 1.004]]
+    scene = scene_from_dict(
+        {
+            'bounds': [-1, -1, 3.5, 3],
+            'resolution': 0.01,
+            'polygons': [wall],
+            'circles': [[1, 0.5, 0.004]],
+            'start': [0, 0, 0],
+            'goal': [2, 2, 0],
+        }
+    )
+    occupied = rasterise(scene)
+    assert occupied[200].all() and occupied[150, 200]
+    assert occupied.sum() == scene.shape[1] + 1
+    field = DistanceField.from_scene(scene)
+    plan = planning.plan('lattice_astar', field, scene.start, scene.goal)
+    assert not plan.success, 'planned through a 4 mm wall'
 
 
 def test_a_map_with_no_free_cell_is_refused(tmp_path):

@@ -26,6 +26,7 @@ from soro_node.arguments import (
     STDOUT,
     CommandParser,
     add_option,
+    ends_on_ctrl_c,
     output_dir,
     output_file,
     read_input,
@@ -69,6 +70,7 @@ def _parser() -> CommandParser:
     return parser
 
 
+@ends_on_ctrl_c('pom-gait')
 def main(argv: list[str] | None = None) -> int:
     """``pom-gait``: the gait's key-pose strokes by POM inverse kinematics, interpolated over one
     cycle, and every named effector's predicted displacement, in mm, as JSON. Returns the exit code
@@ -181,6 +183,7 @@ def _read_npy(path: Path) -> np.ndarray:
         raise ValueError(error.strerror) from None
 
 
+@ends_on_ctrl_c('pom-mocap')
 def mocap_main(argv: list[str] | None = None) -> int:
     """``pom-mocap``: (T, 4, 2) lab-frame marker tracks in ``--units`` to the body-frame loops in
     mm (spec A8), as JSON and, with ``--plots``, a figure. Returns the exit code (2: tracks
@@ -230,6 +233,7 @@ def mocap_main(argv: list[str] | None = None) -> int:
     return 0
 
 
+@ends_on_ctrl_c('pom-fe-check')
 def fe_check_main(argv: list[str] | None = None) -> int:
     """``pom-fe-check``: POM against a finite-element frame model of an NX x NY x NZ box of voxels
     driven as the paper drove its Fig. 2 (or by a corner push), as JSON and, with ``--plots``, a

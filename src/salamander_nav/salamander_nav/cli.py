@@ -23,6 +23,7 @@ from soro_node.arguments import (
     STDOUT,
     CommandParser,
     add_option,
+    ends_on_ctrl_c,
     output_dir,
     output_file,
     refuse,
@@ -108,6 +109,7 @@ def _scene(path: str):
     return scene, field
 
 
+@ends_on_ctrl_c('salamander-plan')
 def main(argv: list[str] | None = None) -> int:
     """``salamander-plan`` on ``argv`` (default: the command line): 0 when the plan passes its
     check, EXIT_NO_PLAN (1) when it fails (its JSON is written all the same), 2 when the scene is

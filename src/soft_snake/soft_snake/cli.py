@@ -24,6 +24,7 @@ from soft_snake.gaits import GAITS, Gait, GaitError, chamber_states
 from soro_node.arguments import (
     CommandParser,
     add_option,
+    ends_on_ctrl_c,
     output_dir,
     output_file,
     read_input,
@@ -143,6 +144,7 @@ def _model_file(text: str):
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+@ends_on_ctrl_c('soft-snake-tables')
 def tables_main(argv: list[str] | None = None) -> int:
     """``soft-snake-tables``: the calibrated simulator's prediction of every cell of Tables
     5.2-5.7 with the rank correlations and SN-13's trends, written to ``--json`` (and a

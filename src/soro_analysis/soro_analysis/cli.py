@@ -12,7 +12,7 @@ from pathlib import Path
 from soro_analysis.analyses import AnalysisError, analyze, registered
 from soro_analysis.bag import UnreadableBag
 from soro_analysis.recording import MissingTopics
-from soro_node.arguments import CommandParser, output_dir, refuse
+from soro_node.arguments import CommandParser, ends_on_ctrl_c, output_dir, refuse
 
 SHOW_PROGRESS_AFTER_S = 2.0
 
@@ -66,6 +66,7 @@ class _Progress:
             print(file=sys.stderr)
 
 
+@ends_on_ctrl_c('soro-analyze')
 def main(argv: list[str] | None = None) -> int:
     """``soro-analyze BAG --out DIR``: the report of the bag's robot written into ``out``; 0, or 2
     with one line on stderr when the bag, the robot or an option is refused."""

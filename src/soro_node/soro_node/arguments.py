@@ -19,13 +19,14 @@
   handler that a process started with ``&`` from a script inherits as ignored, and makes SIGTERM
   unwind like SIGINT (``finally`` and ``with`` blocks run, so worker pools end with the command and
   nothing is left half-written). A test calling ``main(argv)`` in its own process keeps that
-  process's handlers.
+  process's handlers. ``ends_on_ctrl_c(prog)`` makes a command's Ctrl-C one line, exit 130.
 """
 
 from __future__ import annotations
 
 import argparse
 import errno
+import functools
 import os
 import signal
 import stat
@@ -153,6 +154,26 @@ def refuse(prog: str, message) -> int:
     remove_made_folders()
     print(f'{prog}: {message}', file=sys.stderr)
     return 2
+
+
+def ends_on_ctrl_c(prog: str):
+    """Decorate a command's ``main``: Ctrl-C (KeyboardInterrupt, once its ``finally`` blocks have
+    run) ends it with one line, ``prog: interrupted``, the empty folders its arguments made
+    removed, and exit code 130 (128 + SIGINT), not a traceback."""
+
+    def decorate(main):
+        @functools.wraps(main)
+        def run(*args, **kwargs):
+            try:
+                return main(*args, **kwargs)
+            except KeyboardInterrupt:
+                remove_made_folders()
+                print(f'{prog}: interrupted', file=sys.stderr)
+                return 128 + signal.SIGINT
+
+        return run
+
+    return decorate
 
 
 def remove_made_folders() -> None:

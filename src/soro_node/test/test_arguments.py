@@ -158,6 +158,16 @@ def test_an_empty_output_path_is_refused(flag, capsys):
     assert 'an empty path' in capsys.readouterr().err
 
 
+def test_ctrl_c_in_a_command_is_one_line_and_takes_its_empty_folders_away(tmp_path, capsys):
+    @arguments.ends_on_ctrl_c('tool')
+    def main(argv):
+        _parser().parse_args(argv)
+        raise KeyboardInterrupt
+
+    assert main(['--out', str(tmp_path / 'made')]) == 130
+    assert capsys.readouterr().err == 'tool: interrupted\n' and list(tmp_path.iterdir()) == []
+
+
 def test_worker_count_is_capped_at_the_cores(capsys):
     cores = arguments.cores()
     assert arguments.worker_count(1, 'tool', '--processes') == 1 and capsys.readouterr().err == ''

@@ -7,7 +7,15 @@ import json
 import sys
 from pathlib import Path
 
-from soro_node.arguments import STDOUT, CommandParser, add_option, output_dir, output_file, refuse
+from soro_node.arguments import (
+    STDOUT,
+    CommandParser,
+    add_option,
+    ends_on_ctrl_c,
+    output_dir,
+    output_file,
+    refuse,
+)
 from tensegrity_sim import plots
 from tensegrity_sim.integrate import INTEGRATORS, SimulationDiverged
 from tensegrity_sim.presets import PRESETS, preset
@@ -75,6 +83,7 @@ def _write(
         plots.psi_ranges(result, plots_dir / 'fig4_psi_ranges.png', f'{name}: strain against ψ')
 
 
+@ends_on_ctrl_c('tensegrity-sweep')
 def main(argv: list[str] | None = None) -> int:
     """``tensegrity-sweep``: a preset's ψ sweep over the ``--psi`` grid, its report as JSON and,
     with ``--plots``, Figs. 3 and 4; the ψ thresholds found go to stderr. Returns the exit code (2:

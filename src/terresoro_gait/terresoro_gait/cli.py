@@ -16,6 +16,7 @@ from soro_node.arguments import (
     add_option,
     checked,
     cores,
+    ends_on_ctrl_c,
     interruptible,
     refuse,
     worker_count,
@@ -106,7 +107,7 @@ def _run(main, argv, prog: str) -> int:
             argv[i : i + 2] = [f'--alpha={argv[i + 1]}']
             break
     try:
-        return main(argv)
+        return ends_on_ctrl_c(prog)(main)(argv)
     except (WeightsError, SynthesisInfeasible, GaitError, ValueError) as error:
         return refuse(prog, error)
 

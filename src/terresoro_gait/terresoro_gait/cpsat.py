@@ -213,6 +213,8 @@ class CircuitModel:
         if it has none; with a time limit also None when nothing was found in time."""
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = portfolio_workers()
+        # Ctrl-C is the command's (it unwinds and ends): OR-Tools would swallow it and go on
+        solver.parameters.catch_sigint_signal = False
         if time_limit_s > 0:
             solver.parameters.max_time_in_seconds = time_limit_s
         status = solver.solve(self.model)

@@ -10,12 +10,14 @@ per edge of the complete digraph (1-based vertices), in any order.
 from __future__ import annotations
 
 import csv
+import io
 import math
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from soro_node.arguments import read_input
 from terresoro_gait.digraph import LimbDigraph
 
 HEADER = ('from', 'to', 'px_mm', 'py_mm', 'theta_deg', 'sp_mm2', 'stheta_deg2')
@@ -92,11 +94,12 @@ def read_csv(path: str | Path) -> EdgeWeights:
     line and field."""
     # the launch's default is ~/.ros/softbots/..., expanded where it is used
     path = Path(path).expanduser()
-    try:
-        with path.open(newline='') as f:
-            rows = list(csv.reader(f))
-    except OSError as error:
-        raise WeightsError(f'{path}: {error.strerror}') from None
+    try:  # bounded (/dev/zero), UTF-8 named, a spreadsheet's byte-order mark dropped
+        rows = list(csv.reader(io.StringIO(read_input(path), newline='')))
+    except ValueError as error:
+        raise WeightsError(str(error)) from None
+    except csv.Error as error:  # a quote left open takes the rest of the file into one field
+        raise WeightsError(f'{path}: {error}') from None
     if not rows or tuple(h.strip() for h in rows[0]) != HEADER:
         raise WeightsError(
             f'{path}: header must be {",".join(HEADER)}, got '

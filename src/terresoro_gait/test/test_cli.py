@@ -269,6 +269,34 @@ def test_a_bad_weights_file_is_one_line_naming_the_problem(
     assert err.count('\n') == 1 and err.startswith('terresoro-synthesize: ') and message in err
 
 
+@pytest.mark.parametrize(
+    'write, message',
+    [
+        (lambda path: path.write_bytes(b'\x9c\xff junk'), 'not text (byte 0 is not UTF-8)'),
+        (lambda path: path.write_text('from,"to\n' + 'x' * 140_000), 'field larger than field'),
+        (lambda path: path.unlink() or path.symlink_to('/dev/zero'), 'more than 64 MiB'),
+    ],
+)
+def test_an_unreadable_weights_file_is_one_line_naming_it(tmp_path, capsys, write, message):
+    bad = tmp_path / 'bad.csv'
+    bad.write_text('')
+    write(bad)
+    argv = ['--weights', str(bad), '--goal', 'rotation', '--alpha', '-1', '--eps', '8']
+    assert cli.synthesize_main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count('\n') == 1 and str(bad) in err and message in err, err
+
+
+def test_a_spreadsheets_byte_order_mark_is_read(test_a_csv, tmp_path, capsys):
+    marked = tmp_path / 'excel.csv'
+    marked.write_bytes(open(test_a_csv, encoding='utf-8').read().encode('utf-8-sig'))
+    argv = ['--goal', 'rotation', '--alpha', '-1', '--eps', '8']
+    assert cli.synthesize_main(['--weights', str(marked), *argv]) == 0
+    marked_out = capsys.readouterr().out
+    assert cli.synthesize_main(['--weights', test_a_csv, *argv]) == 0
+    assert marked_out == capsys.readouterr().out
+
+
 def test_an_infeasible_tolerance_is_one_line(test_a_csv, capsys):
     """|Pz| ≤ 0: no cycle of Test A returns exactly to its start."""
     assert (

@@ -27,6 +27,8 @@ from soro_node.base_node import EXIT_REFUSED, StartRefused, init_ros, refuse_sta
 
 NODE_NAME = 'soro_replay'
 ACK_WAIT_S = 2.0
+# the shortest pass of --loop: a bag of one message replayed at 1 Hz, not as fast as the CPU goes
+MIN_LOOP_PASS_S = 1.0
 
 
 def publisher_qos(offer: replay.Offer) -> QoSProfile:
@@ -112,7 +114,11 @@ def _parser() -> CommandParser:
     add_option(parser, '--rate', replay.RATE)
     add_option(parser, '--start', replay.START)
     add_option(parser, '--delay', replay.DELAY)
-    parser.add_argument('--loop', action='store_true', help='start over at the end, until Ctrl-C')
+    parser.add_argument(
+        '--loop',
+        action='store_true',
+        help=f'start over at the end, until Ctrl-C (a pass lasts {MIN_LOOP_PASS_S:g} s at least)',
+    )
     parser.add_argument('--topics', nargs='+', help='only these topics (default: all)')
     parser.add_argument('--clock', action='store_true', help='publish the recorded time on /clock')
     return parser
@@ -151,13 +157,20 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_REFUSED
+    plan = replay.plan(messages, args.rate, args.start)
+    if not plan.messages:
+        recorded_s = (max(m.stamp_ns for m in messages) - min(m.stamp_ns for m in messages)) / 1e9
+        print(
+            f'soro-replay: {args.bag}: --start {args.start:g} s is past the recording '
+            f'({recorded_s:.1f} s)',
+            file=sys.stderr,
+        )
+        return EXIT_REFUSED
     try:
         init_ros(['soro-replay'] + ros_args)
     except StartRefused as error:
         return refuse_start(NODE_NAME, error)
-    return _replay(
-        ReplayNode(types, args.clock, offers), replay.plan(messages, args.rate, args.start), args
-    )
+    return _replay(ReplayNode(types, args.clock, offers), plan, args)
 
 
 def _replay(node: ReplayNode, p: replay.Plan, args) -> int:
@@ -170,9 +183,13 @@ def _replay(node: ReplayNode, p: replay.Plan, args) -> int:
         while rclpy.ok() and time.monotonic() < connected:
             time.sleep(0.02)
         while rclpy.ok():
+            began = time.monotonic()
             replay.play(p, node.publish, rclpy.ok, node.tick if args.clock else None, args.rate)
             if not args.loop:
                 break
+            # a pass of a few messages, or of one, would otherwise start over at once, for ever
+            while rclpy.ok() and time.monotonic() < began + MIN_LOOP_PASS_S:
+                time.sleep(0.02)
         node.wait_for_acks()
     except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
         pass

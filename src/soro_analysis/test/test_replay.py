@@ -158,6 +158,29 @@ def test_ctrl_c_stops_a_looping_replay(bag):
         process.kill()
 
 
+def test_a_loop_of_one_message_passes_once_a_second_not_as_fast_as_it_can(bag):
+    path, stamps = bag
+    last = f'{stamps[-1] - stamps[0] - 1e-4:.6f}'  # only the last message is left
+    listener = Listener()
+    process = subprocess.Popen(
+        [executable('soro_analysis', 'soro-replay'), str(path), '--start', last, '--loop'],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        # the listener's discovery: the default --delay, 1 s
+    )
+    try:
+        assert poll(lambda: listener.received, 15.0), 'nothing replayed'
+        first = len(listener.received)
+        threading.Event().wait(3.0)
+        passes = len(listener.received) - first
+        assert 2 <= passes <= 4, passes  # one a second (MIN_LOOP_PASS_S); unbounded: thousands
+        assert {data for data, _ in listener.received} == {COUNT - 1}
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=10.0)
+        listener.close()
+
+
 def test_a_subscriber_joining_during_the_replay_gets_the_latched_message(tmp_path):
     """/map recorded transient local (a costmap, a plan) is replayed so: a subscriber that comes
     after it went out still gets it, as rviz's map and marker displays do. /chatter, recorded
@@ -222,6 +245,7 @@ def test_each_topic_is_offered_as_it_was_recorded():
     [
         (['--rate', '0'], 'argument --rate: 0: allowed range is [0.01, 100.0]'),
         (['--topics', '/nothing'], 'no messages on /nothing'),
+        (['--start', '100000', '--loop'], '--start 100000 s is past the recording'),
     ],
 )
 def test_refusals_are_one_line(bag, options, refusal):

@@ -203,6 +203,10 @@ def _sweep(argv) -> int:
     return 0
 
 
+# 50 rounds of 8 limbs' 65,280 moves; 1,000 of them would be 65 million (gigabytes)
+MAX_EXPLORED_MOVES = 5_000_000
+
+
 def _explore(argv) -> int:
     parser = CommandParser(
         prog='terresoro-explore', description='randomized Eulerian exploration (Alg. 1)'
@@ -212,7 +216,13 @@ def _explore(argv) -> int:
     parser.add_argument('--seed', type=int, default=None)
     parser.add_argument('--lost-limbs', type=_limbs, default=())
     args = parser.parse_args(argv)
-    edges = eulerian_rounds(LimbDigraph(args.limbs, args.lost_limbs), args.rounds, args.seed)
+    graph = LimbDigraph(args.limbs, args.lost_limbs)
+    if graph.m * args.rounds > MAX_EXPLORED_MOVES:
+        raise ValueError(
+            f'{args.rounds} rounds of {graph.m} moves: {graph.m * args.rounds:,} is more than '
+            f'the {MAX_EXPLORED_MOVES:,} an exploration prints (fewer rounds or limbs)'
+        )
+    edges = eulerian_rounds(graph, args.rounds, args.seed)
     states = [edges[0][0]] + [j for _, j in edges] if edges else []
     print(' '.join(map(str, states)))
     print(f'{len(edges)} primitives ({args.rounds} rounds)', file=sys.stderr)

@@ -63,11 +63,21 @@ class Solution:
     backend: str = 'highs'  # which solver found it
 
 
+# 7 limbs: 128 states, 683,000 known 3-cycles kept sparse; 8 would be 5.5 million
+MAX_LIMBS = 7
+
+
 class GaitProblem:
     """One weighted graph (complete or pruned) and its constraint rows; solves any Objective
     exactly."""
 
     def __init__(self, weights: EdgeWeights, graph: LimbDigraph, backend: str = 'auto'):
+        if graph.n > 2**MAX_LIMBS:
+            # its 2- and 3-cycles, the bounds every solve starts from: 5.5 million at 8 limbs
+            raise ValueError(
+                f'{graph.n} states ({graph.n_limbs} limbs): gait synthesis takes at most '
+                f'{2**MAX_LIMBS} ({MAX_LIMBS} limbs)'
+            )
         self.graph, self.backend = graph, check_backend(backend)
         self.P, self.theta, self.sp, self.stheta = weights.on(graph)
         ones = np.ones(graph.m)

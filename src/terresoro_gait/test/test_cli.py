@@ -2,6 +2,7 @@
 one-line refusals."""
 
 import json
+import re
 import time
 
 import pytest
@@ -220,6 +221,17 @@ def test_the_core_refuses_what_the_commands_refuse(test_a):
         Objective('rotation', (-1.0,), beta=-1e9)
     with pytest.raises(ValueError, match=r'k = 200: allowed range is \[1, 50\]'):
         GaitProblem(test_a, LimbDigraph(2)).k_best(Objective('rotation', (-1.0,), eps=8.0), 200)
+
+
+def test_explore_refuses_more_moves_than_it_can_print(capsys):
+    assert cli.explore_main(['--limbs', '8', '--rounds', '1000']) == 2
+    err = capsys.readouterr().err
+    assert err.count('\n') == 1 and '1000 rounds of 65280 moves: 65,280,000 is more' in err
+
+
+def test_synthesis_refuses_more_limbs_than_its_cycle_bounds_fit_in_memory():
+    with pytest.raises(ValueError, match=re.escape('256 states (8 limbs): gait synthesis takes')):
+        GaitProblem(None, LimbDigraph(8))
 
 
 def test_explore_prints_five_eulerian_rounds(capsys):

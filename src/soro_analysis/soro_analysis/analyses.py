@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import shutil
+import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
@@ -128,16 +131,24 @@ def analyze(
     progress: Callable[[int], None] | None = None,
 ) -> tuple[Report, list[str]]:
     """Read the bag at ``path``, run its robot's analysis into ``out`` and write the report there;
-    (report, warnings about the bag). Raises MissingTopics or AnalysisError with one line."""
+    (report, warnings about the bag). Raises MissingTopics or AnalysisError with one line. The
+    analysis writes into a hidden folder in ``out`` whose files move into ``out`` once the report
+    is whole: an analysis that fails half-way leaves ``out`` as it was."""
     recording = Recording.open(path, progress)
     analysis = choose(recording, robot)
     checked = options(analysis, pairs)
     recording.require(*analysis.signature)
     out.mkdir(parents=True, exist_ok=True)
-    report = analysis.run(recording, out, checked)
-    if recording.warnings:
-        report.lines += ['', '## The bag', *(f'- {w}' for w in recording.warnings)]
-    report.write(out)
+    staging = Path(tempfile.mkdtemp(dir=out, prefix='.analysis-'))
+    try:
+        report = analysis.run(recording, staging, checked)
+        if recording.warnings:
+            report.lines += ['', '## The bag', *(f'- {w}' for w in recording.warnings)]
+        report.write(staging)
+        for written in staging.iterdir():
+            os.replace(written, out / written.name)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     return report, recording.warnings
 
 

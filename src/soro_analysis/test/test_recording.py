@@ -14,7 +14,7 @@ from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 from std_msgs.msg import String
 
-from soro_analysis import cli
+from soro_analysis import analyses, cli
 from soro_analysis.analyses import Analysis, AnalysisError, Report, choose
 from soro_analysis.bag import UnreadableBag, workspace_typestore
 from soro_analysis.recording import MissingTopics, Recording, Series, align
@@ -112,6 +112,27 @@ ROBOTS = {
     'tracker': Analysis('tracker', 'a test analysis', (POSE,), counting),
     'talker': Analysis('talker', 'another', ('/chatter',), counting),
 }
+
+
+def test_an_analysis_that_fails_half_way_leaves_its_output_folder_as_it_was(
+    bags, tmp_path, monkeypatch
+):
+    def half_then_fail(recording, out, options):
+        (out / 'strains.png').write_bytes(b'\x89PNG half')
+        raise AnalysisError('a value the bag should not hold')
+
+    failing = {'tracker': Analysis('tracker', 'fails', (POSE,), half_then_fail)}
+    monkeypatch.setattr(analyses, 'registered', lambda: failing)
+    out = tmp_path / 'out'
+    out.mkdir()
+    (out / 'summary.md').write_text('an earlier run\n')
+    with pytest.raises(AnalysisError, match='should not hold'):
+        analyses.analyze(bags['ours'], out)
+    assert [p.name for p in out.iterdir()] == ['summary.md']
+    monkeypatch.setattr(analyses, 'registered', lambda: ROBOTS)
+    analyses.analyze(bags['ours'], out)
+    assert sorted(p.name for p in out.iterdir()) == ['figures.json', 'summary.md']
+    assert '# count' in (out / 'summary.md').read_text()
 
 
 def test_the_analysis_is_chosen_by_the_topics_in_the_bag(bags, tmp_path):

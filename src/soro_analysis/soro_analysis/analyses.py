@@ -20,9 +20,9 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 from soro_analysis.recording import MissingTopics, Recording
+from soro_node.arguments import yaml_document
 from soro_node.params import ParamSpec, check_all
 
 GROUP = 'soro_analysis.robots'
@@ -116,7 +116,7 @@ def options(analysis: Analysis, pairs: Iterable[str]) -> dict:
                 'options '
                 f'({allowed})'
             )
-        values[name] = yaml.safe_load(text) if text else ''
+        values[name] = yaml_document(text) if text else ''
     try:
         return check_all(analysis.options, values)
     except ValueError as error:

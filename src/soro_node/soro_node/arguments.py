@@ -28,6 +28,7 @@ import argparse
 import errno
 import functools
 import os
+import re
 import signal
 import stat
 import sys
@@ -284,12 +285,18 @@ def read_input(path: str | Path, max_bytes: int = MAX_INPUT_BYTES) -> str:
 
 
 def yaml_document(text: str):
-    """The YAML document in ``text``, safe types only; yaml.YAMLError when it is not YAML or a
-    mapping gives a key twice (its problem names the key and its line)."""
+    """The YAML document in ``text``, safe types only, numbers as YAML 1.2 and ROS read them
+    (``1e-3`` is a float; PyYAML's YAML 1.1 wants ``1.0e-3``); yaml.YAMLError when it is not
+    YAML or a mapping gives a key twice (its problem names the key and its line)."""
     return yaml.load(text, Loader=_UniqueKeys)  # noqa: S506 (a SafeLoader)
 
 
 class _UniqueKeys(yaml.SafeLoader):
+    yaml_implicit_resolvers = {
+        first: [(tag, rx) for tag, rx in resolvers if tag != 'tag:yaml.org,2002:float']
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+
     def construct_mapping(self, node, deep=False):
         seen = set()
         for key_node, _ in node.value:
@@ -303,6 +310,17 @@ class _UniqueKeys(yaml.SafeLoader):
                 )
             seen.add(key)
         return super().construct_mapping(node, deep)
+
+
+# YAML 1.2's core schema floats: an exponent needs no dot (1e-3), beside .inf and .nan
+_UniqueKeys.add_implicit_resolver(
+    'tag:yaml.org,2002:float',
+    re.compile(
+        r'^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?'
+        r'|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$'
+    ),
+    list('-+0123456789.'),
+)
 
 
 def cores() -> int:

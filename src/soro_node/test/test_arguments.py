@@ -11,6 +11,7 @@ import textwrap
 import threading
 
 import pytest
+import yaml
 
 from soro_node import arguments
 
@@ -111,6 +112,17 @@ def test_read_input_drops_a_byte_order_mark(tmp_path):
     path = tmp_path / 'excel.csv'
     path.write_bytes('gait,segments\n'.encode('utf-8-sig'))
     assert arguments.read_input(path) == 'gait,segments\n'
+
+
+def test_yaml_documents_read_numbers_as_ros_does_and_refuse_a_key_given_twice():
+    # YAML 1.1 (PyYAML) reads 1e-3 as the text '1e-3'; ros2's -p and YAML 1.2 read a float
+    assert arguments.yaml_document('{max_gap_s: 1e-3, n: 10, rate: .5}') == {
+        'max_gap_s': 0.001,
+        'n': 10,
+        'rate': 0.5,
+    }
+    with pytest.raises(yaml.YAMLError, match=re.escape("'pitch_m' given twice (line 3)")):
+        arguments.yaml_document('pitch_m: 0.1\nvoxels: []\npitch_m: 0.2\n')
 
 
 def _parser() -> arguments.CommandParser:

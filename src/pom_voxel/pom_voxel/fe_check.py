@@ -207,6 +207,11 @@ def _frame(pom: PlanesOfMotion, strut_m: float, young_pa: float, axial_rigidity:
 def _across_void(frame, pom, actuator: Actuator, displacement_mm: float, driven: str) -> None:
     """The paper's actuator: its partner node held, its control node's rotations held and driven
     along the stroke (by 1 N, scaled after the solve, or by the extension 2q)."""
+    if actuator.partner not in pom.index or actuator.partner == actuator.node:
+        raise LatticeError(
+            f'actuator {actuator.name}: partner {actuator.partner} must be another node of the '
+            f'lattice than its node {actuator.node}'
+        )
     frame.def_support(f'n{pom.index[actuator.partner]}', *(True,) * 6)
     control = f'n{pom.index[actuator.node]}'
     frame.def_support(control, False, False, False, True, True, True)

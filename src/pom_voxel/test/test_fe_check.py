@@ -95,6 +95,19 @@ def test_a_users_structure_gets_its_ideality_from_the_frame(capsys):
     assert "actuator 'pink': the structure has blue, yellow, red, green" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize('partner', ['[2, 1, 99]', '[2, 1, 1]'])
+def test_an_actuator_whose_partner_is_no_other_node_is_refused(partner, tmp_path, capsys):
+    """A partner off the lattice was a KeyError traceback; the node itself as its own partner
+    reported -63.6 % of the displacement lost."""
+    text = open(QUADRUPED).read().replace('partner: [2, 1, 3]', f'partner: {partner}', 1)
+    structure = tmp_path / 'quadruped.yaml'
+    structure.write_text(text)
+    argv = ['--structure', str(structure), '--actuator', 'blue']
+    assert cli.fe_check_main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count('\n') == 1 and 'actuator blue: partner' in err and 'another node' in err
+
+
 @pytest.mark.parametrize(
     'argv, message',
     [

@@ -46,7 +46,7 @@ def _parser() -> CommandParser:
         'goal (m, degrees), e.g. '
         'config/salamander_scene.yaml',
     )
-    add_option(parser, '--planner', named(PLANNER, 'planner'))
+    add_option(parser, '--planner', named(PLANNER, 'planner'), help='chomp or lattice_astar')
     add_option(parser, '--clearance', named(PLANNER, 'clearance_m'), dest='clearance_m')
     add_option(
         parser, '--safety-margin', named(PLANNER, 'safety_margin_m'), dest='safety_margin_m'

@@ -144,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
         parser,
         '--rounds',
         replace(named(LEARNER, 'rounds'), default=3),
-        help='learning rounds (the paper: 5)',
+        help='learning rounds, 2-1000 (the paper: 5)',
     )
     add_option(parser, '--cycles', ParamSpec('cycles', 10, 'cycles of each gait', 1, 1000))
     args = parser.parse_args(argv)

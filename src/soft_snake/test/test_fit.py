@@ -184,6 +184,33 @@ def test_an_interrupted_fit_says_so_in_one_line_and_keeps_its_store(tmp_path, mo
     assert (out / fit.STORE).read_text() == '{}\n'
 
 
+def test_a_fit_whose_every_set_leaves_a_cell_without_a_speed_writes_nothing(tmp_path, monkeypatch):
+    """A simulator that measures no speed (a run too short, a body that diverges) scores every set
+    infinite: the fit says so and exits 1 instead of writing an arbitrary set as params.yaml."""
+
+    class SpeedlessRay:
+        def __init__(self, *args):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            pass
+
+        def sweep_many(self, models, cells, run, on_done):
+            for i in range(len(models)):
+                on_done(i, [evaluation.as_prediction(c, math.nan) for c in cells])
+
+    monkeypatch.setattr('soft_snake.sweep.RaySweep', SpeedlessRay)
+    measured, out = tmp_path / 'measured.csv', tmp_path / 'out'
+    measured.write_text(measurements.thesis_csv_text())
+    argv = [str(measured), '--out', str(out), '--evaluations', '3']
+    assert cli.fit_main(argv) == 1
+    assert not (out / 'params.yaml').exists() and not (out / 'report.json').exists()
+    assert len((out / fit.STORE).read_text().splitlines()) == 3  # kept: a rerun reads them back
+
+
 def test_too_short_runs_are_refused_before_any_fit(tmp_path, capsys):
     """One period after the settling one gives no speed to measure (two cycle means at least)."""
     with pytest.raises(SystemExit) as ended:

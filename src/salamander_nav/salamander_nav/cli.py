@@ -14,10 +14,9 @@ import resource
 import sys
 
 from salamander_nav import planning, plots
-from salamander_nav.distance_field import DistanceField
 from salamander_nav.parameters import PLANNER
 from salamander_nav.planning import paths
-from salamander_nav.scene import SceneError, load_scene
+from salamander_nav.scene import SceneError
 from soro_analysis.plotting import save
 from soro_node.arguments import (
     STDOUT,
@@ -96,19 +95,6 @@ def _search_options(parser: CommandParser) -> None:
     )
 
 
-def _scene(path: str):
-    """The scene at ``path`` and its field; SceneError when it has no start and goal, or one lies
-    off the map or inside an obstacle (bad input: too near one is the plan's failure)."""
-    scene = load_scene(path)
-    if scene.start is None or scene.goal is None:
-        raise SceneError(f'{path} has no start and goal: add start: [x, y, heading_deg] and goal')
-    field = DistanceField.from_scene(scene)
-    misplaced = paths.ends_problem(field, scene.start, scene.goal, 0.0)
-    if misplaced:
-        raise SceneError(f'{path}: {misplaced}')
-    return scene, field
-
-
 @ends_on_ctrl_c('salamander-plan')
 def main(argv: list[str] | None = None) -> int:
     """``salamander-plan`` on ``argv`` (default: the command line): 0 when the plan passes its
@@ -116,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     refused."""
     args = _parser().parse_args(argv)
     try:
-        scene, field = _scene(args.scene)
+        scene, field = planning.planning_scene(args.scene)
     except SceneError as error:
         return refuse('salamander-plan', error)
     options = planning.PlannerOptions.of(vars(args))

@@ -22,12 +22,12 @@ from salamander_nav import planning, plots
 from salamander_nav.commander import SalamanderCommander
 from salamander_nav.distance_field import DistanceField
 from salamander_nav.planning import paths
-from salamander_nav.scene import Scene, SceneError, load_scene, resolve_scene
+from salamander_nav.scene import Scene, SceneError, resolve_scene
 from softbots_bringup import runner
 from soro_analysis.analyses import analyze
 from soro_analysis.plotting import save
 from soro_node import commander
-from soro_node.arguments import CommandParser, output_dir
+from soro_node.arguments import CommandParser, output_dir, refuse
 
 TOPICS = [
     '/mocap/salamander/pose',
@@ -189,7 +189,8 @@ def _progress():
 
 def main(argv: list[str] | None = None) -> int:
     """``salamander-demo --out DIR [--scene FILE]``: both planners offline, then the CHOMP path
-    followed in simulation and analysed; 0, or 1 with one line on stderr when a step fails."""
+    followed in simulation and analysed; 0, 2 with one line on stderr when the scene is refused
+    (nothing started), 1 when a step fails."""
     parser = CommandParser(
         prog='salamander-demo',
         description="the thesis's planning experiment end to end (§3.4.5): both planners on one "
@@ -206,7 +207,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     out = args.out.resolve()
     try:
-        scene = load_scene(resolve_scene(args.scene))
+        scene, _ = planning.planning_scene(resolve_scene(args.scene))
+    except SceneError as error:
+        return refuse('salamander-demo', error)
+    try:
         rows = compare_planners(scene, out)
         bag = follow_in_simulation(scene, out)
     except (SceneError, runner.ScenarioError, commander.CommanderError) as error:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import yaml
 
-from salamander_nav import cli
+from salamander_nav import cli, demo
 from salamander_nav.distance_field import DistanceField
 from salamander_nav.planning import paths
 from salamander_nav.scene import SceneError
@@ -120,6 +120,23 @@ def test_a_scene_without_start_and_goal_is_refused(tmp_path, capsys):
     (tmp_path / 's.yaml').write_text('bounds: [0, 0, 1, 1]\nresolution: 0.01\n')
     assert cli.main(['--scene', str(tmp_path / 's.yaml')]) == 2
     assert 'has no start and goal' in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    'scene, message',
+    [
+        ('', 'has no start and goal'),
+        ('start: [5, 5, 0]\ngoal: [0.5, 0.5, 0]\n', 'start'),
+    ],
+)
+def test_the_demo_refuses_a_bad_scene_before_it_starts_anything(tmp_path, scene, message, capsys):
+    """A scene without a start was a traceback, an off-map start ran the whole simulation first."""
+    (tmp_path / 's.yaml').write_text('bounds: [0, 0, 1, 1]\nresolution: 0.01\n' + scene)
+    out = tmp_path / 'demo'
+    assert demo.main(['--out', str(out), '--scene', str(tmp_path / 's.yaml')]) == 2
+    err = capsys.readouterr().err
+    assert err.count('\n') == 1 and err.startswith('salamander-demo: ') and message in err
+    assert not out.exists()
 
 
 START_GOAL = 'start: [0.05, 0.05, 0]\ngoal: [0.95, 0.05, 0]\n'

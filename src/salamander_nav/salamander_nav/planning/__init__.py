@@ -20,6 +20,7 @@ from salamander_nav.origami import KAPPA_MAX
 from salamander_nav.planning import chomp, lattice_astar, paths
 from salamander_nav.planning.passage import passage_problem
 from salamander_nav.planning.paths import Plan
+from salamander_nav.scene import Scene, SceneError, load_scene
 
 # planner -> what its effort counts; CHOMP first, the thesis's default (§3.4.3, PL-07)
 EFFORT_NAMES = {module.PLANNER: module.EFFORT for module in (chomp, lattice_astar)}
@@ -69,6 +70,20 @@ class PlannerOptions(paths.KeepsClearance):
 THESIS = PlannerOptions(
     astar_heuristic_weight=1.0, astar_turn_penalty=0.0, chomp_lattice_fallback=False
 )
+
+
+def planning_scene(path) -> tuple[Scene, DistanceField]:
+    """The scene at ``path`` and its field, ready to plan on; SceneError when it cannot be read,
+    has no start and goal, or one lies off the map or inside an obstacle (bad input: too near one
+    is the plan's failure, not the scene's)."""
+    scene = load_scene(path)
+    if scene.start is None or scene.goal is None:
+        raise SceneError(f'{path} has no start and goal: add start: [x, y, heading_deg] and goal')
+    field = DistanceField.from_scene(scene)
+    misplaced = paths.ends_problem(field, scene.start, scene.goal, 0.0)
+    if misplaced:
+        raise SceneError(f'{path}: {misplaced}')
+    return scene, field
 
 
 def plan(

@@ -42,12 +42,15 @@ def psi_grid(start: float, stop: float, step: float) -> np.ndarray:
             f'ψ grid {start:g}:{stop:g}:{step:g}: '
             f'expected finite START:STOP:STEP with STOP >= START and STEP > 0'
         )
-    runs = int(np.floor((stop - start) / step + 1e-9)) + 1
-    if runs > MAX_RUNS:
+    # in floating point first: a step of 1e-310 makes the count overflow an int
+    count = (stop - start) / step + 1e-9
+    if not count < MAX_RUNS:
+        runs = f'{int(count) + 1}' if count < 1e15 else f'{count:.3g}'
         raise SweepTooLarge(
             f'ψ grid {start:g}:{stop:g}:{step:g}: {runs} runs, more than one sweep may do '
             f'(MAX_RUNS = {MAX_RUNS}); use a larger step'
         )
+    runs = int(np.floor(count)) + 1
     grid = start + step * np.arange(runs)
     for psi in grid:
         try:

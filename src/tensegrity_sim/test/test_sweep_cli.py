@@ -174,6 +174,8 @@ def test_an_output_path_that_cannot_be_written_is_refused_before_the_work(
             ['--psi', '30:75:1e-7'],
             'ψ grid 30:75:1e-07: 450000001 runs, more than one sweep may do (MAX_RUNS = 10000)',
         ),
+        # the count overflows an int (was: an OverflowError traceback)
+        (['--psi', '30:75:1e-310'], 'ψ grid 30:75:1e-310: inf runs, more than one sweep may do'),
         (
             ['--dt', '1e-5'],
             '46 runs × 500000 steps (duration_s = 5, dt_s = 1e-05) = 23000000 run-steps, more '

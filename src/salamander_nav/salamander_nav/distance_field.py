@@ -8,6 +8,7 @@ as in nav_msgs/OccupancyGrid; cell centres are at origin + (i + ½) resolution. 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 from scipy import ndimage
@@ -65,27 +66,30 @@ def rasterise(scene: Scene, circles=None, polygons=None) -> np.ndarray:
 
 def _crossed_cells(scene: Scene, start, end) -> tuple[np.ndarray, np.ndarray]:
     """(rows, cols) of the cells the segment ``start``-``end`` (m) crosses, sampled every quarter
-    cell along the part of it within the grid (clipped first: an edge may reach 1e300 m)."""
-    low = np.array(scene.bounds[:2], dtype=float)
-    high = low + np.array(scene.shape[::-1]) * scene.resolution
-    start, end = np.asarray(start, dtype=float), np.asarray(end, dtype=float)
-    with np.errstate(all='ignore'):
-        step = end - start
-        t0, t1 = 0.0, 1.0
-        for axis in range(2):  # Liang-Barsky: the parameters where the segment is inside
-            if step[axis] == 0:
-                if not low[axis] <= start[axis] <= high[axis]:
-                    return np.zeros(0, int), np.zeros(0, int)
-                continue
-            a = (low[axis] - start[axis]) / step[axis]
-            b = (high[axis] - start[axis]) / step[axis]
-            t0, t1 = max(t0, min(a, b)), min(t1, max(a, b))
-        if not (np.isfinite(t0) and np.isfinite(t1)) or t0 > t1:
-            return np.zeros(0, int), np.zeros(0, int)
-        first, last = start + t0 * step, start + t1 * step
+    cell along the part of it within the grid. Clipped in exact arithmetic (Liang-Barsky on
+    fractions): an edge may reach 1e300 m, where floats lose the grid's metre altogether."""
+    low = [Fraction(v) for v in scene.bounds[:2]]
+    high = [low[0] + Fraction(scene.shape[1]) * Fraction(scene.resolution)]
+    high.append(low[1] + Fraction(scene.shape[0]) * Fraction(scene.resolution))
+    start, end = [Fraction(float(v)) for v in start], [Fraction(float(v)) for v in end]
+    t0, t1 = Fraction(0), Fraction(1)
+    for axis in range(2):
+        step = end[axis] - start[axis]
+        if step == 0:
+            if not low[axis] <= start[axis] <= high[axis]:
+                return np.zeros(0, int), np.zeros(0, int)
+            continue
+        a, b = (low[axis] - start[axis]) / step, (high[axis] - start[axis]) / step
+        t0, t1 = max(t0, min(a, b)), min(t1, max(a, b))
+    if t0 > t1:
+        return np.zeros(0, int), np.zeros(0, int)
+    first, last = (
+        np.array([float(s + t * (e - s)) for s, e in zip(start, end)], dtype=float)
+        for t in (t0, t1)
+    )
     samples = int(math.ceil(4 * float(np.hypot(*(last - first))) / scene.resolution)) + 1
     points = np.linspace(first, last, samples)
-    cells = np.floor((points - low) / scene.resolution).astype(int)
+    cells = np.floor((points - np.array(scene.bounds[:2])) / scene.resolution).astype(int)
     return np.clip(cells[:, 1], 0, scene.shape[0] - 1), np.clip(cells[:, 0], 0, scene.shape[1] - 1)
 
 

@@ -140,6 +140,9 @@ def test_an_obstacle_thinner_than_a_cell_is_never_planned_through():
     field = DistanceField.from_scene(scene)
     plan = planning.plan('lattice_astar', field, scene.start, scene.goal)
     assert not plan.success, 'planned through a 4 mm wall'
+    # the same wall reaching 1e300 m each way: floats alone lose the grid's metre in its edges
+    far = [[-1e300, 1], [1e300, 1], [1e300, 1.004], [-1e300, 1.004]]
+    assert rasterise(scene, circles=[], polygons=[far])[200].all()
 
 
 def test_a_map_with_no_free_cell_is_refused(tmp_path):

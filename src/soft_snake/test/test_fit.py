@@ -159,22 +159,30 @@ def test_an_empty_address_is_refused(tmp_path, capsys):
     assert not (tmp_path / 'out').exists()
 
 
+class SpeedlessRay:
+    """RaySweep's stand-in without Ray: every set's cells get no speed, as a simulator that cannot
+    measure one (a run too short, a body that diverges) gives them."""
+
+    def __init__(self, *args):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        pass
+
+    def sweep_many(self, models, cells, run, on_done):
+        for i in range(len(models)):
+            on_done(i, [evaluation.as_prediction(c, math.nan) for c in cells])
+
+
 def test_an_interrupted_fit_says_so_in_one_line_and_keeps_its_store(tmp_path, monkeypatch, capsys):
-    class NoRay:
-        def __init__(self, *args):
-            pass
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            pass
-
     def interrupted(args, *_):
         (args.out / fit.STORE).write_text('{}\n')  # one evaluated set
         raise KeyboardInterrupt
 
-    monkeypatch.setattr('soft_snake.sweep.RaySweep', NoRay)
+    monkeypatch.setattr('soft_snake.sweep.RaySweep', SpeedlessRay)
     monkeypatch.setattr(fit, 'run', interrupted)
     measured, out = tmp_path / 'measured.csv', tmp_path / 'out'
     measured.write_text(measurements.thesis_csv_text())
@@ -185,23 +193,8 @@ def test_an_interrupted_fit_says_so_in_one_line_and_keeps_its_store(tmp_path, mo
 
 
 def test_a_fit_whose_every_set_leaves_a_cell_without_a_speed_writes_nothing(tmp_path, monkeypatch):
-    """A simulator that measures no speed (a run too short, a body that diverges) scores every set
-    infinite: the fit says so and exits 1 instead of writing an arbitrary set as params.yaml."""
-
-    class SpeedlessRay:
-        def __init__(self, *args):
-            pass
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            pass
-
-        def sweep_many(self, models, cells, run, on_done):
-            for i in range(len(models)):
-                on_done(i, [evaluation.as_prediction(c, math.nan) for c in cells])
-
+    """Every set scores infinite: the fit says so and exits 1 instead of writing an arbitrary set
+    as params.yaml."""
     monkeypatch.setattr('soft_snake.sweep.RaySweep', SpeedlessRay)
     measured, out = tmp_path / 'measured.csv', tmp_path / 'out'
     measured.write_text(measurements.thesis_csv_text())

@@ -48,7 +48,15 @@ class Scene:
         )
 
 
+def _holds_a_bool(value) -> bool:
+    if isinstance(value, (list, tuple)):
+        return any(_holds_a_bool(v) for v in value)
+    return isinstance(value, bool)
+
+
 def _numbers(value, name: str, shape: tuple) -> np.ndarray:
+    if _holds_a_bool(value):  # float(True) is 1.0: `resolution: true` would be 1 m
+        raise SceneError(f'{name}: {value!r} is not a list of numbers (true/false are not)')
     try:
         array = np.array(value, dtype=float)
     except (TypeError, ValueError):

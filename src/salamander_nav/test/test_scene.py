@@ -112,6 +112,8 @@ def test_unknown_cells_count_as_occupied_unless_told():
         ({'goal': 'north'}, 'goal'),
         ({'start': [0.1, 0.5, 1e300]}, re.escape('start heading 1e+300°: allowed -360 to 360')),
         ({1: 2}, re.escape('unknown scene field(s) 1; allowed')),
+        ({'resolution': True}, 'true/false are not'),
+        ({'circles': [[1, 0.5, True]]}, 'true/false are not'),
     ],
 )
 def test_bad_scenes_are_refused(change, message):

@@ -50,11 +50,24 @@ def _numbers(text: str) -> tuple[float, ...]:
 
 def _limbs(text: str) -> tuple[int, ...]:
     try:
-        return tuple(int(x) for x in text.split(',') if x.strip())
+        limbs = tuple(int(x) for x in text.split(',') if x.strip())
     except ValueError:
         raise argparse.ArgumentTypeError(
             f'{text!r} is not a comma-separated list of limb numbers'
         ) from None
+    if len(set(limbs)) != len(limbs):
+        raise argparse.ArgumentTypeError(f'{text}: a limb is named twice')
+    return limbs
+
+
+def _seed(text: str) -> int:
+    try:
+        seed = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'{text!r} is not a whole number') from None
+    if seed < 0:
+        raise argparse.ArgumentTypeError(f'{seed}: a seed is 0 or more')
+    return seed
 
 
 # What each command accepts, refused in one line before any work (soro_node.arguments)
@@ -156,7 +169,7 @@ def _sweep(argv) -> int:
     _problem_arguments(parser)
     add_option(parser, '--samples', SAMPLES)
     add_option(parser, '--iterations', ITERATIONS)
-    parser.add_argument('--seed', type=int, default=0)
+    parser.add_argument('--seed', type=_seed, default=0)
     add_option(parser, '--workers', WORKERS)
     parser.add_argument(
         '--tau',
@@ -213,7 +226,7 @@ def _explore(argv) -> int:
     )
     add_option(parser, '--limbs', LIMBS, required=True, default=None)
     add_option(parser, '--rounds', ROUNDS)
-    parser.add_argument('--seed', type=int, default=None)
+    parser.add_argument('--seed', type=_seed, default=None)
     parser.add_argument('--lost-limbs', type=_limbs, default=())
     args = parser.parse_args(argv)
     graph = LimbDigraph(args.limbs, args.lost_limbs)

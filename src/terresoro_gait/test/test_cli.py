@@ -223,6 +223,19 @@ def test_the_core_refuses_what_the_commands_refuse(test_a):
         GaitProblem(test_a, LimbDigraph(2)).k_best(Objective('rotation', (-1.0,), eps=8.0), 200)
 
 
+@pytest.mark.parametrize(
+    'argv, message',
+    [
+        (['--seed', '-1'], 'argument --seed: -1: a seed is 0 or more'),
+        (['--lost-limbs', '1,1'], 'argument --lost-limbs: 1,1: a limb is named twice'),
+    ],
+)
+def test_explore_names_a_bad_seed_or_limb_list(argv, message, capsys):
+    with pytest.raises(SystemExit) as ended:
+        cli.explore_main(['--limbs', '3', *argv])
+    assert ended.value.code == 2 and message in capsys.readouterr().err
+
+
 def test_explore_refuses_more_moves_than_it_can_print(capsys):
     assert cli.explore_main(['--limbs', '8', '--rounds', '1000']) == 2
     err = capsys.readouterr().err

@@ -22,10 +22,11 @@ from rosgraph_msgs.msg import Clock
 from soro_analysis import replay
 from soro_analysis.bag import UnreadableBag, offered_qos, read_raw
 from soro_analysis.recorder import import_message_class
-from soro_node.arguments import CommandParser, add_option
-from soro_node.base_node import EXIT_REFUSED, StartRefused, init_ros, refuse_start, shut_down
+from soro_node.arguments import CommandParser, add_option, refuse
+from soro_node.base_node import StartRefused, init_ros, refuse_start, shut_down
 
 NODE_NAME = 'soro_replay'
+PROG = 'soro-replay'
 ACK_WAIT_S = 2.0
 # the shortest pass of --loop: a bag of one message replayed at 1 Hz, not as fast as the CPU goes
 MIN_LOOP_PASS_S = 1.0
@@ -109,7 +110,7 @@ def check_messages(bag: str, messages, classes: dict[str, type]) -> None:
 
 
 def _parser() -> CommandParser:
-    parser = CommandParser(prog='soro-replay', description=__doc__.split('\n\n')[0])
+    parser = CommandParser(prog=PROG, description=__doc__.split('\n\n')[0])
     parser.add_argument('bag', help='a rosbag2 directory, or a single .mcap or .db3 file')
     add_option(parser, '--rate', replay.RATE)
     add_option(parser, '--start', replay.START)
@@ -126,7 +127,7 @@ def _parser() -> CommandParser:
 
 def main(argv: list[str] | None = None) -> int:
     """``soro-replay BAG [options] [--ros-args ...]``: read and check the bag, then replay it; 0,
-    or EXIT_REFUSED with one line on stderr when the bag or the topics asked for are refused."""
+    or 2 (``refuse``: one line on stderr) when the bag or the topics asked for are refused."""
     argv = sys.argv[1:] if argv is None else argv
     ros_args = argv[argv.index('--ros-args') :] if '--ros-args' in argv else []
     args = _parser().parse_args(argv[: len(argv) - len(ros_args)])
@@ -135,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
             read_raw(
                 args.bag,
                 args.topics,
-                lambda line: print(f'soro-replay: warning: {line}', file=sys.stderr),
+                lambda line: print(f'{PROG}: warning: {line}', file=sys.stderr),
             )
         )
         types = {m.topic: m.msgtype for m in messages}
@@ -148,26 +149,19 @@ def main(argv: list[str] | None = None) -> int:
             {topic: message_class(args.bag, topic, t) for topic, t in types.items()},
         )
     except UnreadableBag as error:
-        print(f'soro-replay: {error}', file=sys.stderr)
-        return EXIT_REFUSED
+        return refuse(PROG, error)
     missing = sorted(set(args.topics or ()) - set(types))
     if missing or not messages:
-        print(
-            f'soro-replay: {args.bag}: no messages on {", ".join(missing) or "any topic"}',
-            file=sys.stderr,
-        )
-        return EXIT_REFUSED
+        return refuse(PROG, f'{args.bag}: no messages on {", ".join(missing) or "any topic"}')
     plan = replay.plan(messages, args.rate, args.start)
     if not plan.messages:
         recorded_s = (max(m.stamp_ns for m in messages) - min(m.stamp_ns for m in messages)) / 1e9
-        print(
-            f'soro-replay: {args.bag}: --start {args.start:g} s is past the recording '
-            f'({recorded_s:.1f} s)',
-            file=sys.stderr,
+        return refuse(
+            PROG,
+            f'{args.bag}: --start {args.start:g} s is past the recording ({recorded_s:.1f} s)',
         )
-        return EXIT_REFUSED
     try:
-        init_ros(['soro-replay'] + ros_args)
+        init_ros([PROG] + ros_args)
     except StartRefused as error:
         return refuse_start(NODE_NAME, error)
     return _replay(ReplayNode(types, args.clock, offers), plan, args)

@@ -60,22 +60,13 @@ def _limbs(text: str) -> tuple[int, ...]:
     return limbs
 
 
-def _seed(text: str) -> int:
-    try:
-        seed = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f'{text!r} is not a whole number') from None
-    if seed < 0:
-        raise argparse.ArgumentTypeError(f'{seed}: a seed is 0 or more')
-    return seed
-
-
 # What each command accepts, refused in one line before any work (soro_node.arguments)
 BETA = ParamSpec('beta', 0.0, 'variance penalty β', 0.0)
 GAMMA = ParamSpec('gamma', 0.0, 'length penalty γ, per primitive', 0.0)
 EPS = ParamSpec('eps', 5.0, 'ε_θ (deg) for translation, ε_t (mm) for rotation', 0.0)
 K = ParamSpec('k', 1, 'the k best gaits, best first', 1, MAX_K_BEST)
 SAMPLES = ParamSpec('samples', LHS_SAMPLES, 'N, α samples', 1, MAX_SAMPLES)
+SEED = ParamSpec('seed', 0, 'seed of the random draws', 0, 2**31 - 1)
 ITERATIONS = ParamSpec('iterations', MAX_ITERATIONS, 'L, cut-loop iterations per α', 1, 1000)
 WORKERS = ParamSpec('workers', cores(), 'processes; default: one per core', 1, 256)
 LIMBS = ParamSpec('limbs', 3, '3 (TerreSoRo-III) or 4 (TerreSoRo-IV)', 1, 8)
@@ -169,7 +160,7 @@ def _sweep(argv) -> int:
     _problem_arguments(parser)
     add_option(parser, '--samples', SAMPLES)
     add_option(parser, '--iterations', ITERATIONS)
-    parser.add_argument('--seed', type=_seed, default=0)
+    add_option(parser, '--seed', SEED)
     add_option(parser, '--workers', WORKERS)
     parser.add_argument(
         '--tau',
@@ -226,7 +217,13 @@ def _explore(argv) -> int:
     )
     add_option(parser, '--limbs', LIMBS, required=True, default=None)
     add_option(parser, '--rounds', ROUNDS)
-    parser.add_argument('--seed', type=_seed, default=None)
+    add_option(
+        parser,
+        '--seed',
+        SEED,
+        default=None,
+        help=f'seed of the rounds ({SEED.allowed_range}; default: a fresh one)',
+    )
     parser.add_argument('--lost-limbs', type=_limbs, default=())
     args = parser.parse_args(argv)
     graph = LimbDigraph(args.limbs, args.lost_limbs)

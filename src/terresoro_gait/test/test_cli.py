@@ -226,7 +226,7 @@ def test_the_core_refuses_what_the_commands_refuse(test_a):
 @pytest.mark.parametrize(
     'argv, message',
     [
-        (['--seed', '-1'], 'argument --seed: -1: a seed is 0 or more'),
+        (['--seed', '-1'], 'argument --seed: -1: allowed range is [0, 2147483647]'),
         (['--lost-limbs', '1,1'], 'argument --lost-limbs: 1,1: a limb is named twice'),
     ],
 )

@@ -107,7 +107,14 @@ def _against_camera(
     options: dict,
     out: Path,
 ) -> None:
-    camera = recording.series(CAMERA, xy=lambda m: [[p.position.x, p.position.y] for p in m.poses])
+    count = len(options['markers'])
+    camera = recording.series(CAMERA, xy=_markers_xy(count), seen=lambda m: len(m.poses))
+    other = camera['seen'] != count
+    if other.all():
+        raise AnalysisError(
+            f'{recording.path}: no {CAMERA} frame holds the {count} markers compared (frames '
+            f'hold {", ".join(str(int(n)) for n in sorted(set(camera["seen"])))})'
+        )
     frames = camera.time()
     try:
         measured = mocap.preprocess(
@@ -133,6 +140,7 @@ def _against_camera(
         'frames': int(len(frames)),
         'compared': int(both.sum()),
         'dropped_frames': measured.dropped_frames,
+        'frames_of_another_count': int(other.sum()),
         'correlation': {name: {'x': c[0], 'y': c[1]} for name, c in zip(markers, correlation)},
     }
     _loops_figure(pom_loops, loops, markers, out / 'fig7_markers.png')
@@ -144,6 +152,11 @@ def _against_camera(
     report.lines += [
         '',
         f'## Markers: {int(both.sum())} camera frames against POM of the logged strokes',
+        *(
+            [f'{int(other.sum())} frame(s) holding other than {count} markers left out', '']
+            if other.any()
+            else []
+        ),
         '| marker | r(x) | r(y) |',
         '|---|---|---|',
         *(f'| {name} | {c[0]:.3f} | {c[1]:.3f} |' for name, c in zip(markers, correlation)),
@@ -154,6 +167,18 @@ def _against_camera(
         'spec A8); marker_agreement.png: '
         'the correlations',
     ]
+
+
+def _markers_xy(count: int):
+    """A camera frame's marker positions (count, 2) m; NaN, as a frame the camera lost, when it
+    holds another number of markers (a marker hidden, or a reflection taken for one)."""
+
+    def xy(message) -> list:
+        if len(message.poses) != count:
+            return [[np.nan, np.nan]] * count
+        return [[p.position.x, p.position.y] for p in message.poses]
+
+    return xy
 
 
 def _strokes_figure(t, q, names, path) -> None:
@@ -202,4 +227,9 @@ ANALYSIS = Analysis(
     (PREDICTED,),
     analyze,
     OPTIONS,
+    {
+        PREDICTED: 'geometry_msgs/msg/PoseArray',
+        JOINTS: 'sensor_msgs/msg/JointState',
+        CAMERA: 'geometry_msgs/msg/PoseArray',
+    },
 )

@@ -11,7 +11,7 @@ from sensor_msgs.msg import JointState
 from pom_voxel import gaits, structure
 from pom_voxel.bag_analysis import CAMERA, JOINTS, PREDICTED
 from pom_voxel.planes_of_motion import PlanesOfMotion
-from soro_analysis.analyses import analyze
+from soro_analysis.analyses import AnalysisError, analyze
 from soro_analysis.bag import workspace_typestore
 from soro_analysis.bag_writer import BagWriter
 from soro_analysis.recording import MissingTopics
@@ -26,8 +26,9 @@ def stamped(msg, t):
     return msg
 
 
-@pytest.fixture
-def gait_bag(tmp_path):
+def write_gait_bag(bag, camera_frame=lambda k, poses: poses):
+    """The tripod's bag at ``bag``; ``camera_frame(k, poses)`` is what the camera's k-th
+    message holds of the four markers it sees."""
     pom = PlanesOfMotion(structure.load(structure.resolve('')))
     keys, _ = gaits.key_strokes(pom, gaits.TRIPOD)
     # 50 Hz over a 4 s cycle
@@ -39,7 +40,6 @@ def gait_bag(tmp_path):
         / 2
     )
     rng = np.random.default_rng(2)
-    bag = tmp_path / 'bag'
     with BagWriter(bag, workspace_typestore()) as writer:
         for topic, kind in (
             (JOINTS, 'sensor_msgs/msg/JointState'),
@@ -72,10 +72,14 @@ def gait_bag(tmp_path):
                     pose = Pose()
                     pose.position.x, pose.position.y = float(x), float(y)
                     poses.append(pose)
-                writer.write_cdr(
-                    CAMERA, int(t * 1e9), serialize_message(stamped(PoseArray(poses=poses), t))
-                )
+                frame = PoseArray(poses=camera_frame(k, poses))
+                writer.write_cdr(CAMERA, int(t * 1e9), serialize_message(stamped(frame, t)))
     return bag
+
+
+@pytest.fixture
+def gait_bag(tmp_path):
+    return write_gait_bag(tmp_path / 'bag')
 
 
 def test_logged_strokes_and_camera_markers_agree_with_pom(gait_bag, tmp_path):
@@ -84,6 +88,7 @@ def test_logged_strokes_and_camera_markers_agree_with_pom(gait_bag, tmp_path):
     assert report.numbers['stroke_range_mm']['blue'] == pytest.approx([-5.0, 5.0])
     camera = report.numbers['camera']
     assert camera['compared'] == camera['frames'] == 300 and camera['dropped_frames'] == 0
+    assert camera['frames_of_another_count'] == 0
     for name in MARKERS:
         assert (
             camera['correlation'][name]['x'] > 0.98 and camera['correlation'][name]['y'] > 0.98
@@ -98,4 +103,46 @@ def test_a_bag_without_the_stroke_log_is_one_line(tmp_path):
         writer.add_topic(PREDICTED, 'geometry_msgs/msg/PoseArray')
         writer.write_cdr(PREDICTED, int(T0 * 1e9), serialize_message(stamped(PoseArray(), T0)))
     with pytest.raises(MissingTopics, match=r'no /joint_states in this bag'):
+        analyze(bag, tmp_path / 'out', 'pom')
+
+
+def with_a_reflection(poses):
+    return [*poses, Pose()]
+
+
+def test_frames_of_another_marker_count_are_left_out(tmp_path):
+    """A marker hidden (3 seen), a reflection taken for one (5) or an empty frame: left out as the
+    camera's lost frames, not a traceback (issue 28's hostile pass)."""
+    odd = {3: lambda poses: poses[:3], 5: with_a_reflection, 7: lambda poses: []}
+    bag = write_gait_bag(tmp_path / 'bag', lambda k, poses: odd.get(k % 10, lambda p: p)(poses))
+    report, _ = analyze(bag, tmp_path / 'out', 'pom')
+    camera = report.numbers['camera']
+    # the camera's 300 frames are the odd k, 3, 5 and 7 of each 1, 3, 5, 7, 9: 180 left out
+    assert camera['frames_of_another_count'] == 180 and camera['compared'] == 120, camera
+    assert all(min(c.values()) > 0.98 for c in camera['correlation'].values()), camera
+    assert (
+        '180 frame(s) holding other than 4 markers left out'
+        in (tmp_path / 'out' / 'summary.md').read_text()
+    )
+
+
+def test_a_camera_that_never_holds_the_markers_is_one_line(tmp_path):
+    bag = write_gait_bag(tmp_path / 'bag', lambda k, poses: with_a_reflection(poses))
+    with pytest.raises(
+        AnalysisError, match=r'no /mocap_markers frame holds the 4 markers .*hold 5\)'
+    ):
+        analyze(bag, tmp_path / 'out', 'pom')
+
+
+def test_a_stroke_log_of_another_type_is_one_line(tmp_path):
+    bag = tmp_path / 'bag'
+    with BagWriter(bag, workspace_typestore()) as writer:
+        writer.add_topic(PREDICTED, 'geometry_msgs/msg/PoseArray')
+        writer.add_topic(JOINTS, 'geometry_msgs/msg/PoseArray')
+        for topic in (PREDICTED, JOINTS):
+            writer.write_cdr(topic, int(T0 * 1e9), serialize_message(stamped(PoseArray(), T0)))
+    with pytest.raises(
+        MissingTopics,
+        match=r'/joint_states carries geometry_msgs/msg/PoseArray, not the sensor_msgs/msg/Joint',
+    ):
         analyze(bag, tmp_path / 'out', 'pom')

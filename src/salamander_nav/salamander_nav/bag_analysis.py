@@ -222,4 +222,11 @@ ANALYSIS = Analysis(
     (POSE, PLAN),
     analyze,
     OPTIONS,
+    {
+        POSE: 'geometry_msgs/msg/PoseStamped',
+        PLAN: 'nav_msgs/msg/Path',
+        LOS: 'visualization_msgs/msg/MarkerArray',
+        MARKERS: 'visualization_msgs/msg/MarkerArray',
+        COSTMAP: 'nav_msgs/msg/OccupancyGrid',
+    },
 )

@@ -275,4 +275,12 @@ ANALYSIS = Analysis(
     (COM, DUTY),
     analyze,
     OPTIONS,
+    {
+        COM: 'geometry_msgs/msg/PoseStamped',
+        HEAD: 'geometry_msgs/msg/PoseStamped',
+        DUTY: 'std_msgs/msg/Float64MultiArray',
+        PRESSURE: 'std_msgs/msg/Float64MultiArray',
+        WHEELS: 'std_msgs/msg/Float64MultiArray',
+        PAST_EDGE: 'std_msgs/msg/Float64MultiArray',
+    },
 )

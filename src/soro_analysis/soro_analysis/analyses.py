@@ -14,14 +14,14 @@ import math
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
 
 import numpy as np
 
-from soro_analysis.recording import MissingTopics, Recording
+from soro_analysis.recording import MalformedMessages, MissingTopics, Recording
 from soro_node.arguments import yaml_document
 from soro_node.params import ParamSpec, check_all
 
@@ -55,7 +55,8 @@ class Report:
 @dataclass(frozen=True)
 class Analysis:
     """A robot's analysis as registered: ``signature`` names the topics that identify its bags,
-    ``run`` makes the Report, ``options`` are the ``-p name:=value`` it takes."""
+    ``run`` makes the Report, ``options`` are the ``-p name:=value`` it takes, ``types`` the type
+    (pkg/msg/Name) of each topic it reads, which a bag must hold them as."""
 
     robot: str
     description: str
@@ -63,6 +64,7 @@ class Analysis:
     # (recording, output folder, checked options) -> Report
     run: Callable[[Recording, Path, dict], Report]
     options: tuple[ParamSpec, ...] = ()
+    types: Mapping[str, str] = field(default_factory=dict)
 
 
 class AnalysisError(ValueError):
@@ -137,7 +139,7 @@ def analyze(
     recording = Recording.open(path, progress)
     analysis = choose(recording, robot)
     checked = options(analysis, pairs)
-    recording.require(*analysis.signature)
+    recording.require(*analysis.signature, types=analysis.types)
     out.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=out, prefix='.analysis-'))
     try:
@@ -171,6 +173,7 @@ def _jsonable(value):
 __all__ = [
     'Analysis',
     'AnalysisError',
+    'MalformedMessages',
     'MissingTopics',
     'Report',
     'analyze',

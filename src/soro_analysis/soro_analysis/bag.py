@@ -132,7 +132,7 @@ def offered_qos(path: str | Path) -> dict[str, list[Qos]]:
         with _reading(path), path.open('rb') as stream:
             stored = {
                 r.topic: r.metadata.get('offered_qos_profiles', '')
-                for r in _CompleteRecords(stream)
+                for r in _CompleteRecords(stream, path)
                 if isinstance(r, Channel)
             }
     else:
@@ -210,7 +210,7 @@ def _mcap(
     types, topics = {}, {}
     read, first_ns, last_ns = 0, None, None  # counted, not kept: a bag may hold millions
     with path.open('rb') as stream:
-        records = _CompleteRecords(stream)
+        records = _CompleteRecords(stream, path)
         for record in records:
             if isinstance(record, Schema):
                 types[record.id] = record.name
@@ -240,11 +240,21 @@ def _mcap(
         )
 
 
-class _CompleteRecords:
-    """The MCAP records of ``stream`` in file order, up to the first one cut short; ``complete``
-    tells whether the file ended with its footer."""
+# every MCAP file begins with these bytes (the MCAP specification's magic)
+MCAP_MAGIC = b'\x89MCAP0\r\n'
 
-    def __init__(self, stream):
+
+class _CompleteRecords:
+    """The MCAP records of ``stream`` (the file at ``path``) in file order, up to the first one cut
+    short; ``complete`` tells whether the file ended with its footer. UnreadableBag when the file
+    does not begin as an MCAP file: a cut is read up to, but an empty or foreign file is no bag."""
+
+    def __init__(self, stream, path: Path):
+        head = stream.read(len(MCAP_MAGIC))
+        if head != MCAP_MAGIC:
+            what = 'an empty file' if not head else "its first bytes are not MCAP's magic"
+            raise UnreadableBag(f'{path}: not an MCAP file ({what})')
+        stream.seek(0)
         self._records = StreamReader(stream).records
         self.complete = False
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from soro_analysis.analyses import AnalysisError, analyze, registered
 from soro_analysis.bag import UnreadableBag
-from soro_analysis.recording import MissingTopics
+from soro_analysis.recording import MalformedMessages, MissingTopics
 from soro_node.arguments import CommandParser, ends_on_ctrl_c, output_dir, refuse
 
 SHOW_PROGRESS_AFTER_S = 2.0
@@ -74,7 +74,13 @@ def main(argv: list[str] | None = None) -> int:
     progress = _Progress()
     try:
         report, warnings = analyze(args.bag, args.out, args.robot, args.options, progress)
-    except (MissingTopics, AnalysisError, UnreadableBag, FileNotFoundError) as error:
+    except (
+        MissingTopics,
+        MalformedMessages,
+        AnalysisError,
+        UnreadableBag,
+        FileNotFoundError,
+    ) as error:
         progress.done()
         return refuse('soro-analyze', error)
     progress.done()

@@ -16,7 +16,7 @@ interpolated, with a maximum gap.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,7 +29,13 @@ Progress = Callable[[int], None]  # messages read so far
 
 
 class MissingTopics(LookupError):
-    """The bag lacks topics an analysis needs; the message names them and what the bag has."""
+    """The bag lacks topics an analysis needs, or has one as another type; the message names them
+    and what the bag has."""
+
+
+class MalformedMessages(ValueError):
+    """A topic's messages do not hold what an analysis reads of them (a field whose shape changes
+    from message to message); the message names the topic and the field."""
 
 
 @dataclass
@@ -47,6 +53,11 @@ class Series:
 
     def __getitem__(self, name: str) -> np.ndarray:
         return self.values[name]
+
+    def subset(self, keep: np.ndarray) -> Series:
+        """The messages where ``keep`` ((N,) bool) is true, in order."""
+        values = {name: v[keep] for name, v in self.values.items()}
+        return Series(self.topic, self.receive_s[keep], self.stamp_s[keep], values)
 
     def time(self, clock: str = 'stamp') -> np.ndarray:
         """The header stamps ('stamp'; receive times where a message has none) or the receive
@@ -148,14 +159,21 @@ class Recording:
         """How many messages the bag has on ``topic`` (0 when none)."""
         return len(self._raw[topic]) if topic in self._raw else 0
 
-    def require(self, *topics: str) -> None:
-        """Raise MissingTopics naming those of ``topics`` the bag has no message on."""
+    def require(self, *topics: str, types: Mapping[str, str] | None = None) -> None:
+        """Raise MissingTopics naming those of ``topics`` the bag has no message on, or a topic of
+        ``types`` (topic -> pkg/msg/Name; required or not) that the bag holds as another type."""
         missing = [t for t in topics if t not in self._raw]
         if missing:
             raise MissingTopics(
                 f'{self.path}: no {", ".join(missing)} in this bag (it has '
                 f'{", ".join(sorted(self._raw)) or "no messages"})'
             )
+        for topic, msgtype in (types or {}).items():
+            if topic in self._raw and self._raw[topic].msgtype != msgtype:
+                raise MissingTopics(
+                    f'{self.path}: {topic} carries {self._raw[topic].msgtype}, not the '
+                    f'{msgtype} this analysis reads'
+                )
 
     def messages(self, topic: str) -> Messages:
         """The messages of ``topic`` in recorded order (empty when the bag has none), decoded as
@@ -180,29 +198,46 @@ class Recording:
         """``topic`` as a Series whose values are ``fields`` (name -> function of a message), e.g.
         ``x=lambda m: m.pose.position.x``; the header stamp is taken when the messages have one.
         The messages are decoded one at a time and only the extracted numbers kept."""
-        columns = {'stamp': _stamp_s, **fields}
+        columns, where = {'stamp': _stamp_s, **fields}, f'{self.path}: {topic}'
         blocks, pending = {name: [] for name in columns}, {name: [] for name in columns}
         for k, message in enumerate(self.messages(topic), 1):
             for name, get in columns.items():
                 pending[name].append(get(message))
             # Python floats cost 32 bytes each, an array's 8: pack as we go
             if k % SERIES_BLOCK == 0:
-                _pack(blocks, pending)
-        _pack(blocks, pending)
-        values = {
-            name: np.concatenate(parts) if parts else np.zeros(0) for name, parts in blocks.items()
-        }
+                _pack(blocks, pending, where)
+        _pack(blocks, pending, where)
+        try:
+            values = {
+                name: np.concatenate(parts) if parts else np.zeros(0)
+                for name, parts in blocks.items()
+            }
+        except ValueError:
+            raise MalformedMessages(
+                f'{where}: {_ragged(blocks)} changes shape between messages'
+            ) from None
         return Series(topic, self.receive_s(topic), values.pop('stamp'), values)
 
 
 SERIES_BLOCK = 65_536
 
 
-def _pack(blocks: dict[str, list], pending: dict[str, list]) -> None:
+def _pack(blocks: dict[str, list], pending: dict[str, list], where: str) -> None:
     for name, values in pending.items():
         if values:
-            blocks[name].append(np.array(values, dtype=float))
+            try:
+                blocks[name].append(np.array(values, dtype=float))
+            # a list of 4 points in one message and 5 in the next
+            except ValueError:
+                raise MalformedMessages(
+                    f'{where}: {name} changes shape between messages'
+                ) from None
             values.clear()
+
+
+def _ragged(blocks: dict[str, list]) -> str:
+    """The name of the first field whose packed blocks differ in shape."""
+    return next(n for n, parts in blocks.items() if len({p.shape[1:] for p in parts}) > 1)
 
 
 def _stamp_s(message) -> float:

@@ -73,7 +73,21 @@ def schemaless(root):
     return path
 
 
+def empty_mcap(root):
+    (root / 'empty.mcap').write_bytes(b'')
+    return root / 'empty.mcap'
+
+
+def foreign_mcap(root):
+    """Random bytes named .mcap: read as an empty bag before (the reader stopped at the first
+    record, as at a cut)."""
+    (root / 'random.mcap').write_bytes(bytes(range(256)) * 20)
+    return root / 'random.mcap'
+
+
 MALFORMED = {
+    'empty mcap': empty_mcap,
+    'foreign mcap': foreign_mcap,
     'truncated mcap': truncated,
     'metadata not yaml': metadata('{{{: not yaml ['),
     'metadata lacking keys': metadata('a: 1\n'),
@@ -106,6 +120,19 @@ def test_a_malformed_bag_gets_one_line_and_exit_2(tmp_path, kind, tool):
     assert done.stderr.startswith(f'{tool}: {bag}'), done.stderr
     if kind == 'self symlink':  # said "no such file or directory" before
         assert 'symbolic link' in done.stderr, done.stderr
+
+
+def test_a_signature_topic_of_another_type_is_one_line(tmp_path):
+    """The analysis' topic with the right name and another type: an AttributeError traceback
+    before."""
+    bag = good_bag(tmp_path / 'bag', topic=STATE, count=3)
+    done = run('soro-analyze', bag, tmp_path)
+    assert done.returncode == 2 and 'Traceback' not in done.stderr, done.stderr
+    assert done.stderr == (
+        f'soro-analyze: {bag}: {STATE} carries std_msgs/msg/String, not the '
+        'soro_interfaces/msg/TensegrityState this analysis reads\n'
+    )
+    assert not (tmp_path / 'out').exists()
 
 
 @pytest.mark.parametrize('msgtype', ['this/msg/X', 'antigravity/msg/X', 'os/msg/Path'])

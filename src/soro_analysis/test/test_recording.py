@@ -15,9 +15,10 @@ from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 from std_msgs.msg import String
 
 from soro_analysis import analyses, cli
+from soro_analysis import recording as recording_module
 from soro_analysis.analyses import Analysis, AnalysisError, Report, choose
 from soro_analysis.bag import UnreadableBag, workspace_typestore
-from soro_analysis.recording import MissingTopics, Recording, Series, align
+from soro_analysis.recording import MalformedMessages, MissingTopics, Recording, Series, align
 from soro_analysis.testing import FORMATS, write_bag, write_every_format
 
 STORE = workspace_typestore()
@@ -252,6 +253,22 @@ def test_a_series_decodes_one_message_at_a_time(tmp_path):
     assert sum(isinstance(o, pose_type) for o in gc.get_objects()) == 0
     assert [m.pose.position.x for m in recording.messages(POSE)[-2:]] == pytest.approx(
         [1e-3 * (COUNT - 2), 1e-3 * (COUNT - 1)]
+    )
+
+
+@pytest.mark.parametrize('block', [1000, 100])  # the change within a block, at a block's end
+def test_a_field_that_changes_shape_between_messages_is_named(bags, monkeypatch, block):
+    """A camera frame of 4 markers, then 5: a numpy ValueError traceback before (issue 28's
+    hostile pass), within a block of packed messages or between two."""
+    monkeypatch.setattr(recording_module, 'SERIES_BLOCK', block)
+    recording = Recording.open(bags['ours'])
+    points = lambda m: [[m.pose.position.x]] * (4 if m.pose.position.x < 0.1 else 5)  # noqa: E731
+    with pytest.raises(MalformedMessages, match=rf'^{bags["ours"]}: {POSE}: points changes shape'):
+        recording.series(POSE, points=points)
+    assert recording.series(POSE, points=lambda m: [[m.pose.position.x]] * 4)['points'].shape == (
+        COUNT,
+        4,
+        1,
     )
 
 

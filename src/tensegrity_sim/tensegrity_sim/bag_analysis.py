@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from soro_analysis.analyses import Analysis, Report
-from soro_analysis.recording import Recording
+from soro_analysis.analyses import Analysis, AnalysisError, Report
+from soro_analysis.recording import Recording, Series
 from soro_node.params import ParamSpec
 from tensegrity_sim import plots, prism
 from tensegrity_sim.dynamics import Dynamics
@@ -57,6 +57,7 @@ def analyze(recording: Recording, out: Path, options: dict) -> Report:
         normal=lambda m: m.normal_mode,
         strains=lambda m: np.asarray(m.cable_strains),
     )
+    state, dropped = _timed(state, recording.path)
     t, strains = state['sim_time_s'], state['strains']
     triples = {
         name: 100 * strains[:, list(cables)].mean(axis=1) for name, cables in prism.TRIPLES.items()
@@ -90,7 +91,16 @@ def analyze(recording: Recording, out: Path, options: dict) -> Report:
         f'energy {state["energy"][-1]:.4g} J',
         "- strains.png: each triple's strain against simulated time (Fig. 3 style)",
     ]
+    if dropped:
+        report.lines.append(
+            f'- {dropped} state(s) without a finite, non-negative simulated time left out'
+        )
     if options['preset']:
+        if not np.isfinite(psi):
+            raise AnalysisError(
+                f'{recording.path}: preset: the run has no ψ to start the offline core from (a '
+                'reset to a given configuration records ψ as NaN)'
+            )
         difference = core_difference(options['preset'], psi, t, strains)
         report.numbers['max_difference_to_core'] = difference
         report.lines.append(
@@ -101,10 +111,23 @@ def analyze(recording: Recording, out: Path, options: dict) -> Report:
     return report
 
 
+def _timed(state: Series, path: Path) -> tuple[Series, int]:
+    """The states whose simulated time is finite and >= 0, and how many were not; AnalysisError
+    when none is (a live node's clock starts at 0 on each reset)."""
+    keep = np.isfinite(state['sim_time_s']) & (state['sim_time_s'] >= 0)
+    if not keep.any():
+        raise AnalysisError(
+            f'{path}: none of the {len(state)} {STATE} messages has a finite, non-negative '
+            'sim_time_s'
+        )
+    return state.subset(keep), int(np.count_nonzero(~keep))
+
+
 ANALYSIS = Analysis(
     'tensegrity',
     'a recorded tensegrity run: strains of the cable triples, final state',
     (STATE,),
     analyze,
     OPTIONS,
+    {STATE: 'soro_interfaces/msg/TensegrityState'},
 )

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 from geometry_msgs.msg import Pose, Twist
-from rclpy.serialization import serialize_message
+from rclpy.serialization import deserialize_message, serialize_message
 from soro_interfaces.msg import TensegrityState
 
 from soro_analysis import cli
@@ -127,3 +127,56 @@ def test_a_bag_without_the_needed_topics_is_one_line(bags, tmp_path, capsys):
         f'{bags["ours"]}: no /terresoro_executor/executed_edge in this bag (it has '
         '/tensegrity_sim/state)'
     ) in err
+
+
+def retimed(messages, times):
+    """``messages`` with each one's sim_time_s replaced by ``times`` where it is not None."""
+    out = []
+    for (stamp, data), time_s in zip(messages, times):
+        msg = deserialize_message(data, TensegrityState)
+        msg.sim_time_s = msg.sim_time_s if time_s is None else time_s
+        out.append((stamp, serialize_message(msg)))
+    return out
+
+
+def test_states_without_a_simulated_time_are_left_out(tmp_path):
+    """NaN or negative sim_time_s: a ValueError traceback with a preset before (issue 28's hostile
+    pass); now left out and counted, and the rest compared with the core as recorded."""
+    messages = state_messages()
+    bad = {10: np.nan, 20: -1.0, 100: np.inf}
+    bag = write_every_format(
+        tmp_path / 'bags',
+        STATE,
+        'soro_interfaces/msg/TensegrityState',
+        retimed(messages, [bad.get(k) for k in range(len(messages))]),
+        STORE,
+    )['ours']
+    report, _ = analyze(bag, tmp_path / 'out', 'auto', ['preset:=savin2020_reproduce'])
+    assert report.numbers['messages'] == 98 and report.numbers['max_difference_to_core'] < 1e-12
+    assert report.numbers['sim_time_s'] == pytest.approx(0.99)
+    summary = (tmp_path / 'out' / 'summary.md').read_text()
+    assert '3 state(s) without a finite, non-negative simulated time left out' in summary
+
+
+def test_a_run_without_simulated_times_or_psi_is_one_line(tmp_path):
+    messages = state_messages()[:5]
+    bag = write_every_format(
+        tmp_path / 'bags',
+        STATE,
+        'soro_interfaces/msg/TensegrityState',
+        retimed(messages, [np.nan, -2.0, np.nan, -1.0, np.nan]),
+        STORE,
+    )['ours']
+    with pytest.raises(AnalysisError, match=r'none of the 5 /tensegrity_sim/state messages has a'):
+        analyze(bag, tmp_path / 'out', 'auto')
+    nan_psi = []
+    for stamp, data in messages:
+        msg = deserialize_message(data, TensegrityState)
+        msg.psi_rad = float('nan')
+        nan_psi.append((stamp, serialize_message(msg)))
+    bag = write_every_format(
+        tmp_path / 'nan_psi', STATE, 'soro_interfaces/msg/TensegrityState', nan_psi, STORE
+    )['ours']
+    assert analyze(bag, tmp_path / 'out', 'auto')[0].numbers['messages'] == 5
+    with pytest.raises(AnalysisError, match='the run has no ψ to start the offline core from'):
+        analyze(bag, tmp_path / 'out', 'auto', ['preset:=savin2020_reproduce'])

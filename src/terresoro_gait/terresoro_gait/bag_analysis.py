@@ -38,6 +38,7 @@ from terresoro_gait.weights import EdgeWeights, WeightsError, read_csv, write_cs
 
 EDGES = '/terresoro_executor/executed_edge'
 PREDICTED = '/terresoro_executor/predicted_pose'
+POSE = 'geometry_msgs/msg/PoseStamped'  # the type of pose_topic
 OPTIONS = (
     ParamSpec(
         'pose_topic',
@@ -201,7 +202,7 @@ def analyze(recording: Recording, out: Path, options: dict) -> Report:
 
 
 def _analyze(recording: Recording, out: Path, options: dict) -> Report:
-    recording.require(EDGES, options['pose_topic'])
+    recording.require(EDGES, options['pose_topic'], types={options['pose_topic']: POSE})
     edges = _edges(recording)
     n = options['n_limbs'] or max(
         1, int(np.ceil(np.log2(max(max(e.initial, e.terminal) for e in edges))))
@@ -333,4 +334,8 @@ ANALYSIS = Analysis(
     (EDGES,),
     analyze,
     OPTIONS,
+    {
+        EDGES: 'soro_interfaces/msg/ExecutedEdge',
+        PREDICTED: 'geometry_msgs/msg/PoseWithCovarianceStamped',
+    },
 )

@@ -10,7 +10,8 @@
   a command that cannot write its result says so before it works for minutes, not after;
   ``write_output`` writes it whole or not at all (a temporary file renamed into place). A command
   that refuses its input after that (``refuse``, or argparse's own refusal) removes the folders
-  the reading made: a refused command leaves nothing behind.
+  the reading made: a refused command leaves nothing behind. One path given as two outputs is
+  refused by ``CommandParser``.
 - ``read_input``: an input file's text, read with a size bound (``/dev/zero`` is refused, not read
   forever); a UTF-8 byte-order mark (a spreadsheet's "CSV UTF-8") is dropped. ``yaml_document``:
   the YAML in it, a key given twice refused (PyYAML keeps the last one silently).
@@ -44,6 +45,8 @@ from soro_node.params import ParamSpec
 STDOUT = Path('-')
 # folders output_file and output_dir made while the current command's arguments were read
 _made: list[Path] = []
+# the files and folders output_file and output_dir gave while they were read (real paths)
+_outputs: list[tuple[str, str]] = []
 
 
 class CommandParser(argparse.ArgumentParser):
@@ -55,7 +58,19 @@ class CommandParser(argparse.ArgumentParser):
         if args is None:
             interruptible()
         _made.clear()
-        return super().parse_known_args(args, namespace)
+        _outputs.clear()
+        parsed = super().parse_known_args(args, namespace)
+        self._check_outputs()
+        return parsed
+
+    def _check_outputs(self) -> None:
+        """Refuse one path given for two outputs (``--json out --plots out``: the file would land
+        on the folder, or two files on each other, after the work)."""
+        seen: dict[str, str] = {}
+        for kind, path in _outputs:
+            if path in seen:
+                self.error(f'{path} is given as two outputs ({seen[path]} and {kind})')
+            seen[path] = kind
 
     def error(self, message: str):
         """Exit with code 2 after one line on stderr: ``prog: message (--help for usage)``, the
@@ -118,6 +133,7 @@ def output_file(text: str) -> Path:
             path.unlink()
     except OSError as error:
         raise argparse.ArgumentTypeError(f'cannot write {text}: {_reason(error, path)}') from None
+    _outputs.append(('a file', os.path.realpath(path)))
     return path
 
 
@@ -132,6 +148,7 @@ def output_dir(text: str) -> Path:
         raise argparse.ArgumentTypeError(
             f'cannot write into {text}: {_reason(error, path)}'
         ) from None
+    _outputs.append(('a folder', os.path.realpath(path)))
     return path
 
 

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+from pathlib import Path
 
 import pytest
 import yaml
@@ -161,6 +162,30 @@ def test_a_refusal_keeps_what_the_command_wrote_and_folders_that_were_there(tmp_
     parser.parse_args(['--out', str(tmp_path)])
     arguments.refuse('tool', 'refused')
     assert tmp_path.is_dir()
+
+
+def test_one_path_given_as_two_outputs_is_refused_before_the_work(tmp_path, capsys):
+    """salamander-plan --json oj --plots oj planned, then ended in an IsADirectoryError traceback
+    (issue 28's hostile pass)."""
+    parser = _parser()
+    parser.add_argument('--csv', type=arguments.output_file)
+    for argv, kinds in (
+        (['--json', 'oj', '--out', 'oj'], 'a file and a folder'),
+        (['--json', 'oj', '--csv', './x/../oj'], 'a file and a file'),
+    ):
+        with pytest.raises(SystemExit) as exit_:
+            parser.parse_args([a if a.startswith('--') else str(tmp_path / a) for a in argv])
+        assert exit_.value.code == 2
+        assert capsys.readouterr().err == (
+            f'tool: {tmp_path / "oj"} is given as two outputs ({kinds}) (--help for usage)\n'
+        )
+        assert list(tmp_path.iterdir()) == []
+    # a file inside the folder, and a device twice, are two outputs
+    args = parser.parse_args(
+        ['--out', str(tmp_path / 'o'), '--json', str(tmp_path / 'o/r.json'), '--csv', os.devnull]
+    )
+    assert args.out == tmp_path / 'o'
+    assert parser.parse_args(['--json', os.devnull, '--csv', os.devnull]).json == Path(os.devnull)
 
 
 @pytest.mark.parametrize('flag', ['--out', '--json'])

@@ -254,7 +254,7 @@ def fe_check_main(argv: list[str] | None = None) -> int:
         from pom_voxel.fe_plots import fe_figure
 
         fe_figure(result, args.plots / 'fig2_fe_vs_pom.png')
-    what = args.structure or f'{args.voxels} voxels'
+    what = args.structure or f'{args.voxels or BOX} voxels'
     print(
         f'pom-fe-check: {what}, {result.drive} drive: up to '
         f'{100 * result.displacement_lost:.1f} % of displacement lost (the paper, its 4,4,1 '
@@ -264,22 +264,24 @@ def fe_check_main(argv: list[str] | None = None) -> int:
     return 0
 
 
+# the paper's Fig. 2 layer
+BOX = '4,4,1'
+
+
 def _fe_parser() -> CommandParser:
     parser = CommandParser(
         prog='pom-fe-check', description='POM against a 3D frame model of a box of voxels'
     )
     parser.add_argument(
         '--voxels',
-        default='4,4,1',
-        help='NX,NY,NZ voxels of the box (the actuator drives the bottom layer; the paper: '
-        f'4,4,1); at most {fe_check.MAX_VOXELS} in all',
+        help=f"NX,NY,NZ voxels of the box (default {BOX}: the paper's; the actuator drives the "
+        f'bottom layer); at most {fe_check.MAX_VOXELS} in all',
     )
     parser.add_argument(
         '--drive',
-        default='void',
         choices=fe_check.DRIVES,
-        help="void: the paper's actuator across a void, pushing two nodes apart; corner_push: "
-        "one corner voxel's outer node pushed, apexes pinned",
+        help="void (default): the paper's actuator across a void, pushing two nodes apart; "
+        "corner_push: one corner voxel's outer node pushed, apexes pinned",
     )
     parser.add_argument(
         '--void',
@@ -324,12 +326,22 @@ def _ideality_line(result) -> str:
 
 
 def _fe_structure(args) -> structure.Structure:
-    """The box the options describe, or the named actuator of ``--structure`` alone."""
+    """The box the options describe, or the named actuator of ``--structure`` alone; LatticeError
+    for an option that the other would leave unused."""
+    box_options = [f for f, v in (('--voxels', args.voxels), ('--drive', args.drive)) if v]
     if args.structure:
+        if box_options or args.void:
+            given = ', '.join(box_options + ['--void'] * bool(args.void))
+            raise LatticeError(f'{given}: options of a box, and --structure brings its own')
         return fe_check.with_actuator(structure.load(args.structure), args.actuator)
-    counts = _whole_numbers(args.voxels, 3, '--voxels', 'NX,NY,NZ')
+    if args.actuator:
+        raise LatticeError("--actuator names one of --structure's; a box has one actuator")
+    drive = args.drive or 'void'
+    if args.void and drive != 'void':
+        raise LatticeError(f"--void places the void drive's actuator; {drive} has none")
+    counts = _whole_numbers(args.voxels or BOX, 3, '--voxels', 'NX,NY,NZ')
     void = None if args.void is None else _whole_numbers(args.void, 2, '--void', 'X,Y')
-    return fe_check.box(*counts, drive=args.drive, void=void)
+    return fe_check.box(*counts, drive=drive, void=void)
 
 
 def _whole_numbers(text: str, count: int, option: str, form: str) -> list[int]:

@@ -33,9 +33,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 
 from pom_voxel import drawing
-from pom_voxel.lattice import AXES, LatticeError
+from pom_voxel.lattice import AXES, LatticeError, voxel_nodes
 from pom_voxel.planes_of_motion import PlanesOfMotion
 from pom_voxel.structure import Actuator, Structure
 
@@ -147,6 +149,7 @@ def check(
     _check_inputs(displacement_mm, strut_m, young_pa, driven, axial_rigidity)
     pom = PlanesOfMotion(structure)
     actuator = structure.actuators[0]
+    _one_piece(pom, actuator)
     frame = _frame(pom, strut_m, young_pa, axial_rigidity)
     if actuator.partner is None:
         _corner_push(frame, pom, actuator, displacement_mm)
@@ -186,6 +189,26 @@ def _check_inputs(displacement_mm, strut_m, young_pa, driven, axial_rigidity) ->
         )
     if driven not in DRIVEN:
         raise LatticeError(f'driven {driven!r}: allowed {", ".join(DRIVEN)}')
+
+
+def _one_piece(pom: PlanesOfMotion, actuator: Actuator) -> None:
+    """LatticeError naming the voxels whose struts do not join the actuated one's: a piece that
+    nothing holds has no static solution (its stiffness matrix is singular)."""
+    pairs = drawing.beam_pairs(pom)
+    joined = coo_matrix((np.ones(len(pairs)), pairs.T), shape=(len(pom.nodes),) * 2)
+    count, piece = connected_components(joined, directed=False)
+    if count == 1:
+        return
+    ours = piece[pom.index[actuator.node]]
+    apart = [
+        [int(c) for c in centre]
+        for centre in pom.structure.voxels
+        if piece[pom.index[tuple(voxel_nodes(centre)[0].tolist())]] != ours
+    ]
+    raise LatticeError(
+        f'the struts form {count} pieces: voxel(s) at {apart} share no node with the one '
+        f'{actuator.name} drives, and a frame the supports do not hold has no solution'
+    )
 
 
 def _frame(pom: PlanesOfMotion, strut_m: float, young_pa: float, axial_rigidity: float):

@@ -108,6 +108,25 @@ def test_an_actuator_whose_partner_is_no_other_node_is_refused(partner, tmp_path
     assert err.count('\n') == 1 and 'actuator blue: partner' in err and 'another node' in err
 
 
+def test_a_structure_in_pieces_is_refused(tmp_path, capsys):
+    """A voxel that shares no node with the rest: its piece of the frame is held by nothing, and
+    the solve (without PyNite's stability check) answered anyway at exit 0."""
+    text = (
+        open(QUADRUPED)
+        .read()
+        .replace(
+            '  - {centre: [3, 3, 3]}\n', '  - {centre: [3, 3, 3]}\n  - {centre: [11, 11, 1]}\n', 1
+        )
+    )
+    structure = tmp_path / 'apart.yaml'
+    structure.write_text(text)
+    assert cli.fe_check_main(['--structure', str(structure)]) == 2
+    assert capsys.readouterr().err == (
+        'pom-fe-check: the struts form 2 pieces: voxel(s) at [[11, 11, 1]] share no node with the '
+        'one blue drives, and a frame the supports do not hold has no solution\n'
+    )
+
+
 @pytest.mark.parametrize(
     'argv, message',
     [
@@ -118,6 +137,11 @@ def test_an_actuator_whose_partner_is_no_other_node_is_refused(partner, tmp_path
         (['--void', '3,4'], 'even half-pitch coordinates'),
         (['--void', '8,4'], 'x in [2, 6]'),
         (['--void', 'a'], 'expected X,Y'),
+        # options that another one would leave unused were silently ignored
+        (['--actuator', 'red'], "--actuator names one of --structure's"),
+        (['--drive', 'corner_push', '--void', '2,2'], "--void places the void drive's"),
+        (['--structure', QUADRUPED, '--voxels', '2,2,1'], '--voxels: options of a box'),
+        (['--structure', QUADRUPED, '--drive', 'void', '--void', '2,2'], '--drive, --void: '),
     ],
 )
 def test_bad_boxes_and_voids_are_refused_in_one_line(argv, message, capsys):

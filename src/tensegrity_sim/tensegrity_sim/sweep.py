@@ -20,8 +20,11 @@ Progress = Callable[[int, int, float], None]  # (runs done, runs in total, last 
 # work instead of running for hours or asking for terabytes: the default sweep is 46 runs of 500
 # steps.
 MAX_RUNS = 10_000  # ψ values
-# runs × integration steps: seconds compiled; ≤ 150 MB of sampled strains
+# runs × fixed integration steps: seconds compiled
 MAX_RUN_STEPS = 2_000_000
+# runs × samples kept: ≤ 150 MB of strains (nine float64 a sample); bounds the adaptive integrator,
+# whose steps no dt sets
+MAX_RUN_SAMPLES = 2_000_000
 DT = ParamSpec('dt_s', 0.01, 'fixed integration step (s)', 1e-5, 0.1)
 DURATION = ParamSpec('duration_s', 5.0, 'simulated time per ψ (s)', 0.01, 600.0)
 
@@ -31,7 +34,7 @@ class GridError(ValueError):
 
 
 class SweepTooLarge(ValueError):
-    """A sweep past MAX_RUNS or MAX_RUN_STEPS; the message says by how much."""
+    """A sweep past MAX_RUNS, MAX_RUN_STEPS or MAX_RUN_SAMPLES; the message says by how much."""
 
 
 def psi_grid(start: float, stop: float, step: float) -> np.ndarray:
@@ -81,15 +84,29 @@ def parse_grid(text: str) -> np.ndarray:
         raise GridError(f'--psi {text!r}: {str(error).split(": ", 1)[1]}') from None
 
 
-def check_size(runs: int, dt_s: float, duration_s: float) -> None:
+def check_size(
+    runs: int,
+    dt_s: float,
+    duration_s: float,
+    sample_period_s: float = 0.01,
+    integrator: str = 'rk4',
+) -> None:
     """ValueError naming the value when dt or the duration is out of range or the sweep is too
-    large."""
+    large: its fixed steps (none for the adaptive integrator) or the samples it keeps."""
     for spec, value in ((DT, dt_s), (DURATION, duration_s)):
         problem = spec.problem(value)
         if problem:
             raise ValueError(f'{spec.name} = {value!r}: {problem}')
+    samples = runs * round(duration_s / sample_period_s)
+    if samples > MAX_RUN_SAMPLES:
+        raise SweepTooLarge(
+            f'{runs} runs × {round(duration_s / sample_period_s)} samples (duration_s = '
+            f'{duration_s:g}, one every {sample_period_s:g} s) = {samples} run-samples, more than '
+            f'one sweep may keep (MAX_RUN_SAMPLES = {MAX_RUN_SAMPLES}); use fewer ψ or a shorter '
+            'duration'
+        )
     steps = runs * round(duration_s / dt_s)
-    if steps > MAX_RUN_STEPS:
+    if integrator != 'adaptive' and steps > MAX_RUN_STEPS:
         raise SweepTooLarge(
             f'{runs} runs × {round(duration_s / dt_s)} steps (duration_s = {duration_s:g}, '
             'dt_s = '
@@ -137,13 +154,13 @@ def run_sweep(
 ) -> PsiSweepResult:
     """Simulate every ψ (in batches of ``batch`` runs integrated together) and summarise each run.
     ``dt_s`` and ``duration_s`` default to the preset's (None); DT and DURATION bound them,
-    MAX_RUN_STEPS the whole sweep."""
+    MAX_RUN_STEPS and MAX_RUN_SAMPLES the whole sweep."""
     integrator = integrator or preset.integrator
     dt_s = preset.dt_s if dt_s is None else dt_s
     duration_s = preset.duration_s if duration_s is None else duration_s
-    check_size(len(psi_deg), dt_s, duration_s)
     if integrator != 'adaptive':  # a whole number of steps per sample
         sample_period_s = dt_s * max(1, round(sample_period_s / dt_s))
+    check_size(len(psi_deg), dt_s, duration_s, sample_period_s, integrator)
     psi = np.asarray(psi_deg, dtype=float)
     dynamics = Dynamics(preset.structure)
     chunks = []

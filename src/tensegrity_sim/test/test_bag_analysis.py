@@ -158,6 +158,29 @@ def test_states_without_a_simulated_time_are_left_out(tmp_path):
     assert '3 state(s) without a finite, non-negative simulated time left out' in summary
 
 
+def test_the_core_is_compared_over_a_sweeps_longest_run_at_most(tmp_path):
+    """A state at 1e9 s had the offline core integrate 1e11 steps."""
+    messages = state_messages()
+    far = {99: 1e9, 100: 700.0}
+    bag = write_every_format(
+        tmp_path / 'bags',
+        STATE,
+        'soro_interfaces/msg/TensegrityState',
+        retimed(messages, [far.get(k) for k in range(len(messages))]),
+        STORE,
+    )['ours']
+    report, _ = analyze(bag, tmp_path / 'out', 'auto', ['preset:=savin2020_reproduce'])
+    assert report.numbers['max_difference_to_core'] < 1e-12
+    assert report.numbers['sim_time_s'] == 1e9
+    assert 'same simulated times, up to 600 s)' in (tmp_path / 'out' / 'summary.md').read_text()
+    late = retimed(messages[:3], [700.0, 800.0, 900.0])
+    bag = write_every_format(
+        tmp_path / 'late', STATE, 'soro_interfaces/msg/TensegrityState', late, STORE
+    )['ours']
+    with pytest.raises(AnalysisError, match='every state lies past 600 s of simulated time'):
+        analyze(bag, tmp_path / 'out', 'auto', ['preset:=savin2020_reproduce'])
+
+
 def test_a_run_without_simulated_times_or_psi_is_one_line(tmp_path):
     messages = state_messages()[:5]
     bag = write_every_format(

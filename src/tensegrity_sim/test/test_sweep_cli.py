@@ -182,6 +182,12 @@ def test_an_output_path_that_cannot_be_written_is_refused_before_the_work(
             'than one '
             'sweep may do (MAX_RUN_STEPS = 2000000)',
         ),
+        # the adaptive integrator's steps are its own: the samples kept bound it (was 1.4 GB)
+        (
+            ['--integrator', 'adaptive', '--dt', '0.1', '--psi', '30:63:0.1', '--duration', '600'],
+            '331 runs × 60000 samples (duration_s = 600, one every 0.01 s) = 19860000 '
+            'run-samples, more than one sweep may keep (MAX_RUN_SAMPLES = 2000000)',
+        ),
     ],
 )
 def test_values_that_would_mislead_or_never_finish_are_refused_at_once(capsys, arguments, refusal):

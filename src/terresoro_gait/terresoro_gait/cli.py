@@ -25,6 +25,7 @@ from soro_node.params import ParamSpec, named
 from terresoro_gait.digraph import GaitError, LimbDigraph
 from terresoro_gait.explore import eulerian_rounds
 from terresoro_gait.kinematics import cycle_motion, predicted_speeds
+from terresoro_gait.objective import MAX_COEFFICIENT
 from terresoro_gait.parameters import PAPER_TAU_S, ROBOT
 from terresoro_gait.sweep import LHS_SAMPLES, MAX_SAMPLES, lhs_sweep
 from terresoro_gait.synthesis import (
@@ -61,8 +62,8 @@ def _limbs(text: str) -> tuple[int, ...]:
 
 
 # What each command accepts, refused in one line before any work (soro_node.arguments)
-BETA = ParamSpec('beta', 0.0, 'variance penalty β', 0.0)
-GAMMA = ParamSpec('gamma', 0.0, 'length penalty γ, per primitive', 0.0)
+BETA = ParamSpec('beta', 0.0, 'variance penalty β', 0.0, MAX_COEFFICIENT)
+GAMMA = ParamSpec('gamma', 0.0, 'length penalty γ, per primitive', 0.0, MAX_COEFFICIENT)
 EPS = ParamSpec('eps', 5.0, 'ε_θ (deg) for translation, ε_t (mm) for rotation', 0.0)
 K = ParamSpec('k', 1, 'the k best gaits, best first', 1, MAX_K_BEST)
 SAMPLES = ParamSpec('samples', LHS_SAMPLES, 'N, α samples', 1, MAX_SAMPLES)

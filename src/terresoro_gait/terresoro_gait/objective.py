@@ -9,6 +9,9 @@ from dataclasses import dataclass
 import numpy as np
 
 GOALS = ('translation', 'rotation')
+# |α|, β and γ beyond this only rescale a cost whose coefficients the solvers no longer resolve
+# (HiGHS takes 1e20 for infinity and stops "status unknown" far below it)
+MAX_COEFFICIENT = 1e6
 
 
 @dataclass(frozen=True)
@@ -33,9 +36,13 @@ class Objective:
             )
         if not np.isfinite(self.alpha).all():
             raise ValueError(f'alpha = {list(self.alpha)}: must be finite')
+        if np.max(np.abs(self.alpha)) > MAX_COEFFICIENT:
+            raise ValueError(f'alpha = {list(self.alpha)}: each within ±{MAX_COEFFICIENT:g}')
         # penalties: a negative one rewards
         for name, value in (('beta', self.beta), ('gamma', self.gamma)):
-            if not (np.isfinite(value) and value >= 0):
-                raise ValueError(f'{name} = {value!r}: must be finite and >= 0')
+            if not (np.isfinite(value) and 0 <= value <= MAX_COEFFICIENT):
+                raise ValueError(
+                    f'{name} = {value!r}: must be finite and in [0, {MAX_COEFFICIENT:g}]'
+                )
         if not (np.isfinite(self.eps) and self.eps >= 0):
             raise ValueError(f'eps = {self.eps!r}: must be finite and >= 0')

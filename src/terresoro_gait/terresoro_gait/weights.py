@@ -23,8 +23,32 @@ from terresoro_gait.digraph import LimbDigraph
 HEADER = ('from', 'to', 'px_mm', 'py_mm', 'theta_deg', 'sp_mm2', 'stheta_deg2')
 
 
+# the largest |value| of each column: a primitive moves a soft robot by millimetres to centimetres
+# and turns it by degrees; past these a weight is a unit slip or a corrupt file, and the BILP's
+# sums of them leave what its solvers resolve
+LIMITS = {
+    'px_mm': 1e5,
+    'py_mm': 1e5,
+    'theta_deg': 360.0,
+    'sp_mm2': 1e10,
+    'stheta_deg2': 360.0**2,
+}
+
+
 class WeightsError(ValueError):
-    """A weights file or table that is not complete, finite and non-negative where it must be."""
+    """A weights file or table that is not complete, finite, non-negative where it must be and
+    within LIMITS."""
+
+
+def _problem(name: str, value: float) -> str | None:
+    """Why ``value`` cannot be column ``name``'s, or None."""
+    if not math.isfinite(value):
+        return f'{name} = {value} is not finite'
+    if name.startswith('s') and value < 0:
+        return f'{name} = {value} is a negative variance'
+    if abs(value) > LIMITS[name]:
+        return f'{name} = {value:g} is beyond ±{LIMITS[name]:g}'
+    return None
 
 
 @dataclass(frozen=True)
@@ -51,13 +75,10 @@ class EdgeWeights:
                 raise WeightsError(
                     f'{name}: expected {m} values (one per edge), got {values.size}'
                 )
-            if not np.all(np.isfinite(values)):
-                bad = self._edge_name(np.argmin(np.isfinite(values)))
-                raise WeightsError(f'{name}: non-finite value at edge {bad}')
-            if name.startswith('s') and np.any(values < 0):
-                raise WeightsError(
-                    f'{name}: negative variance at edge {self._edge_name(np.argmax(values < 0))}'
-                )
+            for k, value in enumerate(values):
+                problem = _problem(name, value)
+                if problem:
+                    raise WeightsError(f'{problem} at edge {self._edge_name(k)}')
             object.__setattr__(self, name, values)
 
     def _edge_name(self, k: int) -> str:
@@ -141,10 +162,9 @@ def _parse_row(path: Path, line: int, row: list[str]) -> tuple[tuple[int, int], 
             f'{path}:{line}: {edge[0]}->{edge[1]} is not an edge (vertices are 1-based, no loops)'
         )
     for name, value in zip(HEADER[2:], values):
-        if not math.isfinite(value):
-            raise WeightsError(f'{path}:{line}: {name} = {value} is not finite')
-        if name.startswith('s') and value < 0:
-            raise WeightsError(f'{path}:{line}: {name} = {value} is a negative variance')
+        problem = _problem(name, value)
+        if problem:
+            raise WeightsError(f'{path}:{line}: {problem}')
     return edge, values
 
 

@@ -182,8 +182,8 @@ def refusal(main, arguments, capsys) -> str:
         ('--tau', '-1', '-1: allowed range is [0.01, 10.0]'),  # was: negative speeds
         ('--tau', 'nan', 'nan: must be finite'),  # was: NaN speeds, exit 0
         # a variance penalty that rewards variance
-        ('--beta=-1e9', None, '-1e9: allowed range is >= 0.0'),
-        ('--gamma=-1', None, '-1: allowed range is >= 0.0'),
+        ('--beta=-1e9', None, '-1e9: allowed range is [0.0, 1000000.0]'),
+        ('--gamma=-1', None, '-1: allowed range is [0.0, 1000000.0]'),
     ],
 )
 def test_sweep_refuses_values_outside_their_range_in_one_line(
@@ -201,8 +201,12 @@ def test_sweep_refuses_values_outside_their_range_in_one_line(
     [
         # was: minutes without output
         (['--k', '200'], 'argument --k: 200: allowed range is [1, 50]'),
-        (['--beta=-1e9'], 'argument --beta: -1e9: allowed range is >= 0.0'),
+        (['--beta=-1e9'], 'argument --beta: -1e9: allowed range is [0.0, 1000000.0]'),
         (['--eps', 'inf'], 'argument --eps: inf: must be finite'),
+        # was: "the BILP solver stopped: The HiGHS status code was not recognized"
+        (['--beta', '1e300'], 'argument --beta: 1e300: allowed range is [0.0, 1000000.0]'),
+        (['--gamma', '1e7'], 'argument --gamma: 1e7: allowed range is [0.0, 1000000.0]'),
+        (['--alpha', '1e300'], 'alpha = [1e+300]: each within ±1e+06'),
     ],
 )
 def test_synthesize_refuses_values_outside_their_range_in_one_line(
@@ -217,7 +221,9 @@ def test_synthesize_refuses_values_outside_their_range_in_one_line(
 
 
 def test_the_core_refuses_what_the_commands_refuse(test_a):
-    with pytest.raises(ValueError, match=r'beta = -1000000000.0: must be finite and >= 0'):
+    with pytest.raises(
+        ValueError, match=r'beta = -1000000000.0: must be finite and in \[0, 1e\+06\]'
+    ):
         Objective('rotation', (-1.0,), beta=-1e9)
     with pytest.raises(ValueError, match=r'k = 200: allowed range is \[1, 50\]'):
         GaitProblem(test_a, LimbDigraph(2)).k_best(Objective('rotation', (-1.0,), eps=8.0), 200)
@@ -271,6 +277,11 @@ def test_explore_prints_five_eulerian_rounds(capsys):
         (
             lambda rows: [rows[0]] + [rows[1][: rows[1].rindex(',')] + ',-0.1'] + rows[2:],
             'stheta_deg2 = -0.1 is a negative',
+        ),
+        # a HiGHS "status unknown" before
+        (
+            lambda rows: [rows[0]] + [rows[1].replace(',10.0,', ',1e300,', 1)] + rows[2:],
+            'bad.csv:2: px_mm = 1e+300 is beyond ±100000',
         ),
         (
             lambda rows: ['from,to,px,py,theta,sp,st'] + rows[1:],

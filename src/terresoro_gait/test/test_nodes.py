@@ -250,7 +250,7 @@ def test_synthesis_refusals_are_one_line(world):
     assert (
         not rewarded.success
         and 'beta = ' in rewarded.message
-        and 'must be finite and >= 0' in rewarded.message
+        and 'must be finite and in [0, 1e+06]' in rewarded.message
     )
 
 

@@ -17,6 +17,7 @@ its simulated ports live in their own folder.
 
 from __future__ import annotations
 
+import difflib
 import importlib.util
 import itertools
 import os
@@ -248,6 +249,38 @@ def resolve(
             )
         )
     return nodes
+
+
+def check_installed(nodes: list[ResolvedNode], installed: Callable[[str], bool]) -> None:
+    """LaunchArgumentError naming the first node whose package ``installed`` does not find, so that
+    a launch refuses before it starts anything (rviz:=true on a ros-base robot left the nodes
+    started before rviz2 running without their launch)."""
+    for node in nodes:
+        if not installed(node.package):
+            hint = INSTALL_HINTS.get(node.package, 'install it, or leave out what starts it')
+            raise LaunchArgumentError(
+                f'package {node.package!r} (node {node.name}) is not installed here, so nothing '
+                f'was started: {hint}'
+            )
+
+
+# what to do about a missing system package
+INSTALL_HINTS = {
+    'rviz2': 'a ros-base robot has none; launch with rviz:=false there and open rviz2 on a '
+    'workstation (rviz2 -d config/<robot>.rviz, same domain)',
+}
+
+
+def near_misses(robot: RobotLaunch, names) -> list[tuple[str, str]]:
+    """(given, meant) for each of ``names`` that is not an argument of ``robot`` but close to one
+    (namspace:= for namespace:=). ``ros2 launch`` ignores an argument no file declares, and an
+    including launch passes its own on, so a near miss is worth a warning, not a refusal."""
+    known = [a.name for a in robot.arguments]
+    return [
+        (name, close[0])
+        for name in sorted(set(names) - set(known))
+        if (close := difflib.get_close_matches(name, known, n=1, cutoff=0.75))
+    ]
 
 
 def as_launch_ros_reads(value: str):

@@ -28,6 +28,10 @@ def by_name(nodes):
     return {node.name: node for node in nodes}
 
 
+LAUNCH_FILES = sorted(p.name for p in (share_dir() / 'launch').glob('*.launch.py'))
+WITH_RVIZ = [f for f in LAUNCH_FILES if 'rviz' in {a.name for a in robot(f).arguments}]
+
+
 def test_terresoro_on_hardware_starts_the_three_nodes_on_the_given_port():
     nodes = by_name(
         description.resolve(
@@ -135,6 +139,33 @@ def test_bad_launch_arguments_are_refused_with_the_reason(given, problem):
         description.LaunchArgumentError, match=problem.replace('(', r'\(').replace(')', r'\)')
     ):
         description.resolve(robot('terresoro.launch.py'), given, share_dir())
+
+
+@pytest.mark.parametrize('launch_file', WITH_RVIZ)
+def test_a_launch_needing_a_package_not_installed_is_refused_before_any_node(launch_file):
+    """rviz:=true on a ros-base robot (the real Jazzy launch): the nodes before rviz2 started, then
+    the launch failed and left them running without it, a bridge holding its port."""
+    nodes = description.resolve(robot(launch_file), {'rviz': 'true'}, share_dir())
+    description.check_installed(nodes, lambda package: True)
+    with pytest.raises(description.LaunchArgumentError) as refused:
+        description.check_installed(nodes, lambda package: package != 'rviz2')
+    assert str(refused.value).startswith(
+        "package 'rviz2' (node rviz2) is not installed here, so nothing was started: a ros-base "
+        'robot has none; launch with rviz:=false there'
+    )
+    without = description.resolve(robot(launch_file), {'rviz': 'false'}, share_dir())
+    description.check_installed(without, lambda package: package != 'rviz2')
+    assert len(WITH_RVIZ) == 5
+
+
+def test_an_argument_close_to_one_of_ours_is_named_with_it():
+    """ros2 launch ignores namspace:=r1 and starts the robot at the root; softbots-launch
+    refuses it. An including launch's own arguments (use_sim_time) are not ours to judge."""
+    given = ['namspace', 'rvis', 'sim', 'use_sim_time', 'my_world']
+    assert description.near_misses(robot('pom.launch.py'), given) == [
+        ('namspace', 'namespace'),
+        ('rvis', 'rviz'),
+    ]
 
 
 def test_every_combination_covers_choices_and_switches():
@@ -263,7 +294,6 @@ def test_the_runner_refuses_a_bad_boolean_before_starting_anything(tmp_path):
 
 
 # --- namespaces (issue 25.5) ---------------------------------------------------------------------
-LAUNCH_FILES = sorted(p.name for p in (share_dir() / 'launch').glob('*.launch.py'))
 
 
 @pytest.mark.parametrize('launch_file', LAUNCH_FILES)

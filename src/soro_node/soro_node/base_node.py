@@ -416,12 +416,30 @@ def run_node(
         if executor is not None:
             # its guard conditions released now, while the context is up, not by the garbage
             # collector at exit (a learner once hung there, "Garbage-collecting", until killed);
+            _let_callbacks_finish(executor, CALLBACKS_END_S)
             # 0: no wait, the goals had their GOALS_END_S
             executor.shutdown(timeout_sec=0)
         node.destroy_node()
         shut_down()
         _node_stopping.clear()  # a test may run run_node in its own process
     return 0
+
+
+# how long a stopping node waits for the callbacks a MultiThreadedExecutor still runs
+CALLBACKS_END_S = 1.0
+
+
+def _let_callbacks_finish(executor, timeout_s: float) -> None:
+    """Wait (at most ``timeout_s``) for the callbacks ``executor``'s threads still run, before
+    its ``shutdown`` destroys the guard condition each one triggers as it ends (rclpy 7.1's
+    ``shutdown`` skips its own wait): one still running failed, printed at exit as "The following
+    exception was never retrieved: cannot use Destroyable" (tensegrity_live on every Ctrl-C). Only
+    a MultiThreadedExecutor has them, in its private ``_futures``; a single-threaded one runs its
+    callbacks in ``spin_once``."""
+    deadline = time.monotonic() + timeout_s
+    for handler in list(getattr(executor, '_futures', ())):
+        while not handler.done() and time.monotonic() < deadline:
+            time.sleep(0.005)
 
 
 class GoalCancelled(Exception):

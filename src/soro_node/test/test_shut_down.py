@@ -53,6 +53,36 @@ sys.exit(run_node(lambda: rclpy.create_node('early'), 'early', make_executor=int
 """
 
 
+# three timers in one mutually exclusive group on three threads: when the node stops, handlers
+# that found the group busy are still running on the pool
+BUSY_THREADS = """
+import sys, time, rclpy
+from rclpy.executors import MultiThreadedExecutor
+from soro_node.base_node import run_node
+class Busy(rclpy.node.Node):
+    def __init__(self):
+        super().__init__('busy')
+        self.ticks = 0
+        for _ in range(3):
+            self.create_timer(0.001, self.tick)
+    def tick(self):
+        self.ticks += 1
+        time.sleep(0.002)
+sys.exit(run_node(Busy, 'busy', lambda: MultiThreadedExecutor(3), until=lambda n: n.ticks >= 100))
+"""
+
+
+def test_a_multithreaded_node_stops_without_a_callback_failing_at_exit():
+    """tensegrity_live printed "The following exception was never retrieved: cannot use
+    Destroyable because destruction was requested" on every Ctrl-C under ros2 launch: a handler
+    still on the pool triggered the guard condition the executor's shutdown had destroyed."""
+    for _ in range(3):
+        ended = subprocess.run(
+            [sys.executable, '-c', BUSY_THREADS], capture_output=True, text=True, timeout=30
+        )
+        assert ended.returncode == 0 and ended.stderr == '', ended.stderr
+
+
 def test_ctrl_c_while_a_node_starts_ends_it_quietly_with_0():
     ended = subprocess.run(
         [sys.executable, '-c', CTRL_C_AT_START], capture_output=True, text=True, timeout=30

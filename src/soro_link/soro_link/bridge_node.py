@@ -369,7 +369,9 @@ class BridgeNode(LifecycleNode):
         """The link's state on ``/diagnostics`` and, once configured, on ``~/link_status``."""
         link, header = self.link, Header(stamp=self.get_clock().now().to_msg())
         snap = snapshot(link) if link is not None else None
-        status = link_diagnostic(f'{self.get_name()}: link', snap, self.commands_enabled)
+        # /diagnostics is one topic for every robot in the domain: the namespace tells them apart
+        name = self.get_fully_qualified_name().lstrip('/')
+        status = link_diagnostic(f'{name}: link', snap, self.commands_enabled)
         self.diagnostics_pub.publish(DiagnosticArray(header=header, status=[status]))
         if snap is not None:
             self.status_pub.publish(link_status(snap, self.commands_enabled, header))

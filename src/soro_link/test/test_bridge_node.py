@@ -274,3 +274,17 @@ def test_telemetry_is_published_from_the_executor_not_the_links_reader_thread(ro
             assert threads == {harness.thread.ident}, 'telemetry handled off the executor'
         finally:
             harness.close()
+
+
+def test_a_bridge_in_a_namespace_names_it_in_its_diagnostics(ros):
+    """/diagnostics is one topic for the whole domain: two robots' pom_controller once both said
+    'pom_controller: link', told apart only by the port in its values (the real Jazzy launch)."""
+    for namespace, name in (('r1', 'r1/soro_link_bridge: link'), ('', 'soro_link_bridge: link')):
+        bridge = GenericOutputsBridge(
+            namespace=namespace, parameter_overrides=[Parameter('port', value='/dev/ttyUSB9')]
+        )
+        sent = []
+        bridge.diagnostics_pub.publish = sent.append
+        bridge.publish_diagnostics()
+        bridge.destroy_node()
+        assert [status.name for status in sent[0].status] == [name]

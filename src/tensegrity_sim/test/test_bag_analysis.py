@@ -13,7 +13,7 @@ from soro_interfaces.msg import TensegrityState
 from soro_analysis import cli
 from soro_analysis.analyses import AnalysisError, analyze, options
 from soro_analysis.bag import workspace_typestore
-from soro_analysis.testing import FORMATS, write_every_format
+from soro_analysis.testing import FORMATS, write_bag, write_every_format
 from tensegrity_sim import prism
 from tensegrity_sim.bag_analysis import ANALYSIS
 from tensegrity_sim.dynamics import Dynamics
@@ -129,28 +129,35 @@ def test_a_bag_without_the_needed_topics_is_one_line(bags, tmp_path, capsys):
     ) in err
 
 
-def retimed(messages, times):
-    """``messages`` with each one's sim_time_s replaced by ``times`` where it is not None."""
+def edited(messages, edit):
+    """``messages`` with ``edit(k, state)`` applied to each one's TensegrityState."""
     out = []
-    for (stamp, data), time_s in zip(messages, times):
-        msg = deserialize_message(data, TensegrityState)
-        msg.sim_time_s = msg.sim_time_s if time_s is None else time_s
-        out.append((stamp, serialize_message(msg)))
+    for k, (stamp, data) in enumerate(messages):
+        state = deserialize_message(data, TensegrityState)
+        edit(k, state)
+        out.append((stamp, serialize_message(state)))
     return out
+
+
+def retimed(messages, times: dict):
+    """``messages`` with the sim_time_s of message k replaced by ``times[k]``."""
+
+    def retime(k, state):
+        state.sim_time_s = times.get(k, state.sim_time_s)
+
+    return edited(messages, retime)
+
+
+def state_bag(path, messages):
+    return write_bag(path, STATE, 'soro_interfaces/msg/TensegrityState', messages, 'ours', STORE)
 
 
 def test_states_without_a_simulated_time_are_left_out(tmp_path):
     """NaN or negative sim_time_s: a ValueError traceback with a preset before (issue 28's hostile
     pass); now left out and counted, and the rest compared with the core as recorded."""
-    messages = state_messages()
-    bad = {10: np.nan, 20: -1.0, 100: np.inf}
-    bag = write_every_format(
-        tmp_path / 'bags',
-        STATE,
-        'soro_interfaces/msg/TensegrityState',
-        retimed(messages, [bad.get(k) for k in range(len(messages))]),
-        STORE,
-    )['ours']
+    bag = state_bag(
+        tmp_path / 'bag', retimed(state_messages(), {10: np.nan, 20: -1.0, 100: np.inf})
+    )
     report, _ = analyze(bag, tmp_path / 'out', 'auto', ['preset:=savin2020_reproduce'])
     assert report.numbers['messages'] == 98 and report.numbers['max_difference_to_core'] < 1e-12
     assert report.numbers['sim_time_s'] == pytest.approx(0.99)
@@ -160,46 +167,26 @@ def test_states_without_a_simulated_time_are_left_out(tmp_path):
 
 def test_the_core_is_compared_over_a_sweeps_longest_run_at_most(tmp_path):
     """A state at 1e9 s had the offline core integrate 1e11 steps."""
-    messages = state_messages()
-    far = {99: 1e9, 100: 700.0}
-    bag = write_every_format(
-        tmp_path / 'bags',
-        STATE,
-        'soro_interfaces/msg/TensegrityState',
-        retimed(messages, [far.get(k) for k in range(len(messages))]),
-        STORE,
-    )['ours']
+    bag = state_bag(tmp_path / 'bag', retimed(state_messages(), {99: 1e9, 100: 700.0}))
     report, _ = analyze(bag, tmp_path / 'out', 'auto', ['preset:=savin2020_reproduce'])
     assert report.numbers['max_difference_to_core'] < 1e-12
     assert report.numbers['sim_time_s'] == 1e9
     assert 'same simulated times, up to 600 s)' in (tmp_path / 'out' / 'summary.md').read_text()
-    late = retimed(messages[:3], [700.0, 800.0, 900.0])
-    bag = write_every_format(
-        tmp_path / 'late', STATE, 'soro_interfaces/msg/TensegrityState', late, STORE
-    )['ours']
+    late = state_bag(
+        tmp_path / 'late', retimed(state_messages()[:3], {0: 700.0, 1: 800.0, 2: 900.0})
+    )
     with pytest.raises(AnalysisError, match='every state lies past 600 s of simulated time'):
-        analyze(bag, tmp_path / 'out', 'auto', ['preset:=savin2020_reproduce'])
+        analyze(late, tmp_path / 'out', 'auto', ['preset:=savin2020_reproduce'])
 
 
 def test_a_run_without_simulated_times_or_psi_is_one_line(tmp_path):
     messages = state_messages()[:5]
-    bag = write_every_format(
-        tmp_path / 'bags',
-        STATE,
-        'soro_interfaces/msg/TensegrityState',
-        retimed(messages, [np.nan, -2.0, np.nan, -1.0, np.nan]),
-        STORE,
-    )['ours']
+    untimed = retimed(messages, {0: np.nan, 1: -2.0, 2: np.nan, 3: -1.0, 4: np.nan})
     with pytest.raises(AnalysisError, match=r'none of the 5 /tensegrity_sim/state messages has a'):
-        analyze(bag, tmp_path / 'out', 'auto')
-    nan_psi = []
-    for stamp, data in messages:
-        msg = deserialize_message(data, TensegrityState)
-        msg.psi_rad = float('nan')
-        nan_psi.append((stamp, serialize_message(msg)))
-    bag = write_every_format(
-        tmp_path / 'nan_psi', STATE, 'soro_interfaces/msg/TensegrityState', nan_psi, STORE
-    )['ours']
+        analyze(state_bag(tmp_path / 'untimed', untimed), tmp_path / 'out', 'auto')
+    bag = state_bag(
+        tmp_path / 'nan_psi', edited(messages, lambda k, state: setattr(state, 'psi_rad', np.nan))
+    )
     assert analyze(bag, tmp_path / 'out', 'auto')[0].numbers['messages'] == 5
     with pytest.raises(AnalysisError, match='the run has no ψ to start the offline core from'):
         analyze(bag, tmp_path / 'out', 'auto', ['preset:=savin2020_reproduce'])

@@ -15,6 +15,7 @@ from __future__ import annotations
 import enum
 import logging
 import math
+import os
 import statistics
 import threading
 import time
@@ -33,6 +34,9 @@ log = logging.getLogger('soro_link')
 # this much longer means the process did not run (a frozen VM, swapping, SIGSTOP, an interpreter
 # lock held), which the device could only see as the host's silence
 HELD_WARN_S = 0.25
+# a port missing this soon after start is said at info, not warned about: the nodes of a launch
+# start together, and its board's stand-in makes the port a moment after the bridge first looks
+PORT_GRACE_S = 2.0
 # a write the device does not take in this long fails: the device is not reading
 WRITE_TIMEOUT_S = 0.5
 
@@ -164,12 +168,13 @@ class LinkSupervisor:
         self._writing_s = 0.0
         self._running = False
         self._thread = None
+        self._started_s, self._opened_once = math.nan, False
 
     # --- lifecycle -------------------------------------------------------------------------------
     def start(self) -> None:
         """Start the supervisor thread, which opens the port (retrying with backoff) and keeps
         the link."""
-        self._running = True
+        self._running, self._started_s = True, time.monotonic()
         self._thread = threading.Thread(
             target=self._run, name=f'soro_link {self.config.port}', daemon=True
         )
@@ -317,12 +322,16 @@ class LinkSupervisor:
                 exclusive=True,
             )
         except (serial.SerialException, OSError, ValueError) as exc:
-            self._set_error(f'cannot open {self.config.port}: {exc}; retrying')
+            if self._port_not_there_yet(now):
+                self._set_error(f'waiting for {self.config.port} to appear', logging.INFO)
+            else:
+                self._set_error(f'cannot open {self.config.port}: {exc}; retrying')
             self._next_open = now + self._backoff
             self._backoff = min(self._backoff * 2, self.config.backoff_max_s)
             return
         with self._lock:
             self._port, self._decoder = port, StreamDecoder()
+            self._opened_once = True
             self._backoff = self.config.backoff_initial_s
             self._handshake_start, self._next_hello = now, now
             self._set_state(LinkState.HANDSHAKING)
@@ -482,7 +491,16 @@ class LinkSupervisor:
         except Exception:  # a user callback must never stop link supervision
             log.exception('link callback failed')
 
-    def _set_error(self, text: str) -> None:
+    def _port_not_there_yet(self, now: float) -> bool:
+        """A port that has never opened and does not exist within PORT_GRACE_S of start: the
+        stand-in of the same launch still making it, or a board being plugged in."""
+        return (
+            not self._opened_once
+            and now - self._started_s < PORT_GRACE_S
+            and not os.path.exists(self.config.port)
+        )
+
+    def _set_error(self, text: str, level: int = logging.WARNING) -> None:
         if text != self.last_error:  # one log line per distinct problem, not one per retry
-            log.warning(text)
+            log.log(level, text)
         self.last_error = text

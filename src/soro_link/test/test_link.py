@@ -11,6 +11,7 @@ import time
 import pytest
 import serial
 
+from soro_link import supervisor
 from soro_link.device import GenericOutputs, SimulatedDevice
 from soro_link.link_health import DiagnosticLevel, snapshot
 from soro_link.protocol import PROTOCOL_VERSION, link_protocol
@@ -239,14 +240,17 @@ def test_a_killed_devices_port_vanishes_with_its_process(tmp_path):
             serial.Serial(str(port))
 
 
-def test_missing_port_logs_one_line_and_keeps_retrying(tmp_path, caplog):
+def test_missing_port_logs_one_line_and_keeps_retrying(tmp_path, caplog, monkeypatch):
+    """Past PORT_GRACE_S, one warning; before it, one line at info (a launch's bridge looked for
+    its simulated port a millisecond before the stand-in made it, and warned on every launch)."""
+    monkeypatch.setattr(supervisor, 'PORT_GRACE_S', 0.3)
     attempts = []
 
     def counting_open(url, **kwargs):
         attempts.append(time.monotonic())
         return serial.serial_for_url(url, **kwargs)
 
-    caplog.set_level(logging.WARNING, logger='soro_link')
+    caplog.set_level(logging.INFO, logger='soro_link')
     link = LinkSupervisor(
         LinkConfig(str(tmp_path / 'ttyNOPE'), backoff_max_s=0.2),
         PROTOCOL,
@@ -258,8 +262,26 @@ def test_missing_port_logs_one_line_and_keeps_retrying(tmp_path, caplog):
     finally:
         link.stop()
     assert len(attempts) >= 4
-    lines = [r.getMessage() for r in caplog.records if 'cannot open' in r.getMessage()]
-    assert len(lines) == 1 and lines[0].startswith(f'cannot open {tmp_path}/ttyNOPE')
+    said = [(r.levelno, r.getMessage()) for r in caplog.records]
+    assert said[0] == (logging.INFO, f'waiting for {tmp_path}/ttyNOPE to appear'), said
+    warned = [m for level, m in said if level == logging.WARNING and 'cannot open' in m]
+    assert len(warned) == 1 and warned[0].startswith(f'cannot open {tmp_path}/ttyNOPE'), said
+
+
+def test_a_port_that_appears_within_the_grace_is_not_warned_about(tmp_path, caplog):
+    device = SimulatedDevice(GenericOutputs(), port=str(tmp_path / 'later'))
+    caplog.set_level(logging.INFO, logger='soro_link')
+    link = LinkSupervisor(LinkConfig(str(tmp_path / 'later'), backoff_initial_s=0.05), PROTOCOL)
+    link.start()
+    try:
+        time.sleep(0.3)
+        device.start()
+        assert time_until(lambda: link.state == LinkState.CONNECTED, 5.0) is not None
+    finally:
+        link.stop()
+        device.stop()
+    assert f'waiting for {tmp_path}/later to appear' in caplog.messages
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
 
 
 def test_garbage_is_counted_and_the_link_resynchronises(link_to):

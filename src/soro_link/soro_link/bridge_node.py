@@ -49,6 +49,8 @@ from collections.abc import Callable, Iterable
 from typing import TypeVar
 
 from diagnostic_msgs.msg import DiagnosticArray
+from lifecycle_msgs.srv import ChangeState
+from rclpy._rclpy_pybind11 import RCLError
 from rclpy.lifecycle import LifecycleNode, State, TransitionCallbackReturn
 from soro_interfaces.msg import LinkStatus
 from std_msgs.msg import Header
@@ -144,6 +146,7 @@ class BridgeNode(LifecycleNode):
         self.create_timer(1.0, self.publish_diagnostics)
         self._link_log = RosLogHandler(self.get_logger())
         supervisor_log.addHandler(self._link_log)
+        _answer_unavailable_transitions(self)
 
     # --- lifecycle -------------------------------------------------------------------------------
     def on_configure(self, state: State) -> TransitionCallbackReturn:
@@ -375,6 +378,25 @@ class BridgeNode(LifecycleNode):
         self.diagnostics_pub.publish(DiagnosticArray(header=header, status=[status]))
         if snap is not None:
             self.status_pub.publish(link_status(snap, self.commands_enabled, header))
+
+
+def _answer_unavailable_transitions(node: LifecycleNode) -> None:
+    """Make ``node``'s change_state service answer success = False to a transition its current
+    state does not have (activate while active), as rclcpp's does: rclpy 7.1 raises inside the
+    service callback instead, and the client (``ros2 lifecycle set``) waits for ever."""
+    service = next(s for s in node.services if s.srv_type is ChangeState)
+    change_state = service.callback
+
+    def answered(request, response):
+        try:
+            return change_state(request, response)
+        except RCLError:
+            label = request.transition.label or f'transition {request.transition.id}'
+            node.get_logger().warning(f'{label} refused: the current state has no such transition')
+            response.success = False
+            return response
+
+    service.callback = answered
 
 
 def _log_transition_errors(cls: type) -> None:

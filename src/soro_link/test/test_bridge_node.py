@@ -7,6 +7,8 @@ import time
 import pytest
 import rclpy
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from lifecycle_msgs.msg import Transition
+from lifecycle_msgs.srv import ChangeState
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.lifecycle import TransitionCallbackReturn
 from rclpy.parameter import Parameter
@@ -288,3 +290,25 @@ def test_a_bridge_in_a_namespace_names_it_in_its_diagnostics(ros):
         bridge.publish_diagnostics()
         bridge.destroy_node()
         assert [status.name for status in sent[0].status] == [name]
+
+
+def test_a_transition_the_state_does_not_have_is_answered_false(rig):
+    """activate while active, configure twice: rclpy raised inside the change_state service, and
+    its client (ros2 lifecycle set) waited for ever (the hostile pass: 15 s without an answer)."""
+    harness, _ = rig
+    client = harness.probe.create_client(ChangeState, '/soro_link_bridge/change_state')
+    assert client.wait_for_service(timeout_sec=5.0)
+
+    def change(transition_id):
+        request = ChangeState.Request()
+        request.transition.id = transition_id
+        future = client.call_async(request)
+        assert time_until(future.done, 5.0) is not None, transition_id
+        return future.result().success
+
+    assert change(Transition.TRANSITION_ACTIVATE) is False  # unconfigured
+    assert change(Transition.TRANSITION_CONFIGURE) is True
+    assert change(Transition.TRANSITION_CONFIGURE) is False
+    assert change(Transition.TRANSITION_ACTIVATE) is True
+    assert change(Transition.TRANSITION_ACTIVATE) is False
+    assert change(Transition.TRANSITION_DEACTIVATE) is True

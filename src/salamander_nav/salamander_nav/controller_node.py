@@ -233,15 +233,18 @@ class SalamanderController(BridgeNode):
 
     # --- commands by hand ------------------------------------------------------------------------
     def _on_module_command(self, msg: ModuleCommandMsg) -> None:
-        problem = modules.module_id_problem(msg.module_id, self.settings.modules)
-        if problem or not np.all(np.isfinite(msg.wheel_speeds)):
+        problem = modules.module_id_problem(
+            msg.module_id, self.settings.modules
+        ) or modules.wheel_speeds_problem(msg.wheel_speeds)
+        if problem:
             self.get_logger().error(
-                f'~/module_command refused: {problem or "wheel speeds not finite"}'
+                f'~/module_command refused: {problem}', throttle_duration_sec=1.0
             )
             return
         if self.goals_running():
             self.get_logger().warning(
-                '~/module_command refused: following a path (cancel it first)'
+                '~/module_command refused: following a path (cancel it first)',
+                throttle_duration_sec=1.0,
             )
             return
         try:

@@ -29,6 +29,7 @@ from salamander_nav.modules import (
     COMMAND_TIMEOUT_S,
     FLAG_WHEELS_TIMED_OUT,
     MAX_MODULES,
+    MAX_WHEEL_RAD_S,
     SCHEMAS,
     WHEELS,
     bend_of_fields,
@@ -38,8 +39,6 @@ from soro_link.device import DeviceModel
 from soro_link.protocol import LogCode, LogLevel, NackCode
 
 BOTTOM_WHEELS = (1, 2)  # with cable 1 on top, holders 2 and 3 are on the floor (left, right)
-# wheel side of an N20 behind the 31:14 gear; commands beyond are refused
-MAX_WHEEL_RAD_S = 60.0
 # m and rad: float32 rounding of a value sent at its limit (106° arrives as 106.000002)
 WIRE_SLACK = 1e-5
 

@@ -20,6 +20,8 @@ from soro_link.protocol import BodySchema
 MAX_MODULES = 3  # three modules were chained in §3.2.6; ids 1 (front) to 3
 # one motor per wheel holder, one holder per face of the triangle (§3.1.2)
 WHEELS = 3
+# wheel side of an N20 behind the 31:14 gear; commands beyond are refused, by host and firmware
+MAX_WHEEL_RAD_S = 60.0
 # a module stops its wheels when commands stop for this long (spec B8)
 COMMAND_TIMEOUT_S = 0.3
 FLAG_WHEELS_TIMED_OUT = 0x01  # module_state.flags: wheels stopped by the command watchdog
@@ -97,6 +99,15 @@ def bend_of_fields(fields) -> Bend:
     return Bend(
         fields['s_mm'] / 1e3, math.radians(fields['theta_deg']), math.radians(fields['phi_deg'])
     )
+
+
+def wheel_speeds_problem(speeds) -> str | None:
+    """Why ``speeds`` (rad/s, wheel side) cannot be commanded, or None."""
+    if not all(math.isfinite(w) for w in speeds):
+        return f'wheel speeds {list(speeds)} not finite'
+    if any(abs(w) > MAX_WHEEL_RAD_S for w in speeds):
+        return f'wheel speeds {[f"{w:g}" for w in speeds]} beyond ±{MAX_WHEEL_RAD_S:g} rad/s'
+    return None
 
 
 def module_id_problem(module_id: int, modules: int) -> str | None:

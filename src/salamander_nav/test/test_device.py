@@ -177,6 +177,14 @@ def test_unplug_and_replug(esp32):
     )
 
 
+def test_wheel_speeds_beyond_the_motor_are_named():
+    assert modules.wheel_speeds_problem([60.0, -60.0, 0.0]) is None
+    assert modules.wheel_speeds_problem([1e6, 0.0, 0.0]) == (
+        "wheel speeds ['1e+06', '0', '0'] beyond ±60 rad/s"
+    )
+    assert 'not finite' in modules.wheel_speeds_problem([math.nan, 0.0, 0.0])
+
+
 def test_module_id_problem_names_the_range():
     assert (
         modules.module_id_problem(4, 3) == 'module id 4 does not exist: this robot has modules 1-3'

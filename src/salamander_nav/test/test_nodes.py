@@ -229,6 +229,14 @@ def test_a_module_command_by_hand_bends_the_module(robot):
         lambda: robot.joints and sum(robot.joints[-1].position) == pytest.approx(0.8, abs=0.02),
         5.0,
     )
+    # wheels beyond the motor's 60 rad/s: refused, nothing sent (1e6 went to the board, -1e300
+    # ended in an OverflowError packing the frame)
+    for wheels in ([1e6] * 3, [-1e300, 0.0, 0.0]):
+        robot.module.publish(
+            ModuleCommand(module_id=1, s=0.148, theta=0.0, phi=0.0, wheel_speeds=wheels)
+        )
+    time.sleep(1.0)
+    assert sum(robot.joints[-1].position) == pytest.approx(0.8, abs=0.02)
     robot.module.publish(
         ModuleCommand(module_id=1, s=0.148, theta=0.0, phi=0.0, wheel_speeds=[0.0] * 3)
     )

@@ -12,6 +12,7 @@ cannot ask for what the parameter would refuse.
 from __future__ import annotations
 
 import math
+from array import array
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
@@ -31,11 +32,13 @@ class ParamSpec:
     read_only: bool = False
     open_interval: bool = False  # the bounds themselves are refused, e.g. an angle in (0°, 90°)
     nonempty: bool = False  # a string or list that must not be empty, e.g. a device's port
+    # a list's element type (int, float or str); taken from the default's first element when None
+    item: type | None = None
 
     def check(self, value: object) -> str | None:
         """None if ``value`` is allowed, else the reason it is refused, naming the parameter."""
         problem = self.problem(value)
-        return f'parameter {self.name} = {value!r}: {problem}' if problem else None
+        return f'parameter {self.name} = {_shown(value)}: {problem}' if problem else None
 
     def problem(self, value: object) -> str | None:
         """None if ``value`` is allowed, else what is wrong with it ('allowed range is [0.01,
@@ -43,8 +46,12 @@ class ParamSpec:
         kind = type(self.default)
         if kind is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
+        if kind is list and isinstance(value, (tuple, array)):  # rclpy: array('q') for int arrays
+            value = list(value)
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             return f'must be of type {kind.__name__}'
+        if kind is list and not all(_is(element, self.item_type) for element in value):
+            return f'must be a list of {self.item_type.__name__}'
         if kind is float and not math.isfinite(value):
             return 'must be finite'
         if kind in (int, float) and not (self._above_low(value) and self._below_high(value)):
@@ -54,6 +61,11 @@ class ParamSpec:
         if self.choices and value not in self.choices:
             return f'allowed values are {", ".join(map(str, self.choices))}'
         return None
+
+    @property
+    def item_type(self) -> type:
+        """A list parameter's element type."""
+        return self.item or (type(self.default[0]) if self.default else str)
 
     @property
     def allowed_range(self) -> str:
@@ -104,10 +116,29 @@ def check_all(specs: tuple[ParamSpec, ...], values: dict[str, object]) -> dict[s
 
 
 def _typed(spec: ParamSpec, value: object) -> object:
-    """``value`` as the spec's type where rclpy hands an int for a float (``-p rate:=10``)."""
+    """``value`` as the spec's type where rclpy hands an int for a float (``-p rate:=10``) or an
+    array for a list (``array('d')``), a list's ints made float where its elements are."""
     if isinstance(spec.default, float) and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
+    if isinstance(spec.default, list) and isinstance(value, (tuple, array)):
+        value = list(value)
+    if isinstance(spec.default, list) and spec.item_type is float:
+        return [float(v) for v in value]
     return value
+
+
+def _is(value: object, kind: type) -> bool:
+    """Whether ``value`` is a ``kind`` as a parameter's element (an int for a float; no bool)."""
+    if isinstance(value, bool):
+        return kind is bool
+    return isinstance(value, kind) or (kind is float and isinstance(value, int))
+
+
+def _shown(value: object, limit: int = 120) -> str:
+    """``value`` as a refusal shows it: a list, not rclpy's array('q', ...), cut at ``limit``
+    characters (a parameter of a million elements once made a 5 MB log line)."""
+    text = repr(list(value) if isinstance(value, array) else value)
+    return text if len(text) <= limit else f'{text[: limit - 20]}... ({len(text)} characters)'
 
 
 class Settings(Mapping):
@@ -169,5 +200,5 @@ def field_value(
         return current
     problem = spec.problem(value)
     if problem:
-        raise FieldRefused(f'{field} = {value!r}: {problem} (as parameter {spec.name})')
+        raise FieldRefused(f'{field} = {_shown(value)}: {problem} (as parameter {spec.name})')
     return _typed(spec, value)

@@ -83,3 +83,26 @@ def test_a_read_only_parameter_is_refused_on_change_and_its_setting_stays(node):
     refused = node.set_parameters([Parameter('tau_s', value=0.3)])[0]
     assert not refused.successful and 'read-only' in refused.reason
     assert settings.tau_s == 0.55
+
+
+LOST = ParamSpec('lost_limbs', [], 'limb digits that no longer curl', item=int)
+START = ParamSpec('start_pose', [0.35, 0.3, 1.57], 'x, y (m), heading (rad)')
+
+
+@pytest.mark.ros
+def test_a_list_parameter_takes_rclpys_arrays_and_checks_its_elements(node):
+    """The hostile pass: lost_limbs [1] was refused ("array('q', [1]): must be of type list") and
+    [] too, while ['a'] was taken and broke the executor's next configure."""
+    settings = declare_parameters(node, (LOST, START))
+    assert node.set_parameters([Parameter('lost_limbs', value=[1, 3])])[0].successful
+    assert settings.lost_limbs == [1, 3] and type(settings.lost_limbs) is list
+    empty = Parameter('lost_limbs', Parameter.Type.DOUBLE_ARRAY, [])
+    assert node.set_parameters([empty])[0].successful and settings.lost_limbs == []
+    refused = node.set_parameters([Parameter('lost_limbs', value=['a'])])[0]
+    assert not refused.successful and refused.reason == (
+        "parameter lost_limbs = ['a']: must be a list of int"
+    )
+    assert node.set_parameters([Parameter('start_pose', value=[1, 2, 0])])[0].successful
+    assert settings.start_pose == [1.0, 2.0, 0.0] and type(settings.start_pose[0]) is float
+    huge = node.set_parameters([Parameter('lost_limbs', value=['x'] * 100_000)])[0]
+    assert not huge.successful and len(huge.reason) < 200 and '(500000 characters)' in huge.reason

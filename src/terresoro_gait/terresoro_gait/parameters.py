@@ -51,6 +51,7 @@ MOTOR_MAP = ParamSpec(
     "motor channel (0-3) of limb digit 1, 2, ...; digit 1 is the state's "
     'most significant bit (spec A16); empty: digit k on channel k - 1',
     read_only=True,
+    item=int,
 )
 FRAME = ParamSpec(
     'frame_id',
@@ -79,6 +80,7 @@ EXECUTOR = ROBOT + (
         'lost_limbs',
         [],
         'limb digits (1-based) that no longer curl: gaits that curl them are refused',
+        item=int,
     ),
     ODOM_FRAME,
     BASE_FRAME,
@@ -121,6 +123,7 @@ SIMULATOR = ROBOT + (
         [],
         'limb digits (1-based) whose tendon is broken: they never curl',
         read_only=True,
+        item=int,
     ),
     ParamSpec('watchdog_ms', 500, 'firmware watchdog (ms)', 10, 60_000, read_only=True),
     ParamSpec(

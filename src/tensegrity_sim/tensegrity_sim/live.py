@@ -7,6 +7,7 @@ Pure (no rclpy): ``live_node`` turns snapshots into messages and requests into t
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -112,16 +113,18 @@ class LiveSimulation:
             )
         self.dynamics.set_rest_lengths(rest)
 
-    def advance_to(self, sim_time_s: float) -> int:
-        """Step until ``sim_time_s`` (at most MAX_STEPS_PER_ADVANCE steps); returns the number of
-        steps taken. Raises SimulationDiverged, and keeps raising it until a reset, if the state
-        becomes non-finite."""
+    def advance_to(self, sim_time_s: float, deadline: float = math.inf) -> int:
+        """Step until ``sim_time_s`` (at most MAX_STEPS_PER_ADVANCE steps, and none begun after
+        ``deadline``, a time.monotonic()); returns the number of steps taken. Raises
+        SimulationDiverged, and keeps raising it until a reset, if the state becomes non-finite."""
         if self.diverged:
             raise self.diverged
         steps = max(
             min(int((sim_time_s - self.sim_time_s) / self.dt_s + 1e-9), MAX_STEPS_PER_ADVANCE), 0
         )
-        for _ in range(steps):
+        for taken in range(steps):
+            if time.monotonic() > deadline:
+                return taken
             # overflow is expected on the way to divergence, and reported below
             with np.errstate(all='ignore'):
                 state = self.step(self.dynamics, self.state, self.dt_s)

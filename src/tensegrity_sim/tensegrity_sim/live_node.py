@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import sys
+import time
 from dataclasses import replace
 
 import numpy as np
@@ -46,6 +47,13 @@ from tensegrity_sim.prism import PsiError
 from tensegrity_sim.structure import StructureError
 from tensegrity_sim.sweep import GridError, psi_grid, run_sweep
 
+# the share of a tick's period its stepping may take: the rest keeps services, parameters and the
+# sweep's action answering at any real_time_factor
+TICK_WORK_SHARE = 0.5
+# wall seconds the simulation may lag its clock and still catch up (a tick late under load);
+# beyond, real_time_factor is more than the machine simulates and the clock is set back
+MAX_LAG_S = 0.5
+
 
 class TensegritySimNode(Node):
     """Parameters in, messages out; the simulation itself is a LiveSimulation."""
@@ -73,7 +81,8 @@ class TensegritySimNode(Node):
         self.sweep_server = action_server(
             self, PsiSweep, '~/sweep', self._sweep, callback_group=ReentrantCallbackGroup()
         )
-        self.create_timer(1.0 / run['publish_rate_hz'], self._tick)
+        self._tick_period_s = 1.0 / run['publish_rate_hz']
+        self.create_timer(self._tick_period_s, self._tick)
 
     def _build_simulation(self) -> LiveSimulation:
         """A simulation from the current parameters; raises ParameterError, StructureError or
@@ -98,11 +107,16 @@ class TensegritySimNode(Node):
         if self.sim.diverged:
             return
         now = self.get_clock().now()
+        due = self._simulated_time_due(now)
+        # a tick steps for at most a share of its period, so services and parameters still answer
+        deadline = time.monotonic() + TICK_WORK_SHARE * self._tick_period_s
         try:
-            self.sim.advance_to(self._simulated_time_due(now))
+            self.sim.advance_to(due, deadline)
         except SimulationDiverged as error:
             self.get_logger().error(f'{error}; publishing stopped until ~/reset')
             return
+        if due - self.sim.sim_time_s > MAX_LAG_S * self.settings.real_time_factor:
+            self._fell_behind(now)
         self._publish(now.to_msg())
         if self.duration_s and self.sim.sim_time_s >= self.duration_s - 1e-9:
             self.get_logger().info(f'simulated {self.sim.sim_time_s:g} s (duration_s); exiting')
@@ -122,6 +136,18 @@ class TensegritySimNode(Node):
             self._anchor = (now, self.sim.sim_time_s, rtf)
         wall0, sim0, _ = self._anchor
         return sim0 + rtf * (now - wall0).nanoseconds * 1e-9
+
+    def _fell_behind(self, now) -> None:
+        """The simulation lags its clock by more than MAX_LAG_S: the clock starts again from
+        where it is (no backlog of steps to catch up, which froze the node at 100x), said once in
+        10 s."""
+        rtf = self.settings.real_time_factor
+        self.get_logger().warning(
+            f'real_time_factor {rtf:g} is more than this machine simulates: running as fast as '
+            f'{TICK_WORK_SHARE:.0%} of each tick allows',
+            throttle_duration_sec=10.0,
+        )
+        self._anchor = (now, self.sim.sim_time_s, rtf)
 
     def _restart_clock(self) -> None:
         """Simulated time 0 is now: (wall time, simulated time, real-time factor) of the clock's

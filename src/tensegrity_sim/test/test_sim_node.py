@@ -132,6 +132,23 @@ def test_state_streams_in_real_time_and_matches_the_paper_at_release(probe):
     assert np.allclose(first.cable_tensions, 10.0 * (np.array(first.cable_lengths) - 0.2))
 
 
+def test_a_real_time_factor_beyond_the_machine_keeps_the_node_answering(probe, launched):
+    """At 50-100x the tick had stepped a backlog it never caught up with: 2 states a second, and
+    get/set_parameters timing out until the node was killed (the hostile pass)."""
+    robot, _ = launched
+    p = probe(real_time_factor=100.0)
+    time.sleep(1.0)
+    for _ in range(3):
+        asked = time.monotonic()
+        assert robot.commander.parameters(NODE, 'real_time_factor', timeout_s=2.0) == [100.0]
+        assert time.monotonic() - asked < 1.0
+    states = p.wait_states(20, timeout_s=5.0)
+    assert len(states) == 20 and states[-1].sim_time_s > states[0].sim_time_s
+    back = robot.commander.set_parameters(NODE, timeout_s=2.0, real_time_factor=1.0)
+    assert back[0].successful
+    assert 'real_time_factor 100 is more than this machine simulates' in p.log()
+
+
 def test_poses_and_markers_describe_the_same_rods(probe):
     p = probe()
     p.wait_states(20)

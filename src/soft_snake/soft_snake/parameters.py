@@ -34,8 +34,8 @@ GAIT = (
         -1,
         'multiplies β: -1 runs the curvature wave head to tail, so the snake goes '
         'head first with segment 0 at the head (D-S6, checked in the simulator)',
-        -1,
-        1,
+        # 0 was taken, and every gait then ran with β = 0: all segments alike
+        choices=(-1, 1),
     ),
     ParamSpec(
         'inflate_duty',

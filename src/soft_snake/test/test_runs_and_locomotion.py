@@ -8,8 +8,10 @@ import pytest
 
 from soft_snake import locomotion
 from soft_snake.gaits import GaitError
+from soft_snake.parameters import GAIT
 from soft_snake.runs import GaitRequest, Run, SpeedTracker
 from soft_snake.step_climb import FINISH_S, TABLE_2_3
+from soro_node.params import named
 
 DEFAULTS = {'frequency_hz': 2.0, 'beta_rad': 2 * math.pi / 3, 'phi': 0.0, 'wave_direction': -1}
 
@@ -108,3 +110,14 @@ def test_a_cycle_path_over_a_span_of_decades_is_only_its_cycles():
     path = locomotion.cycle_path(t, xy, 0.5)
     assert len(path) == 1 + 3 and path[0].tolist() == [0.0, 0.0]
     assert np.diff(path[1:, 0]) == pytest.approx([0.05, 0.05])
+
+
+@pytest.mark.parametrize('direction', [0, 2, -2])
+def test_a_wave_direction_other_than_plus_or_minus_one_is_refused(direction):
+    """wave_direction:=0 was taken at run time, and every gait then ran with β = 0 (all segments
+    alike) and reported success (the hostile pass)."""
+    spec = named(GAIT, 'wave_direction')
+    assert spec.check(direction) == (
+        f'parameter wave_direction = {direction}: allowed values are -1, 1'
+    )
+    assert spec.check(-1) is None and spec.check(1) is None

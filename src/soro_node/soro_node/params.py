@@ -28,7 +28,7 @@ class ParamSpec:
     description: str
     low: float | None = None  # bounds for int and float, inclusive unless ``open_interval``
     high: float | None = None
-    choices: tuple = ()  # allowed values for str
+    choices: tuple = ()  # allowed values (a str's, or an int's such as a direction ±1)
     read_only: bool = False
     open_interval: bool = False  # the bounds themselves are refused, e.g. an angle in (0°, 90°)
     nonempty: bool = False  # a string or list that must not be empty, e.g. a device's port

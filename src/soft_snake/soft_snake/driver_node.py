@@ -163,8 +163,10 @@ class SoftSnakeDriver(BridgeNode):
                 )
 
         self.play_goal(goal_handle, 1.0 / tick_hz, range(run.ticks), act)
-        # every chamber vented, also on cancel
+        # every chamber vented, also on cancel; then the head's safe state, which waits for the
+        # next gait's duties (left commanded, its watchdog tripped 500 ms later with an ERROR)
         self._command(np.zeros((self.segments, 3)), None)
+        self.force_safe_state(f'{g.gait} done')
         result.distance_m, result.speed_m_s = self._tracker.run()
         speed = (
             '' if math.isnan(result.speed_m_s) else f', {result.speed_m_s * 1e3:.1f} mm/s tracked'

@@ -86,6 +86,11 @@ def test_undulation_through_the_bridge_moves_the_snake_head_first(snake):
     assert 0.03 < result.speed_m_s < 0.25 and result.distance_m > 0.15
     assert 'every chamber vented' in result.message
     assert poll(lambda: max(snake.pressure[-1].data) < 5e3, 3.0)  # vented after the run
+    # the head is put in its safe state, not left to trip its 500 ms watchdog with an ERROR after
+    # every gait (the hostile pass)
+    time.sleep(1.0)
+    log = snake.launched.process('soft_snake_driver').log.read_text()
+    assert 'device in its safe state (undulation done)' in log and '(WATCHDOG)' not in log, log
 
 
 def _undulate(snake, feedback: list, **length):

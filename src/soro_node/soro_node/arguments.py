@@ -120,21 +120,36 @@ def output_file(text: str) -> Path:
     if text == '-':
         return STDOUT
     path = _nonempty(text)
-    existed = path.exists()
     try:
         _make_folder(path.parent)
-        if _special(path):
-            if not os.access(path, os.W_OK):
-                raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
-            return path
-        with path.open('a'):
-            pass
-        if not existed:
-            path.unlink()
+        _probe_file(path)
     except OSError as error:
         raise argparse.ArgumentTypeError(f'cannot write {text}: {_reason(error, path)}') from None
-    _outputs.append(('a file', os.path.realpath(path)))
+    if not _special(path):
+        _outputs.append(('a file', os.path.realpath(path)))
     return path
+
+
+def probe_writable(path: Path) -> None:
+    """Make ``path``'s folder and check that the file can be written, before work whose result
+    goes there (a node's goal): OSError says why not."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _probe_file(path)
+
+
+def _probe_file(path: Path) -> None:
+    """Open ``path`` for appending, which leaves an existing file as it is, and remove the probe
+    of a new one; a device or FIFO only by its permissions (opening a FIFO waits for its
+    reader). OSError says why it cannot be written."""
+    if _special(path):
+        if not os.access(path, os.W_OK):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+        return
+    existed = path.exists()
+    with path.open('a'):
+        pass
+    if not existed:
+        path.unlink()
 
 
 def output_dir(text: str) -> Path:

@@ -19,6 +19,7 @@ writing nothing.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import numpy as np
 from geometry_msgs.msg import PoseStamped
@@ -29,6 +30,7 @@ from soro_interfaces.action import ExecuteWalk, LearnEdges
 
 from soro_geometry import pose_msgs
 from soro_geometry.history import PoseHistory, TrackingLost
+from soro_node.arguments import probe_writable
 from soro_node.base_node import (
     STOPPING,
     ActionClient,
@@ -114,6 +116,7 @@ class TerreSoroLearner(Node):
             self._check_rounds(goal.rounds)
             if not path:
                 raise Failed('refused: no weights_file in the goal or the parameters')
+            _check_writable(path)
             samples, resampled = self._explore(goal_handle, goal)
             weights = estimate(samples, self.settings['n_limbs'])
             write_csv(weights, path)
@@ -250,6 +253,15 @@ class TerreSoroLearner(Node):
         if not answer.success:
             raise Failed(f'round {round_}: {answer.message}')
         return list(answer.edges)
+
+
+def _check_writable(path: str) -> None:
+    """Failed naming weights_file unless it can be written: checked before the robot moves (a
+    folder given as the file was found after a minute of primitives, and the samples lost)."""
+    try:
+        probe_writable(Path(path).expanduser())
+    except OSError as error:
+        raise Failed(f'refused: weights_file {path}: {error.strerror or error}') from None
 
 
 def _unless_stopping(round_: int) -> None:

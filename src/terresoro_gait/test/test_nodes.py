@@ -204,6 +204,16 @@ def test_a_round_count_the_rounds_parameter_refuses_is_refused_with_its_range(wo
         assert refusal in result.message
 
 
+def test_a_weights_file_that_cannot_be_written_is_refused_before_the_robot_moves(world, tmp_path):
+    """A folder given as the file was found after 62 s and 112 primitives, the samples lost
+    (the hostile pass)."""
+    started = time.monotonic()
+    goal = LearnEdges.Goal(rounds=2, seed=1, weights_file=str(tmp_path))
+    result, _ = world.goal(world.learn_client, goal, 5.0)
+    assert not result.success and time.monotonic() - started < 5.0
+    assert result.message == f'refused: weights_file {tmp_path}: Is a directory', result.message
+
+
 def test_learning_runs_through_marker_occlusions(world, tmp_path):
     """Motion capture hides the marker for 0.6 s in every 3 s (far past the learner's
     tracking_timeout_s): the primitives beside an untracked instant are run again from state 1, and

@@ -53,13 +53,31 @@ def main(argv: list[str] | None = None) -> int:
         'Ctrl-C stops them',
         flush=True,  # the line that says the launch is up, also into a file or a pipe
     )
+    exited = {}
     try:
-        while all(p.popen.poll() is None for p in processes):
+        while len(exited) < len(processes):
+            _report_exits(processes, exited)
             time.sleep(0.2)
     except KeyboardInterrupt:
         pass
     codes = runner.stop_all(processes, at_once=True)
-    return 0 if not any(codes.values()) else 1
+    return 0 if not any({**codes, **exited}.values()) else 1
+
+
+def _report_exits(processes, exited: dict[str, int]) -> None:
+    """Name each node that has exited since the last look (into ``exited``, by name): the others
+    keep running, as under ``ros2 launch``, so a bridge whose simulator died retries its port."""
+    for process in processes:
+        code = process.popen.poll()
+        if code is None or process.name in exited:
+            continue
+        exited[process.name] = code
+        rest = 'the others keep running' if len(exited) < len(processes) else 'none is left'
+        print(
+            f'softbots-launch: {process.name} exited with code {code} (log: {process.log}); '
+            f'{rest}',
+            flush=True,
+        )
 
 
 if __name__ == '__main__':

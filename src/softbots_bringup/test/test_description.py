@@ -7,6 +7,8 @@ import signal
 import subprocess
 import sys
 import threading
+import time
+from pathlib import Path
 
 import pytest
 import rclpy
@@ -455,6 +457,50 @@ def test_ctrl_c_in_the_terminal_of_softbots_launch_stops_a_sim_launch_cleanly(tm
         logs
     )
     assert 'device in its safe state (bridge stopping)' in logs[controller.name], logs
+
+
+@pytest.mark.ros
+def test_a_node_that_dies_is_named_and_the_others_keep_running(tmp_path, ros):
+    """SIGKILL of the simulator stopped the whole launch without a word; under ros2 launch the
+    others keep running, and the bridge retries its port (the hostile pass)."""
+    out = tmp_path / 'out.txt'
+    launch = subprocess.Popen(
+        [
+            runner.executable('softbots_bringup', 'softbots-launch'),
+            *('soro_link.launch.py', 'sim:=true', 'namespace:=dies', '--logs', str(tmp_path)),
+        ],
+        stdout=out.open('w'),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        assert poll(lambda: 'Ctrl-C stops them' in out.read_text(), 60.0), out.read_text()
+        [sim] = [
+            int(pid)
+            for pid in os.listdir('/proc')
+            if pid.isdigit()
+            and f'{SIM_ROOT}/dies/soro_link_sim' in _argv(pid)
+            and 'sim_device' in ' '.join(_argv(pid))
+        ]
+        os.kill(sim, signal.SIGKILL)
+        said = f'softbots-launch: dies/soro_link_sim exited with code -9 (log: {tmp_path}'
+        assert poll(lambda: said in out.read_text(), 10.0), out.read_text()
+        assert 'the others keep running' in out.read_text()
+        time.sleep(1.0)
+        assert launch.poll() is None
+    finally:
+        if launch.poll() is None:
+            os.killpg(launch.pid, signal.SIGINT)  # it stops its nodes, in sessions of their own
+        code = launch.wait(30.0)
+    assert code == 1, out.read_text()
+    assert 'Traceback' not in (tmp_path / 'dies.soro_link_bridge.log').read_text()
+
+
+def _argv(pid: str) -> list[str]:
+    try:
+        return (Path('/proc') / pid / 'cmdline').read_bytes().decode().split('\0')
+    except OSError:
+        return []
 
 
 IGNORES_SIGINT = (

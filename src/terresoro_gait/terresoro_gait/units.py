@@ -40,6 +40,12 @@ def objective_from_si(goal: str, alpha, beta: float, gamma: float, eps: float) -
     """The Objective in paper units whose cost is cost_scale(goal) times the SI one, J = α·(Pz) + β
     Sz + γ 1ᵀz: motion and γ scale by k, variances by k², so β by 1/k; ε is ε_θ (rad -> deg) or ε_t
     (m -> mm)."""
+    # checked here in the service's own terms: past this point they are the paper's (deg, mm)
+    if not all(-1.0 <= a <= 1.0 for a in alpha):
+        raise ValueError(f'alpha = {[float(a) for a in alpha]}: each value in [-1, 1]')
+    if not (math.isfinite(eps) and eps >= 0):
+        unit = 'rad' if goal == 'translation' else 'm'
+        raise ValueError(f'eps = {eps!r} {unit}: must be finite and >= 0')
     k = cost_scale(goal)
     eps_paper = eps * (DEG_PER_RAD if goal == 'translation' else MM_PER_M)
     return Objective(goal, tuple(float(a) for a in alpha), beta / k, gamma * k, eps_paper)

@@ -277,6 +277,22 @@ def test_si_objective_is_the_paper_objective_scaled():
     assert objective_from_si('rotation', (1.0,), 0, 0, 0.008).eps == pytest.approx(8.0)
 
 
+@pytest.mark.parametrize(
+    'goal, alpha, eps, refusal',
+    [
+        # the service says [-1, 1]: 5 was taken
+        ('translation', (5.0, 0.0), 0.05, r'alpha = \[5.0, 0.0\]: each value in \[-1, 1\]'),
+        ('rotation', (math.nan,), 0.01, r'alpha = \[nan\]: each value in \[-1, 1\]'),
+        # named in the request's radians, not the -57.3 degrees it became
+        ('translation', (1.0, 0.0), -1.0, r'eps = -1.0 rad: must be finite and >= 0'),
+        ('rotation', (1.0,), -0.5, r'eps = -0.5 m: must be finite and >= 0'),
+    ],
+)
+def test_a_request_is_refused_in_the_services_own_terms(goal, alpha, eps, refusal):
+    with pytest.raises(ValueError, match=refusal):
+        objective_from_si(goal, alpha, 0.0, 0.0, eps)
+
+
 def test_cycle_speeds_are_per_cycle_motion_over_l_tau():
     from terresoro_gait.evaluation import cycle_speeds, gait_cycle_starts
 

@@ -118,6 +118,12 @@ class SalamanderController(BridgeNode):
             self.settings.speed_m_s,
         )
         self.require_active('controller')
+        frame = request.path.header.frame_id
+        if frame not in ('', self.settings.frame_id):  # a path in odom is not one in map
+            raise GoalRefused(
+                f"refused: path.header.frame_id '{frame}' is not '{self.settings.frame_id}', the "
+                'frame motion capture tracks the robot in (no transform is made)'
+            )
         tracker = self._tracker(request.path.poses)
         progress = tracking.ProgressChecker(s['progress_required_m'], s['progress_window_s'])
         problem = tracking.progress_problem(

@@ -108,7 +108,7 @@ class Navigation:
         request = goal_handle.request
         self.planned_on = self.planner.world.version  # a change from here on is checked
         _start, plan = self.planner.plan_one_at_a_time(
-            self.planner.start_pose, planar_pose(request.goal.pose), request.planner_id, wait_s
+            self.planner.start_pose, request.goal, request.planner_id, wait_s
         )
         return plan
 

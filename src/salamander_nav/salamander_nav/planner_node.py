@@ -51,7 +51,7 @@ from salamander_nav.navigation_node import Navigation
 from salamander_nav.parameters import PLANNER
 from salamander_nav.planning import paths
 from salamander_nav.scene import SceneError, load_scene, resolve_scene
-from soro_geometry.pose_msgs import planar_pose, stamped
+from soro_geometry.pose_msgs import planar_pose, planar_problem, stamped
 from soro_link.link_reports import log_at
 from soro_node.base_node import (
     StartRefused,
@@ -272,10 +272,17 @@ class SalamanderPlanner(Node):
                 return pose, why
             time.sleep(0.1)
 
-    def plan_one_at_a_time(self, start_of, goal, planner_id: str, wait_s: float = 0.0):
+    def plan_one_at_a_time(
+        self, start_of, goal: PoseStamped, planner_id: str, wait_s: float = 0.0
+    ):
         """(start, plan): the plan from ``start_of()`` (a pose and why not) to ``goal``; a refusal
-        while another plan runs (at once, or after ``wait_s``: a replan waits), so no request waits
-        behind a slow one."""
+        when the goal is not a pose on this frame's floor, or while another plan runs (at once, or
+        after ``wait_s``: a replan waits), so no request waits behind a slow one."""
+        problem = planar_problem(goal, self.settings.frame_id)
+        if problem:
+            self.get_logger().warning(f'plan refused: goal {problem}', throttle_duration_sec=1.0)
+            return None, _refusal(planner_id, f'goal {problem}')
+        goal = planar_pose(goal.pose)
         if not self._planning.acquire(timeout=wait_s if wait_s > 0 else -1, blocking=wait_s > 0):
             self.get_logger().warning(f'plan refused: {BUSY}', throttle_duration_sec=1.0)
             return None, _refusal(planner_id, BUSY)
@@ -293,7 +300,7 @@ class SalamanderPlanner(Node):
             lambda: (
                 (planar_pose(request.start.pose), '') if request.use_start else self.start_pose()
             ),
-            planar_pose(request.goal.pose),
+            request.goal,
             request.planner_id or '',
         )
         result = PlanPath.Result(

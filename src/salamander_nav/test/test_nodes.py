@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from action_msgs.msg import GoalStatus
 from action_msgs.srv import CancelGoal
-from geometry_msgs.msg import PoseStamped
+from geometry_msgs.msg import PoseStamped, Quaternion
 from nav_msgs.msg import OccupancyGrid, Path
 from rclpy.action import ActionServer
 from rclpy.qos import DurabilityPolicy, QoSProfile
@@ -209,6 +209,25 @@ def test_bad_goals_are_refused_with_a_reason(robot):
     assert not result.success and "planner_id = 'rrt'" in result.message
     status, result, _ = robot.run(robot.follow, TrackPath.Goal(), 5.0)
     assert status == GoalStatus.STATUS_ABORTED and 'waypoints' in result.message
+    # a goal "1 m ahead" in base_link was planned to as map coordinates, and a zero or rolled
+    # orientation taken as heading 0 (the hostile pass)
+    ahead = stamped(GOAL, Header(frame_id='base_link'))
+    _, result, _ = robot.run(robot.compute, PlanPath.Goal(goal=ahead), 30.0)
+    assert not result.success and result.message == (
+        "goal frame_id 'base_link' is not 'map' (no transform is made)"
+    )
+    for orientation, problem in (
+        (Quaternion(x=0.0, y=0.0, z=0.0, w=0.0), 'is not a rotation'),
+        (Quaternion(x=math.sin(math.pi / 4), w=math.cos(math.pi / 4)), 'tilts 90° out of'),
+    ):
+        goal = stamped(GOAL, Header(frame_id='map'))
+        goal.pose.orientation = orientation
+        _, result, _ = robot.run(robot.compute, PlanPath.Goal(goal=goal), 30.0)
+        assert not result.success and problem in result.message, result.message
+    odom = Path(header=Header(frame_id='odom'), poses=[stamped(START, Header()), goal])
+    status, result, _ = robot.run(robot.follow, TrackPath.Goal(path=odom), 5.0)
+    assert status == GoalStatus.STATUS_ABORTED
+    assert "path.header.frame_id 'odom' is not 'map'" in result.message
 
 
 def test_a_goal_speed_its_parameter_refuses_is_refused_with_the_parameters_range(robot):

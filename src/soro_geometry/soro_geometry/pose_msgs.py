@@ -33,3 +33,25 @@ def yaw_of(orientation: Quaternion) -> float:
 def planar_pose(pose: Pose) -> np.ndarray:
     """(x m, y m, yaw rad) (3,) of a geometry_msgs/Pose, yaw in (-π, π]."""
     return np.array([pose.position.x, pose.position.y, yaw_of(pose.orientation)])
+
+
+# a quaternion within this of unit length is a rotation (what a float32 round trip leaves)
+UNIT_TOLERANCE = 1e-3
+# a goal tilted further than this out of the floor is not a planar one
+MAX_TILT_DEG = 5.0
+
+
+def planar_problem(pose: PoseStamped, frame: str) -> str | None:
+    """Why ``pose`` is not a pose on the floor of ``frame``, or None: another frame (no transform
+    is made; an empty frame_id is taken as ``frame``), an orientation that is not a rotation, or
+    one that tilts the pose out of the plane (a yaw read off it would be arbitrary)."""
+    if pose.header.frame_id not in ('', frame):
+        return f"frame_id '{pose.header.frame_id}' is not '{frame}' (no transform is made)"
+    q = pose.pose.orientation
+    norm = float(np.sqrt(q.w**2 + q.x**2 + q.y**2 + q.z**2))
+    if not abs(norm - 1.0) <= UNIT_TOLERANCE:
+        return f'orientation (x, y, z, w) = ({q.x:g}, {q.y:g}, {q.z:g}, {q.w:g}) is not a rotation'
+    tilt = np.degrees(np.arccos(np.clip(1.0 - 2.0 * (q.x**2 + q.y**2) / norm**2, -1.0, 1.0)))
+    if tilt > MAX_TILT_DEG:
+        return f'orientation tilts {tilt:.0f}° out of the floor, not a heading'
+    return None

@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 from geometry_msgs.msg import Quaternion
+from std_msgs.msg import Header
 
 from soro_geometry import pose_msgs, quaternion, se2
 from soro_geometry.history import PoseHistory, TrackingLost
@@ -158,3 +159,21 @@ def test_pose_history_can_be_queried_while_a_subscription_adds_frames():
 def test_a_rotation_about_no_axis_is_refused_not_nan(axis):
     with pytest.raises(ValueError, match='axis'):
         quaternion.from_axis_angle(axis, 0.3)
+
+
+def test_a_pose_off_the_floor_or_in_another_frame_is_named():
+    header = Header(frame_id='map')
+    assert pose_msgs.planar_problem(pose_msgs.stamped((1.0, 2.0, 0.5), header), 'map') is None
+    assert pose_msgs.planar_problem(pose_msgs.stamped((1.0, 2.0, 0.5), Header()), 'map') is None
+    odom = pose_msgs.stamped((1.0, 2.0, 0.5), Header(frame_id='odom'))
+    assert pose_msgs.planar_problem(odom, 'map') == (
+        "frame_id 'odom' is not 'map' (no transform is made)"
+    )
+    zero = pose_msgs.stamped((1.0, 2.0, 0.5), header)
+    zero.pose.orientation = Quaternion(w=0.0)
+    assert 'is not a rotation' in pose_msgs.planar_problem(zero, 'map')
+    tilted = pose_msgs.stamped((1.0, 2.0, 0.0), header)
+    tilted.pose.orientation = Quaternion(y=math.sin(0.05), w=math.cos(0.05))  # pitched 5.7°
+    assert pose_msgs.planar_problem(tilted, 'map') == (
+        'orientation tilts 6° out of the floor, not a heading'
+    )

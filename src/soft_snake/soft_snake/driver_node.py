@@ -53,6 +53,8 @@ ACK_TIMEOUT_S = 0.5
 TRAIL_EVERY = 5
 # ... for 30 s, and the trail goes out once a second: a long Path costs a Python node
 TRAIL_POSES = 300
+# m either way from the origin of frame_id: a motion-capture pose beyond is not the snake's
+ARENA_M = 1000.0
 
 
 class SoftSnakeDriver(BridgeNode):
@@ -209,6 +211,17 @@ class SoftSnakeDriver(BridgeNode):
         return response
 
     def _on_com(self, msg: PoseStamped) -> None:
+        frame, at = msg.header.frame_id, msg.pose.position
+        # NaN fails the bound too; a pose elsewhere once made a gait 4.4 km/s
+        if frame not in ('', self.settings.frame_id) or not (
+            abs(at.x) <= ARENA_M and abs(at.y) <= ARENA_M
+        ):
+            self.get_logger().warning(
+                f"a centre-of-mass pose in frame '{frame}' at ({at.x:g}, {at.y:g}) m: left out "
+                f"(expected '{self.settings.frame_id}', within ±{ARENA_M:g} m)",
+                throttle_duration_sec=10.0,
+            )
+            return
         self._poses_seen += 1
         if self._poses_seen % TRAIL_EVERY == 0:
             self._trail.append(msg)

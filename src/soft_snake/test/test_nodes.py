@@ -198,6 +198,22 @@ def test_a_best_effort_motion_capture_drives_the_driver(snake):
     assert 0.01 < result.speed_m_s < 0.25, result.speed_m_s
 
 
+@pytest.mark.parametrize('frame, x', [('nonsense', 0.5), ('world', 1e300)])
+def test_a_pose_in_another_frame_or_beyond_the_arena_is_left_out(snake, frame, x):
+    """Stamped poses in frame 'nonsense', or at ±1e300 m, went into the gait's speed: 4.4 km/s
+    and 1.6e299 m/s (the hostile pass)."""
+    elsewhere = PoseStamped()
+    elsewhere.header.frame_id, elsewhere.pose.position.x = frame, x
+    elsewhere.header.stamp = snake.commander.get_clock().now().to_msg()
+    elsewhere.pose.orientation.w = 1.0
+    with snake.probe.best_effort_stream(COM, elsewhere):
+        result = _undulate(snake, [], cycles=4)
+    assert result.success and 0.01 < result.speed_m_s < 0.25, (result.speed_m_s, result.message)
+    # said once in 10 s, for whichever of the two came first
+    log = snake.launched.process('soft_snake_driver').log.read_text()
+    assert "m: left out (expected 'world', within ±1000 m)" in log
+
+
 def test_the_head_vanishing_aborts_the_gait_and_the_link_comes_back(snake):
     sim = snake.processes[0]
     assert sim.name == 'soft_snake_sim'

@@ -12,6 +12,7 @@ from soro_link.bridge_main_node import run_bridge
 from soro_link.bridge_node import BridgeNode
 from soro_link.device import GenericOutputs
 from soro_link.protocol import Message
+from soro_node.params import shown
 
 
 class GenericOutputsBridge(BridgeNode):
@@ -21,16 +22,22 @@ class GenericOutputsBridge(BridgeNode):
         super().__init__('soro_link_bridge', GenericOutputs.schemas, **kwargs)
         self.outputs_pub = self.create_lifecycle_publisher(Float64MultiArray, '~/outputs', 10)
         self.create_subscription(Float64MultiArray, '~/duty', self._on_duty, 10)
+        # whether the board holds the safe state this bridge commanded, no duty sent since
+        self._held_safe = False
 
     def _on_duty(self, msg: Float64MultiArray) -> None:
         duty = list(msg.data)
         if len(duty) != 4 or not all(math.isfinite(d) and 0.0 <= d <= 1.0 for d in duty):
+            # a flood of them is one line a second and one safe-state command
             self.get_logger().error(
-                f'~/duty {duty} refused: needs 4 finite fractions in [0, 1]; safe state'
+                f'~/duty {shown(duty)} refused: needs 4 finite fractions in [0, 1]; safe state',
+                throttle_duration_sec=1.0,
             )
-            if self.link:
-                self.force_safe_state('invalid duty command')
+            # not again while the board holds the safe state this bridge last confirmed
+            if self.link and not self._held_safe:
+                self._held_safe = self.force_safe_state('invalid duty command')
             return
+        self._held_safe = False
         self.send_command('set_outputs', duty_pct=tuple(round(d * 100) for d in duty))
 
     def on_device_message(self, message: Message) -> None:

@@ -312,3 +312,22 @@ def test_a_transition_the_state_does_not_have_is_answered_false(rig):
     assert change(Transition.TRANSITION_ACTIVATE) is True
     assert change(Transition.TRANSITION_ACTIVATE) is False
     assert change(Transition.TRANSITION_DEACTIVATE) is True
+
+
+def test_a_flood_of_invalid_duties_keeps_the_board_safe_without_a_command_each(rig):
+    """886 invalid ~/duty in 3 s gave 886 ERROR lines and as many safe-state commands on the link
+    (the hostile pass): the board is put safe once, and the line is throttled."""
+    harness, device = rig
+    bridge = harness.bridge
+    assert bridge.trigger_configure() == TransitionCallbackReturn.SUCCESS
+    assert bridge.trigger_activate() == TransitionCallbackReturn.SUCCESS
+    harness.publish_duty([0.5, 0.25, 0.0, 1.0])
+    assert time_until(lambda: device.model.duty_pct == (50, 25, 0, 100), 2.0) is not None
+    forced, force = [], bridge.force_safe_state
+    bridge.force_safe_state = lambda reason: forced.append(reason) or force(reason)
+    for k in range(300):
+        harness.duty_pub.publish(Float64MultiArray(data=[2.0, 0.0, 0.0, float(k)]))
+        time.sleep(0.003)
+    time.sleep(0.5)
+    assert forced == ['invalid duty command'], len(forced)
+    assert device.model.safe and device.model.duty_pct == (0, 0, 0, 0)

@@ -38,7 +38,7 @@ class ParamSpec:
     def check(self, value: object) -> str | None:
         """None if ``value`` is allowed, else the reason it is refused, naming the parameter."""
         problem = self.problem(value)
-        return f'parameter {self.name} = {_shown(value)}: {problem}' if problem else None
+        return f'parameter {self.name} = {shown(value)}: {problem}' if problem else None
 
     def problem(self, value: object) -> str | None:
         """None if ``value`` is allowed, else what is wrong with it ('allowed range is [0.01,
@@ -134,11 +134,18 @@ def _is(value: object, kind: type) -> bool:
     return isinstance(value, kind) or (kind is float and isinstance(value, int))
 
 
-def _shown(value: object, limit: int = 120) -> str:
-    """``value`` as a refusal shows it: a list, not rclpy's array('q', ...), cut at ``limit``
-    characters (a parameter of a million elements once made a 5 MB log line)."""
-    text = repr(list(value) if isinstance(value, array) else value)
-    return text if len(text) <= limit else f'{text[: limit - 20]}... ({len(text)} characters)'
+def shown(value: object, limit: int = 12) -> str:
+    """``value`` for a message: a sequence (rclpy's arrays too) as a list, elided after ``limit``
+    elements ('[1, 2, ..., (5000 values)]': a goal or parameter may carry a million), anything
+    cut at 120 characters."""
+    if isinstance(value, (list, tuple, array)):
+        items = list(value)
+        text = repr(items)
+        if len(items) > limit:
+            text = f'{repr(items[: limit - 2])[:-1]}, ... ({len(items)} values)]'
+    else:
+        text = repr(value)
+    return text if len(text) <= 120 else f'{text[:100]}... ({len(text)} characters)'
 
 
 class Settings(Mapping):
@@ -200,5 +207,5 @@ def field_value(
         return current
     problem = spec.problem(value)
     if problem:
-        raise FieldRefused(f'{field} = {_shown(value)}: {problem} (as parameter {spec.name})')
+        raise FieldRefused(f'{field} = {shown(value)}: {problem} (as parameter {spec.name})')
     return _typed(spec, value)

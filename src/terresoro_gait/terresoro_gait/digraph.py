@@ -16,16 +16,11 @@ from functools import cached_property
 
 import numpy as np
 
+from soro_node.params import shown
+
 
 class GaitError(ValueError):
     """A vertex list that is not a simple cycle of the graph; the message says what is wrong."""
-
-
-def _shown(vertices: Sequence[int], limit: int = 12) -> str:
-    """A vertex list for a message, its middle elided when long (a goal may carry thousands)."""
-    if len(vertices) <= limit:
-        return str(list(vertices))
-    return f'{str(list(vertices[: limit - 2]))[:-1]}, ... ({len(vertices)} vertices)]'
 
 
 def state_bits(v: int, n_limbs: int) -> tuple[int, ...]:
@@ -120,7 +115,7 @@ class LimbDigraph:
         problem."""
         cycle = tuple(int(v) for v in cycle)
         if len(cycle) < 2:
-            raise GaitError(f'gait {_shown(cycle)}: a gait needs at least 2 vertices')
+            raise GaitError(f'gait {shown(cycle)}: a gait needs at least 2 vertices')
         for v in cycle:
             if v not in self.vertices:
                 lost = (
@@ -128,12 +123,12 @@ class LimbDigraph:
                     if 1 <= v <= 2**self.n_limbs
                     else ''
                 )
-                raise GaitError(f'gait {_shown(cycle)}: vertex {v} is not in the graph{lost}')
+                raise GaitError(f'gait {shown(cycle)}: vertex {v} is not in the graph{lost}')
         counts = collections.Counter(cycle)  # linear: a goal may carry thousands of vertices
         repeated = min((v for v, count in counts.items() if count > 1), default=None)
         if repeated is not None:
             raise GaitError(
-                f'gait {_shown(cycle)}: vertex {repeated} repeats; a gait is a simple cycle'
+                f'gait {shown(cycle)}: vertex {repeated} repeats; a gait is a simple cycle'
             )
         return cycle
 

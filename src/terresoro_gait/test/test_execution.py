@@ -98,7 +98,7 @@ def test_goals_are_bounded_and_their_primitives_made_on_demand():
     # printing them all
     with pytest.raises(
         GaitError,
-        match=r'gait \[1, 2, 1, 2, 1, 2, 1, 2, 1, 2, \.\.\. \(65535 vertices\)\]: '
+        match=r'gait \[1, 2, 1, 2, 1, 2, 1, 2, 1, 2, \.\.\. \(65535 values\)\]: '
         'vertex 1 repeats',
     ):
         gait_primitives(LimbDigraph(3), 1, [1, 2] * 32767 + [1], 1)

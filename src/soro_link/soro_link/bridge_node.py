@@ -82,15 +82,22 @@ LINK_PARAMS = (
         nonempty=True,
     ),
     ParamSpec('baud', 115200, 'serial baud rate', 1200, 4_000_000),
+    # at most half the firmware's 500 ms watchdog (soro_board.h): 1.0 was taken, and the board
+    # went to its safe state between two heartbeats
     ParamSpec(
         'heartbeat_period_s',
         0.1,
-        'host heartbeat period (s); keep well under the firmware watchdog',
+        'host heartbeat period (s); at most half the firmware watchdog (500 ms)',
         0.01,
-        1.0,
+        0.25,
     ),
+    # the board's heartbeat comes every 100 ms (soro_board.h): less would call a live link stale
     ParamSpec(
-        'stale_timeout_s', 0.3, 'link is stale after this long without a frame (s)', 0.05, 5.0
+        'stale_timeout_s',
+        0.3,
+        'link is stale after this long without a frame (s); above the board heartbeat (0.1 s)',
+        0.15,
+        5.0,
     ),
     ParamSpec(
         'autostart',
@@ -108,6 +115,7 @@ TRANSITION_CALLBACKS = (
     'on_shutdown',
     'on_error',
 )
+LINK_NAMES = frozenset(spec.name for spec in LINK_PARAMS)
 COMMANDS_OFF = 'commands are off: the bridge was deactivated or is stopping'
 Sent = TypeVar('Sent')
 
@@ -147,6 +155,17 @@ class BridgeNode(LifecycleNode):
         self._link_log = RosLogHandler(self.get_logger())
         supervisor_log.addHandler(self._link_log)
         _answer_unavailable_transitions(self)
+        self.add_post_set_parameters_callback(self._say_when_link_changes)
+
+    def _say_when_link_changes(self, changed) -> None:
+        """The link's parameters are read at configure: one changed while the link runs is said
+        to wait for it (a new port was taken, and nothing said it was not in use)."""
+        names = [p.name for p in changed if p.name in LINK_NAMES and p.name != 'autostart']
+        if names and self.link is not None:
+            self.get_logger().info(
+                f'{", ".join(names)} changed: the link takes it at the next configure '
+                '(deactivate, cleanup, configure)'
+            )
 
     # --- lifecycle -------------------------------------------------------------------------------
     def on_configure(self, state: State) -> TransitionCallbackReturn:

@@ -72,7 +72,7 @@ def test_sim_device_and_bridge_connect_and_stop_cleanly(tmp_path):
     [
         (
             'heartbeat_period_s:=-1.0',
-            'parameter heartbeat_period_s = -1.0: allowed range is [0.01, 1.0]',
+            'parameter heartbeat_period_s = -1.0: allowed range is [0.01, 0.25]',
         ),
         ("port:=''", "parameter port = '': must not be empty"),
         ('port:=', "invalid ROS arguments: Couldn't parse parameter override rule: '-p port:='"),

@@ -117,6 +117,7 @@ TRANSITION_CALLBACKS = (
 )
 LINK_NAMES = frozenset(spec.name for spec in LINK_PARAMS)
 COMMANDS_OFF = 'commands are off: the bridge was deactivated or is stopping'
+NO_LINK = 'the bridge is not configured: it has no link to the device'
 Sent = TypeVar('Sent')
 
 
@@ -256,8 +257,10 @@ class BridgeNode(LifecycleNode):
     def force_safe_state(self, reason: str) -> bool:
         """Command the device's safe state; whether it confirmed (the reason goes to the log)."""
         try:
+            if self.link is None:
+                raise LinkDown(NO_LINK)
             self.link.safe_state()
-        except (LinkDown, CommandRefused, AttributeError) as exc:
+        except (LinkDown, CommandRefused) as exc:
             # the firmware watchdog still brings the device to its safe state without us
             self.get_logger().warning(f'safe state ({reason}) not confirmed: {exc}')
             return False
@@ -265,6 +268,9 @@ class BridgeNode(LifecycleNode):
         return True
 
     def _safe_state_service(self, request, response):
+        if self.link is None:
+            response.success, response.message = False, NO_LINK
+            return response
         response.success = self.force_safe_state('service request')
         response.message = (
             'device confirmed its safe state'

@@ -332,3 +332,13 @@ def test_a_flood_of_invalid_duties_keeps_the_board_safe_without_a_command_each(r
     # once, or again when an ack was slow under load (before: one for each of the 300)
     assert 1 <= len(forced) <= 5 and set(forced) == {'invalid duty command'}, len(forced)
     assert device.model.safe and device.model.duty_pct == (0, 0, 0, 0)
+
+
+def test_the_safe_state_service_of_an_unconfigured_bridge_says_why(rig):
+    """It logged "'NoneType' object has no attribute 'safe_state'" (the hostile pass)."""
+    harness, _ = rig
+    client = harness.probe.create_client(Trigger, '/soro_link_bridge/safe_state')
+    answer = answered(client, Trigger.Request(), 3.0)
+    assert answer is not None and not answer.success
+    assert answer.message == 'the bridge is not configured: it has no link to the device'
+    assert harness.bridge.force_safe_state('test') is False

@@ -30,6 +30,7 @@ from pom_voxel.lattice import (
     voxel_nodes,
 )
 from pom_voxel.structure import Actuator, Structure
+from soro_node.params import shown
 
 STROKE_LIMIT_MM = 5.0  # each actuator changes length by ±10 mm: ±5 mm per node (spec A5)
 
@@ -201,10 +202,9 @@ class PlanesOfMotion:
             residual = float(np.max(np.abs(J_sel @ q - x))) if len(x) else 0.0
             if residual > 1e-9 * max(1.0, float(np.max(np.abs(x)))):
                 raise LatticeError(
-                    f'IK targets {list(x)} for DOFs {_show_dofs(dofs)} cannot all be met '
-                    '(residual '
-                    f'{residual:.3g}): two DOFs in one plane ask for '
-                    'different strokes'
+                    f'IK targets {shown(x.tolist())} for DOFs {_show_dofs(dofs)} cannot all be '
+                    f'met (residual {residual:.3g}): two DOFs in one plane ask for different '
+                    'strokes'
                 )
             return Strokes(
                 np.clip(q, -STROKE_LIMIT_MM, STROKE_LIMIT_MM),
@@ -232,13 +232,16 @@ def _finite(values, what: str, size: int) -> np.ndarray:
     v = np.asarray(values, dtype=float).reshape(-1)
     if v.shape != (size,) or not np.all(np.isfinite(v)):
         raise LatticeError(
-            f'{what} = {list(np.asarray(values).reshape(-1))}: expected {size} finite values'
+            f'{what} = {shown(np.asarray(values).reshape(-1).tolist())}: expected {size} finite '
+            'values'
         )
     return v
 
 
-def _show_dofs(dofs) -> str:
-    return ', '.join(f'{tuple(node)} {AXES[_axis(axis)]}' for node, axis in dofs)
+def _show_dofs(dofs, limit: int = 8) -> str:
+    """The DOFs for a message, elided after ``limit`` (a request may name thousands)."""
+    named = [f'{tuple(int(c) for c in node)} {AXES[_axis(axis)]}' for node, axis in dofs[:limit]]
+    return ', '.join(named) + (f', ... ({len(dofs)} DOFs)' if len(dofs) > limit else '')
 
 
 def _layer_component(core: set, start: tuple, normal: int) -> frozenset:

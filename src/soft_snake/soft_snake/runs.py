@@ -68,13 +68,23 @@ class Run:
 
 
 def _ticks(request: GaitRequest, period_s: float, tick_hz: float) -> int:
+    # 0 (the field left unset) is not given; NaN and negatives are, and refused as such
+    if not (math.isfinite(request.duration_s) and request.duration_s >= 0):
+        raise GaitError(
+            f'duration_s = {request.duration_s}: allowed (0, {MAX_DURATION_S:.0f}] s, or 0 for '
+            'cycles'
+        )
     if (request.duration_s > 0) == (request.cycles > 0):
         raise GaitError(
             f'duration_s = {request.duration_s}, cycles = {request.cycles}: give one of the two'
         )
     duration = request.duration_s if request.duration_s > 0 else request.cycles * period_s
-    if not (math.isfinite(duration) and 0 < duration <= MAX_DURATION_S):
-        raise GaitError(f'duration = {duration} s: allowed (0, {MAX_DURATION_S:.0f}] s')
+    # a run shorter than one period ran 0 cycles and reported a success
+    if not (period_s <= duration <= MAX_DURATION_S):
+        raise GaitError(
+            f'duration = {duration:g} s: allowed [{period_s:g}, {MAX_DURATION_S:.0f}] s (one '
+            'period at least)'
+        )
     return max(1, round(duration * tick_hz))
 
 

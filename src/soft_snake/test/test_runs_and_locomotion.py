@@ -41,7 +41,15 @@ def test_a_run_takes_the_defaults_and_turns_the_wave_head_first():
         (
             GaitRequest('undulation', duration_s=1e5),
             4,
-            r'duration = 100000.0 s: allowed \(0, 3600\] s',
+            r'duration = 100000 s: allowed \[0.5, 3600\] s',
+        ),
+        # each read as "give one of the two", or run as 0 cycles and a success (the hostile pass)
+        (GaitRequest('undulation', duration_s=math.nan), 4, r'duration_s = nan: allowed \(0, '),
+        (GaitRequest('undulation', duration_s=-1.0), 4, r'duration_s = -1.0: allowed \(0, '),
+        (
+            GaitRequest('undulation', duration_s=1e-9),
+            4,
+            r'duration = 1e-09 s: allowed \[0.5, 3600\] s \(one period at least\)',
         ),
         (GaitRequest('crawl', duration_s=1.0), 4, "gait 'crawl'"),
     ],

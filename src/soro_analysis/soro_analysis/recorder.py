@@ -129,10 +129,15 @@ def select_topics(
     ]
 
 
+class SeveralTypes(ValueError):
+    """A topic published as more than one type at once: a bag topic has one, so it waits until
+    one is left."""
+
+
 def recordable_type(types: Sequence[str], known: Iterable[str]) -> str:
-    """The one type a topic can be recorded as; ValueError saying why not otherwise."""
+    """The one type a topic can be recorded as; SeveralTypes, or ValueError saying why not."""
     if len(types) != 1:
-        raise ValueError(
+        raise SeveralTypes(
             f'it carries {len(types)} types ({", ".join(types)}); a bag topic has exactly one'
         )
     if types[0] not in known:

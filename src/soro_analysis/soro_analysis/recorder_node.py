@@ -37,6 +37,7 @@ from soro_analysis.bag_writer import BagWriter, DiskFull
 from soro_analysis.recorder import (
     RECORDER,
     ParameterRefused,
+    SeveralTypes,
     check_output,
     import_message_class,
     offered_profile,
@@ -100,6 +101,8 @@ class RecorderNode(Node):
             ) from None
         self._types: dict[str, str] = {}  # recorded topic -> its type
         self._skipped: set[str] = set()  # topics warned about once and never recorded
+        # topics of several types at once, warned about once and looked at again each discovery
+        self._waiting: set[str] = set()
         self.total = 0
         self.get_logger().info(
             f'recording into {output.resolve()} '
@@ -155,10 +158,18 @@ class RecorderNode(Node):
         try:
             msgtype = recordable_type(types, self._bag.typestore.types)
             cls = import_message_class(msgtype)
+        except SeveralTypes as exc:
+            if topic not in self._waiting:
+                self._waiting.add(topic)
+                self.get_logger().warning(f'not recording {topic} yet: {exc}; once one is left')
+            return
         except (ImportError, ValueError) as exc:
             self._skipped.add(topic)
             self.get_logger().warning(f'not recording {topic}: {exc}')
             return
+        if topic in self._waiting:
+            self._waiting.discard(topic)
+            self.get_logger().info(f'recording {topic} as {msgtype}, the one type left')
         offered = [offered_profile(p.qos_profile) for p in publishers]
         # stored in the bag, for replay, as rosbag2 does
         self._bag.add_topic(topic, msgtype, offered)

@@ -17,7 +17,7 @@ import yaml
 from ament_index_python.packages import get_package_prefix
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from soro_interfaces.msg import LinkStatus
-from std_msgs.msg import String
+from std_msgs.msg import Int32, String
 
 from soro_analysis.bag import read_messages, read_raw
 from soro_analysis.recorder import (
@@ -352,6 +352,43 @@ def test_a_topic_seen_first_through_its_subscribers_is_recorded_reliably(tmp_pat
     assert 'recording /chatter (std_msgs/msg/String, reliable)' in out, out
     assert [m.data for t, _, m in read_messages(bag) if t == '/chatter'] == [
         f'late {i}' for i in range(N_CHATTER)
+    ]
+
+
+def test_a_topic_of_two_types_is_recorded_once_one_is_left(tmp_path):
+    """A String and an Int32 publisher on one topic: it was skipped for good, and none of its
+    961 String messages recorded after the Int32 publisher had gone (the hostile pass)."""
+    bag = tmp_path / 'bag'
+    # two participants: one may not publish a topic under two types
+    context, other = rclpy.Context(), rclpy.Context()
+    rclpy.init(context=context)
+    rclpy.init(context=other)
+    node = rclpy.create_node('recorder_test_types', context=context)
+    strings = node.create_publisher(String, '/chatter', 10)
+    numbers = rclpy.create_node('recorder_test_numbers', context=other)
+    numbers.create_publisher(Int32, '/chatter', 10)
+    proc = start_recorder(bag)
+    try:
+        time.sleep(1.5)  # three discovery periods with both types
+        numbers.destroy_node()
+        rclpy.try_shutdown(context=other)
+        deadline = time.monotonic() + MATCH_TIMEOUT_S
+        while strings.get_subscription_count() < 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        for i in range(20):
+            strings.publish(String(data=f'left {i}'))
+            time.sleep(0.01)
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        out = proc.communicate(timeout=EXIT_TIMEOUT_S)[0]
+    finally:
+        stop(proc)
+        rclpy.try_shutdown(context=context)
+        rclpy.try_shutdown(context=other)
+    assert out.count('not recording /chatter yet: it carries 2 types') == 1, out
+    assert 'recording /chatter as std_msgs/msg/String, the one type left' in out, out
+    assert [m.data for t, _, m in read_messages(bag) if t == '/chatter'] == [
+        f'left {i}' for i in range(20)
     ]
 
 

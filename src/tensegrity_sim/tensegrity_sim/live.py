@@ -21,6 +21,8 @@ from tensegrity_sim.structure import Structure, StructureError
 
 # RGBA per analysis.cable_status: slack grey-blue, normal green, over-strained red
 STATUS_COLOURS = np.array([[0.45, 0.55, 0.75, 0.8], [0.1, 0.8, 0.2, 1.0], [0.95, 0.1, 0.1, 1.0]])
+# m from the world's origin: a rod placed beyond is a typo, not a structure (1e300 gave inf energy)
+MAX_EXTENT_M = 1e3
 MAX_STEPS_PER_ADVANCE = 2000  # a stalled clock must not turn one tick into minutes of catch-up
 
 
@@ -85,11 +87,15 @@ class LiveSimulation:
                 f'rod_poses: expected {n} poses (one per rod), got {len(centres)}'
             )
         norms = np.linalg.norm(quats, axis=-1)
+        # NaN fails the bound too; 1e300 m was taken and published energy = inf
         if not (
-            np.all(np.isfinite(centres)) and np.all(np.isfinite(quats)) and np.all(norms > 1e-9)
+            np.all(np.abs(centres) <= MAX_EXTENT_M)
+            and np.all(np.isfinite(quats))
+            and np.all(norms > 1e-9)
         ):
             raise StructureError(
-                'rod_poses: positions must be finite and orientations finite, non-zero quaternions'
+                f'rod_poses: positions must be within ±{MAX_EXTENT_M:g} m and orientations '
+                'finite, non-zero quaternions'
             )
         zeros = np.zeros((n, 3))
         self._reset(make_state(centres, zeros, quats / norms[:, None], zeros), math.nan)

@@ -53,6 +53,9 @@ TICK_WORK_SHARE = 0.5
 # wall seconds the simulation may lag its clock and still catch up (a tick late under load);
 # beyond, real_time_factor is more than the machine simulates and the clock is set back
 MAX_LAG_S = 0.5
+# steps a reset runs ahead on a copy, to refuse a structure that blows up at once (a step too
+# coarse for stiff cables grows ~1e5-fold each step; 20 steps are ~50 ms)
+TRIAL_STEPS = 20
 
 
 class TensegritySimNode(Node):
@@ -154,20 +157,36 @@ class TensegritySimNode(Node):
         anchor."""
         self._anchor = (self.get_clock().now(), 0.0, self.settings.real_time_factor)
 
+    def _released(self, request: ResetTensegrity.Request) -> LiveSimulation:
+        """A simulation from the present parameters, at the request's rod poses or ψ."""
+        sim = self._build_simulation()
+        if request.rod_poses:
+            sim.reset_to_poses(
+                [[p.position.x, p.position.y, p.position.z] for p in request.rod_poses],
+                [
+                    [p.orientation.w, p.orientation.x, p.orientation.y, p.orientation.z]
+                    for p in request.rod_poses
+                ],
+            )
+        else:
+            sim.reset_to_psi(degrees(request.psi))
+        return sim
+
+    def _trial(self, sim: LiveSimulation) -> None:
+        """ValueError when ``sim`` diverges within TRIAL_STEPS: stiff cables at a coarse dt_s
+        were reset with a success, then blew up (3.2e12 J) and stopped publishing."""
+        try:
+            sim.advance_to(TRIAL_STEPS * sim.dt_s)
+        except SimulationDiverged as error:
+            raise ValueError(
+                f'{error} (in a trial of {TRIAL_STEPS} steps from this reset)'
+            ) from None
+
     # --- services and the action -----------------------------------------------------------------
     def _reset(self, request: ResetTensegrity.Request, response: ResetTensegrity.Response):
         try:
-            sim = self._build_simulation()
-            if request.rod_poses:
-                sim.reset_to_poses(
-                    [[p.position.x, p.position.y, p.position.z] for p in request.rod_poses],
-                    [
-                        [p.orientation.w, p.orientation.x, p.orientation.y, p.orientation.z]
-                        for p in request.rod_poses
-                    ],
-                )
-            else:
-                sim.reset_to_psi(degrees(request.psi))
+            sim = self._released(request)
+            self._trial(self._released(request))
         except PsiError as error:
             response.success, response.message = (
                 False,

@@ -17,22 +17,28 @@ INERTIA_MODES = ('thin_rod', 'identity')
 DAMPING_MODES = ('relative_full', 'relative_axial')
 
 
+# m: a cable's rest length beyond is a typo, not a structure (1e300 was taken)
+MAX_CABLE_M = 1e3
+
+
 class StructureError(ValueError):
     """A structure field that is not allowed; the message names the field and the allowed range."""
 
 
-def _check_array(name: str, value, count: int, *, positive: bool = False) -> np.ndarray:
+def _check_array(
+    name: str, value, count: int, *, positive: bool = False, high: float = math.inf
+) -> np.ndarray:
     """``value`` (scalar or sequence) as a float array of ``count``, finite and >= 0 (> 0 with
-    ``positive``)."""
+    ``positive``), at most ``high``."""
     try:
         array = np.broadcast_to(np.asarray(value, dtype=float), (count,)).copy()
     except (ValueError, TypeError):
         raise StructureError(
             f'{name} = {value!r}: must be one number or {count} numbers (one per element)'
         ) from None
-    bound = '> 0' if positive else '>= 0'
+    bound = ('> 0' if positive else '>= 0') + (f' and <= {high:g}' if high < math.inf else '')
     for i, x in enumerate(array):
-        if not math.isfinite(x) or x < 0 or (positive and x == 0):
+        if not math.isfinite(x) or x < 0 or (positive and x == 0) or x > high:
             raise StructureError(f'{name}[{i}] = {float(x)!r}: must be finite and {bound}')
     return array
 
@@ -132,7 +138,9 @@ class Structure:
         )
         for name in ('cable_stiffness_n_per_m', 'cable_damping_n_s_per_m'):
             set_(self, name, _check_array(name, getattr(self, name), n_c))
-        rest = _check_array('cable_rest_length_m', self.cable_rest_length_m, n_c, positive=True)
+        rest = _check_array(
+            'cable_rest_length_m', self.cable_rest_length_m, n_c, positive=True, high=MAX_CABLE_M
+        )
         set_(self, 'cable_rest_length_m', rest)
         for name in ('rod_drag_linear_n_s_per_m', 'rod_drag_angular_n_m_s'):
             set_(self, name, _check_scalar(name, getattr(self, name)))

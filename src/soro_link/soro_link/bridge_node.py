@@ -160,7 +160,7 @@ class BridgeNode(LifecycleNode):
 
     def _say_when_link_changes(self, changed) -> None:
         """The link's parameters are read at configure: one changed while the link runs is said
-        to wait for it (a new port was taken, and nothing said it was not in use)."""
+        to wait for it (a new port was accepted, and nothing said the old one was still used)."""
         names = [p.name for p in changed if p.name in LINK_NAMES and p.name != 'autostart']
         if names and self.link is not None:
             self.get_logger().info(

@@ -414,9 +414,9 @@ def run_node(
         pass
     finally:
         if executor is not None:
+            _let_callbacks_finish(executor, CALLBACKS_END_S)
             # its guard conditions released now, while the context is up, not by the garbage
             # collector at exit (a learner once hung there, "Garbage-collecting", until killed);
-            _let_callbacks_finish(executor, CALLBACKS_END_S)
             # 0: no wait, the goals had their GOALS_END_S
             executor.shutdown(timeout_sec=0)
         node.destroy_node()

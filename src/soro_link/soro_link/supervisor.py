@@ -331,7 +331,8 @@ class LinkSupervisor:
             return
         with self._lock:
             self._port, self._decoder = port, StreamDecoder()
-            self._opened_once = True
+            # why it would not open is past: diagnostics said "handshaking; cannot open ..."
+            self._opened_once, self.last_error = True, ''
             self._backoff = self.config.backoff_initial_s
             self._handshake_start, self._next_hello = now, now
             self._set_state(LinkState.HANDSHAKING)

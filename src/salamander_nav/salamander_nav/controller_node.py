@@ -40,7 +40,7 @@ from salamander_nav.los import LosSettings, LosTracker
 from salamander_nav.modules import SCHEMAS, ModuleCommand
 from salamander_nav.origami import Bend
 from salamander_nav.parameters import CONTROLLER
-from soro_geometry.pose_msgs import planar_pose, stamped
+from soro_geometry.pose_msgs import frame_problem, planar_pose, stamped
 from soro_link.bridge_main_node import run_bridge
 from soro_link.bridge_node import BridgeNode
 from soro_node.base_node import GoalRefused, sensor_data_qos
@@ -118,12 +118,10 @@ class SalamanderController(BridgeNode):
             self.settings.speed_m_s,
         )
         self.require_active('controller')
-        frame = request.path.header.frame_id
-        if frame not in ('', self.settings.frame_id):  # a path in odom is not one in map
-            raise GoalRefused(
-                f"refused: path.header.frame_id '{frame}' is not '{self.settings.frame_id}', the "
-                'frame motion capture tracks the robot in (no transform is made)'
-            )
+        # a path in odom is not one in map, where motion capture tracks the robot
+        problem = frame_problem(request.path.header.frame_id, self.settings.frame_id)
+        if problem:
+            raise GoalRefused(f'refused: path.header.{problem}')
         tracker = self._tracker(request.path.poses)
         progress = tracking.ProgressChecker(s['progress_required_m'], s['progress_window_s'])
         problem = tracking.progress_problem(

@@ -42,6 +42,7 @@ from soft_snake.gaits import GaitError, ValveCommander
 from soft_snake.parameters import DRIVER
 from soft_snake.runs import GaitRequest, Run, SpeedTracker
 from soft_snake.valves import SCHEMAS, duties_of, pressures_of, to_wire
+from soro_geometry.pose_msgs import frame_problem
 from soro_link.bridge_main_node import run_bridge
 from soro_link.bridge_node import BridgeNode
 from soro_node.base_node import answering_service, sensor_data_qos
@@ -213,7 +214,7 @@ class SoftSnakeDriver(BridgeNode):
     def _on_com(self, msg: PoseStamped) -> None:
         frame, at = msg.header.frame_id, msg.pose.position
         # NaN fails the bound too; a pose elsewhere once made a gait 4.4 km/s
-        if frame not in ('', self.settings.frame_id) or not (
+        if frame_problem(frame, self.settings.frame_id) or not (
             abs(at.x) <= ARENA_M and abs(at.y) <= ARENA_M
         ):
             self.get_logger().warning(

@@ -41,12 +41,21 @@ UNIT_TOLERANCE = 1e-3
 MAX_TILT_DEG = 5.0
 
 
+def frame_problem(frame_id: str, frame: str) -> str | None:
+    """Why a message stamped ``frame_id`` is not in ``frame``, or None: no transform is made, and
+    an empty frame_id is taken as ``frame``."""
+    if frame_id in ('', frame):
+        return None
+    return f"frame_id '{frame_id}' is not '{frame}' (no transform is made)"
+
+
 def planar_problem(pose: PoseStamped, frame: str) -> str | None:
-    """Why ``pose`` is not a pose on the floor of ``frame``, or None: another frame (no transform
-    is made; an empty frame_id is taken as ``frame``), an orientation that is not a rotation, or
-    one that tilts the pose out of the plane (a yaw read off it would be arbitrary)."""
-    if pose.header.frame_id not in ('', frame):
-        return f"frame_id '{pose.header.frame_id}' is not '{frame}' (no transform is made)"
+    """Why ``pose`` is not a pose on the floor of ``frame``, or None: another frame
+    (``frame_problem``), an orientation that is not a rotation, or one that tilts the pose out of
+    the plane (a yaw read off it would be arbitrary)."""
+    problem = frame_problem(pose.header.frame_id, frame)
+    if problem:
+        return problem
     q = pose.pose.orientation
     norm = float(np.sqrt(q.w**2 + q.x**2 + q.y**2 + q.z**2))
     if not abs(norm - 1.0) <= UNIT_TOLERANCE:

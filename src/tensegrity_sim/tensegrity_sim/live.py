@@ -141,6 +141,15 @@ class LiveSimulation:
             self.state, self.steps = state, self.steps + 1
         return steps
 
+    def trial(self, steps: int) -> None:
+        """Raise SimulationDiverged if ``steps`` from the present state blow up (a step too
+        coarse for stiff cables grows them ~1e5-fold each); the state is left as it was."""
+        state, psi_deg = self.state, self.psi_deg
+        try:
+            self.advance_to(self.sim_time_s + steps * self.dt_s)
+        finally:
+            self._reset(state, psi_deg)
+
     def snapshot(self) -> Snapshot:
         """The present state as the node publishes it."""
         d, y = self.dynamics, self.state
